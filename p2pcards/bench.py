@@ -1,0 +1,91 @@
+"""``p2pcards bench``: speed measurements, printed as a table or as JSON records.
+
+Records are ``{"name": "engines.bidwhist.plays", "value": 512000.0, "unit": "per_s"}``
+(DESIGN.md section 7): names dotted and stable, units ``ms``, ``per_s`` or ``x``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from p2pcards.games import bidwhist, pasur
+from p2pcards.games.core import HandState
+from p2pcards.games.game import Game
+
+Record = dict[str, Any]
+
+PLAYOUTS: list[tuple[str, Game, int, Callable[[Any, random.Random], None]]] = [
+    ("bidwhist", bidwhist.GAME, 4, bidwhist.random_playout),
+    ("pasur.2p", pasur.GAME, 2, pasur.random_playout),
+    ("pasur.3p", pasur.GAME, 3, pasur.random_playout),
+    ("pasur.4p", pasur.GAME, 4, pasur.random_playout),
+]
+
+
+def _measure(game: Game, players: int, playout: Callable[[Any, random.Random], None],
+             seconds: float, seed: int) -> tuple[float, float]:
+    """(card plays per second through the fast path, the same through check + apply)."""
+    rng = random.Random(seed)
+    options = game.resolve_options({})
+    plays = 0
+    elapsed = 0.0
+    while elapsed < seconds:
+        deck = game.shuffled_deck(players, options, rng)
+        start = time.perf_counter()
+        state = game.deal(deck, 0, players, options)
+        playout(state, rng)
+        elapsed += time.perf_counter() - start
+        plays += _plays(state)
+    fast = plays / elapsed
+    plays = 0
+    elapsed = 0.0
+    while elapsed < seconds / 2:
+        deck = game.shuffled_deck(players, options, rng)
+        start = time.perf_counter()
+        state = game.deal(deck, 0, players, options)
+        while not state.is_terminal():
+            if state.current_player() < 0:
+                state.apply(state.chance_action(rng))
+                continue
+            if isinstance(state, bidwhist.BidWhistState) and state.phase == bidwhist.DISCARD_PHASE:
+                # one random discard rather than a choice among 18,564 listed ones
+                state.apply(bidwhist.random_discard(state, rng.random))
+                continue
+            actions = state.legal_actions()
+            state.apply(actions[int(rng.random() * len(actions))])
+        elapsed += time.perf_counter() - start
+        plays += _plays(state)
+    return fast, plays / elapsed
+
+
+def _plays(state: HandState) -> int:
+    if isinstance(state, bidwhist.BidWhistState):
+        return 4 * state.tricks_played
+    if isinstance(state, pasur.PasurState):
+        return 0 if state.is_void else 52 - 4
+    return state.moves
+
+
+def bench_engines(seconds: float = 2.0, seed: int = 1) -> list[Record]:
+    records: list[Record] = []
+    for name, game, players, playout in PLAYOUTS:
+        fast, checked = _measure(game, players, playout, seconds, seed)
+        records.append({"name": f"engines.{name}.plays", "value": round(fast, 1),
+                        "unit": "per_s"})
+        records.append({"name": f"engines.{name}.checked_plays", "value": round(checked, 1),
+                        "unit": "per_s"})
+    return records
+
+
+SUITES: dict[str, Callable[[float], list[Record]]] = {"engines": bench_engines}
+
+
+def format_table(records: list[Record]) -> str:
+    width = max(len(r["name"]) for r in records)
+    lines = [f"{'measurement':<{width}}  {'value':>12}  unit"]
+    for r in records:
+        lines.append(f"{r['name']:<{width}}  {r['value']:>12,.1f}  {r['unit']}")
+    return "\n".join(lines)

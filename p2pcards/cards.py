@@ -1,0 +1,132 @@
+"""Cards as small integers, card sets as int bitmasks, and the notation of RULINGS.md.
+
+Every game numbers its cards 0..M-1 and keeps sets of cards as Python ints
+(bit ``c`` set = card ``c`` present), which makes the set operations of the
+rules engines single machine-word operations for decks of up to 64 cards and
+still exact beyond.  A :class:`Notation` turns card ids into the canonical
+names of RULINGS.md and back; input is forgiving (case, ``10`` for ``T``,
+suit symbols), output is always canonical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+
+class CardError(ValueError):
+    """Card text that names no card of the deck; the message quotes the text."""
+
+
+def bits(mask: int) -> list[int]:
+    """The card ids in ``mask``, lowest first."""
+    out: list[int] = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def iter_bits(mask: int) -> Iterator[int]:
+    """Iterate the card ids in ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """The bitmask of an iterable of card ids."""
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
+
+
+_SUIT_SYMBOLS = {
+    "♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "♢": "D", "♣": "C", "♧": "C",
+}
+
+
+class Notation:
+    """Canonical names of one deck and a forgiving parser for them."""
+
+    def __init__(self, deck: str, names: Sequence[str], aliases: dict[str, int] | None = None):
+        self.deck = deck
+        self.names: tuple[str, ...] = tuple(names)
+        self.size = len(self.names)
+        self.full_mask = (1 << self.size) - 1
+        self._index: dict[str, int] = {name.upper(): i for i, name in enumerate(self.names)}
+        if aliases:
+            self._index.update({k.upper(): v for k, v in aliases.items()})
+
+    def _normalise(self, text: str) -> str:
+        return text.strip().upper()
+
+    def parse(self, text: str) -> int:
+        """The id of the card named ``text``; :class:`CardError` if there is none."""
+        if not isinstance(text, str):
+            raise CardError(f"card must be text, not {type(text).__name__} {text!r}")
+        card = self._index.get(self._normalise(text))
+        if card is None:
+            raise CardError(f"unknown card {text!r} (not a card of the {self.deck} deck)")
+        return card
+
+    def parse_many(self, texts: Iterable[str]) -> list[int]:
+        return [self.parse(t) for t in texts]
+
+    def name(self, card: int) -> str:
+        return self.names[card]
+
+    def format_cards(self, cards: Iterable[int]) -> str:
+        return " ".join(self.names[c] for c in cards)
+
+    def format_mask(self, mask: int) -> str:
+        return " ".join(self.names[c] for c in iter_bits(mask))
+
+
+class StandardNotation(Notation):
+    """The 52-card deck plus jokers: ``AS TD 2C BJ LJ``; input also ``10s``, ``A♠``."""
+
+    def _normalise(self, text: str) -> str:
+        text = text.strip().upper().replace("\ufe0f", "")
+        for symbol, letter in _SUIT_SYMBOLS.items():
+            text = text.replace(symbol, letter)
+        if text.startswith("10"):
+            text = "T" + text[2:]
+        return text
+
+
+# Standard deck: card = suit * 13 + rank, suits S H D C, ranks 2..A (index 0..12).
+SUITS = "SHDC"
+RANKS = "23456789TJQKA"
+BIG_JOKER = 52
+LITTLE_JOKER = 53
+STANDARD = StandardNotation(
+    "standard",
+    [r + s for s in SUITS for r in RANKS] + ["BJ", "LJ"],
+)
+SUIT_MASKS: tuple[int, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
+
+
+def suit_of(card: int) -> int:
+    """Suit index (0..3 = S H D C) of a standard card; 4 for a joker."""
+    return card // 13
+
+
+def rank_of(card: int) -> int:
+    """Rank index (0 = 2 ... 12 = A) of a standard card."""
+    return card % 13
+
+
+# Nullern: card = colour * 20 + (rank - 1), colours R Y G B, ranks 1..20.
+COLOURS = "RYGB"
+NULLERN = Notation("Nullern", [f"{c}{r}" for c in COLOURS for r in range(1, 21)])
+
+# Control Nut!: nut card = suit * 13 + (value - 1), suits A H P W; controls 52..59.
+NUT_SUITS = "AHPW"
+CONTROLS = ("TRUMP", "TRICK", "STAR", "HAND", "ORDER", "BONUS", "VALUE", "SCORE")
+CONTROLNUT = Notation(
+    "Control Nut!",
+    [f"{s}{v}" for s in NUT_SUITS for v in range(1, 14)] + list(CONTROLS),
+)

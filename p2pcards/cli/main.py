@@ -1,0 +1,158 @@
+"""The ``p2pcards`` command: play, replay, bench."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+from collections.abc import Sequence
+
+from p2pcards import bench, history
+from p2pcards.games import GAMES, OptionError, get_game
+from p2pcards.local import LocalGame
+
+EXIT_OK, EXIT_ILLEGAL, EXIT_MALFORMED = 0, 1, 2
+
+
+def _option_pair(text: str) -> tuple[str, int]:
+    key, sep, value = text.partition("=")
+    if not sep or not value.lstrip("-").isdigit():
+        raise argparse.ArgumentTypeError(f"expected NAME=NUMBER, got {text!r}")
+    return key.strip(), int(value)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="p2pcards",
+        description="A serverless card table: Bid Whist, Pasur (Control Nut! and Nullern next).")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    play = sub.add_parser("play", help="play a game at a local table",
+                          description="Play a game at a local table.")
+    play.add_argument("game", choices=sorted(GAMES), help="the game")
+    play.add_argument("--auto", action="store_true",
+                      help="a simple bot in every seat; print the game as it goes")
+    play.add_argument("--seed", type=int, help="seed for the deals and the bots (same seed, "
+                      "same game); random if absent")
+    play.add_argument("--players", type=int, help="number of players (where the game allows)")
+    play.add_argument("--target", type=int, help="points that win the game")
+    play.add_argument("--kitty", type=int, help="Bid Whist: kitty size, 6 or 5")
+    play.add_argument("--clubs", type=int, help="Pasur: points for most clubs, 7 or 13")
+    play.add_argument("--sur", type=int, help="Pasur: points per sur, 5 or 10")
+    play.add_argument("-o", "--option", type=_option_pair, action="append", default=[],
+                      metavar="NAME=N", help="any other table option")
+    play.add_argument("--save", metavar="FILE", help="write the game's hand history to FILE")
+    play.add_argument("--quiet", action="store_true", help="print only the final result")
+    play.set_defaults(func=cmd_play)
+
+    replay = sub.add_parser("replay", help="check a hand history and print its results",
+                            description="Re-run a hand history through the rules engines. "
+                            "Exit status 0: all legal; 1: an illegal action; 2: a malformed file.")
+    replay.add_argument("file", help="a p2pcards-history/1 JSON file")
+    replay.add_argument("--json", action="store_true", help="print one JSON object")
+    replay.set_defaults(func=cmd_replay)
+
+    bench_p = sub.add_parser("bench", help="measure speed", description="Measure speed.")
+    bench_p.add_argument("suite", nargs="?", default="engines", choices=sorted(bench.SUITES))
+    bench_p.add_argument("--json", action="store_true", help="print a JSON list of records")
+    bench_p.add_argument("--seconds", type=float, default=2.0,
+                         help="measuring time per figure (default 2)")
+    bench_p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    options: dict[str, object] = dict(args.option)
+    for key in ("target", "kitty", "clubs", "sur"):
+        value = getattr(args, key)
+        if value is not None:
+            options[key] = value
+    players = args.players or game.default_players
+    if not args.auto:
+        print("p2pcards: interactive play at the prompt is not available yet; "
+              f"watch a game with: p2pcards play {game.name} --auto", file=sys.stderr)
+        return EXIT_MALFORMED
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    try:
+        table = LocalGame(game, players, options, seed)
+    except OptionError as exc:
+        print(f"p2pcards: {exc}", file=sys.stderr)
+        return EXIT_MALFORMED
+    say = (lambda line: None) if args.quiet else print
+    print(f"seed {seed}")
+    record = table.play(say=say)
+    if args.quiet:
+        print(f"totals {table.totals}, winner {table.winner}")
+    if args.save:
+        with open(args.save, "w", encoding="utf-8") as f:
+            f.write(record.dumps())
+        print(f"hand history saved to {args.save}")
+    return EXIT_OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    try:
+        doc = history.load(args.file)
+        result = history.replay(doc)
+    except OSError as exc:
+        return _malformed(args, f"{args.file}: {exc.strerror}")
+    except history.HistoryFormatError as exc:
+        return _malformed(args, f"{args.file}: {exc}")
+    except history.ReplayError as exc:
+        if args.json:
+            print(json.dumps(exc.to_json()))
+        else:
+            print(f"p2pcards: {args.file}: illegal action in {exc}", file=sys.stderr)
+        return EXIT_ILLEGAL
+    if args.json:
+        print(json.dumps(result.to_json()))
+        return EXIT_OK
+    game = result.game
+    names = doc.players
+    print(f"{game.title}, {len(names)} players: {', '.join(names)}")
+    if doc.options:
+        print("options: " + ", ".join(f"{k} {v}" for k, v in sorted(doc.options.items())))
+    running = [0] * game.unit_count(len(names))
+    for k, hand in enumerate(result.hands):
+        if hand.points is not None:
+            running = [a + b for a, b in zip(running, hand.points, strict=True)]
+        dealer = names[doc.hands[k].dealer]
+        print(f"deal {k + 1} (dealer {dealer}): {hand.summary}")
+        print("  totals " + " ".join(str(t) for t in running))
+    if isinstance(result.winner, list):
+        print("shared win: " + ", ".join(game.unit_name(u, names) for u in result.winner))
+    elif result.winner is not None:
+        print(f"winner: {game.unit_name(result.winner, names)}")
+    else:
+        print("the game is not over")
+    return EXIT_OK
+
+
+def _malformed(args: argparse.Namespace, message: str) -> int:
+    line = " ".join(message.split())
+    print(f"p2pcards: malformed hand history: {line}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"error": {"malformed": line}}))
+    return EXIT_MALFORMED
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    records = bench.SUITES[args.suite](args.seconds)
+    print(json.dumps(records) if args.json else bench.format_table(records))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

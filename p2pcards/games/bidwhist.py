@@ -1,0 +1,682 @@
+"""Bid Whist, tournament rules as settled by RULINGS.md ("Bid Whist").
+
+Four seats, teams 0 (seats 0, 2) and 1 (seats 1, 3).  Hidden places: the four
+hands, the kitty and the bid winner's discard (the bidders' first book).
+
+Action codes (the fast path; text forms in HAND_HISTORY.md):
+
+* ``0..53``: ``play`` that card;
+* ``PASS`` and ``bid_code(n, kind)``: the auction;
+* ``TRUMP + suit``, ``UPTOWN``, ``DOWNTOWN``: the bid winner's declaration;
+* ``DISCARD | mask << 9``: the discard (``DISCARD`` alone: cards not seen).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+
+from p2pcards.cards import BIG_JOKER, LITTLE_JOKER, STANDARD, SUIT_MASKS, SUITS, bits
+from p2pcards.games.core import (
+    FULL,
+    TERMINAL,
+    ActionSyntaxError,
+    HandState,
+    IllegalAction,
+    pick,
+)
+from p2pcards.games.game import Game, OptionSpec
+
+KITTY = 4
+DISCARD_PILE = 5
+PLACES = 6
+
+BID, DECLARE, DISCARD_PHASE, PLAY, DONE = range(5)
+PHASE_NAMES = ("bidding", "declaration", "discard", "play", "done")
+
+PASS = 100
+TRUMP = 120
+UPTOWN = 130
+DOWNTOWN = 131
+DISCARD = 256
+KINDS = ("cards", "special", "notrump")
+CARDS_BID, SPECIAL_BID, NOTRUMP_BID = range(3)
+NO_SUIT = 4
+
+JOKERS = (1 << BIG_JOKER) | (1 << LITTLE_JOKER)
+DECK_MASK = {6: (1 << 54) - 1, 5: (1 << 53) - 1}
+HAND_SIZE = 12
+
+
+def bid_code(n: int, kind: int) -> int:
+    return PASS + 1 + 3 * (n - 3) + kind
+
+
+def bid_of(code: int) -> tuple[int, int]:
+    """(n, kind) of a bid code."""
+    n, kind = divmod(code - PASS - 1, 3)
+    return n + 3, kind
+
+
+def bid_strength(code: int) -> int:
+    """Order of bids: n cards = n special < n notrump < n+1 cards."""
+    n, kind = bid_of(code)
+    return 2 * n + (kind == NOTRUMP_BID)
+
+
+def discard_code(mask: int) -> int:
+    return DISCARD | (mask << 9)
+
+
+# ------------------------------------------------------------ ranking tables
+
+
+def _rank_strength(rank: int, downtown: bool) -> int:
+    """0..12, higher wins: uptown A K ... 2; downtown A 2 3 ... K (ace high both ways)."""
+    if not downtown or rank == 12:
+        return rank
+    return 11 - rank
+
+
+class _Tables:
+    """Per contract: each card's suit for following, its winning key, the follow masks."""
+
+    __slots__ = ("follow", "keys", "suits")
+
+    def __init__(self, trump: int, downtown: bool):
+        suits = [c // 13 for c in range(52)] + [trump if trump < 4 else NO_SUIT] * 2
+        keys = [_rank_strength(c % 13, downtown) for c in range(52)] + [0, 0]
+        if trump < 4:
+            for c in range(52):
+                if c // 13 == trump:
+                    keys[c] += 100
+            keys[BIG_JOKER], keys[LITTLE_JOKER] = 114, 113
+        else:
+            keys[BIG_JOKER] = keys[LITTLE_JOKER] = -100  # jokers never win in notrump
+        follow = list(SUIT_MASKS) + [0]
+        if trump < 4:
+            follow[trump] |= JOKERS
+        self.suits: tuple[int, ...] = tuple(suits)
+        self.keys: tuple[int, ...] = tuple(keys)
+        self.follow: tuple[int, ...] = tuple(follow)
+
+
+TABLES = {(t, d): _Tables(t, d) for t in range(5) for d in (False, True)}
+
+
+class BidWhistState(HandState):
+    """One Bid Whist hand."""
+
+    __slots__ = ("bidder", "bids", "books", "dealer", "downtown", "high", "kind", "kitty_size",
+                 "last_trick", "leader", "led", "level", "penalty", "phase", "tables", "trick",
+                 "tricks_played", "trump", "turn", "win_key", "win_seat", "won")
+
+    notation = STANDARD
+    game = "bidwhist"
+    team_game = True
+
+    dealer: int
+    kitty_size: int
+    phase: int
+    turn: int
+    bids: list[tuple[int, int]]
+    high: int
+    bidder: int
+    level: int
+    kind: int
+    trump: int
+    downtown: bool
+    tables: _Tables
+    trick: list[int]
+    leader: int
+    led: int
+    win_key: int
+    win_seat: int
+    books: list[int]
+    won: list[int]
+    tricks_played: int
+    last_trick: tuple[int, tuple[int, ...]] | None
+    penalty: tuple[int, str] | None
+
+    def clone(self) -> BidWhistState:
+        new = BidWhistState.__new__(BidWhistState)
+        self._copy_core(new)
+        new.dealer = self.dealer
+        new.kitty_size = self.kitty_size
+        new.phase = self.phase
+        new.turn = self.turn
+        new.bids = self.bids[:]
+        new.high = self.high
+        new.bidder = self.bidder
+        new.level = self.level
+        new.kind = self.kind
+        new.trump = self.trump
+        new.downtown = self.downtown
+        new.tables = self.tables
+        new.trick = self.trick[:]
+        new.leader = self.leader
+        new.led = self.led
+        new.win_key = self.win_key
+        new.win_seat = self.win_seat
+        new.books = self.books[:]
+        new.won = self.won[:]
+        new.tricks_played = self.tricks_played
+        new.last_trick = self.last_trick
+        new.penalty = self.penalty
+        return new
+
+    # ------------------------------------------------------------- queries
+
+    def visible(self, place: int, seat: int) -> bool:
+        return place == seat or (place == DISCARD_PILE and seat == self.bidder
+                                 and self.phase > DISCARD_PHASE)
+
+    def current_player(self) -> int:
+        return TERMINAL if self.phase == DONE else self.turn
+
+    def is_terminal(self) -> bool:
+        return self.phase == DONE
+
+    @property
+    def notrump(self) -> bool:
+        return self.kind == NOTRUMP_BID
+
+    @property
+    def min_bid(self) -> int:
+        return 3 if self.kitty_size == 5 else 4
+
+    def hand(self, seat: int) -> int:
+        return self.may[seat]
+
+    def contract_text(self) -> str:
+        if self.bidder < 0:
+            return ""
+        return f"{self.level} {KINDS[self.kind]}"
+
+    def legal_mask(self) -> int:
+        """The cards the player to move may play (exact when its hand is known)."""
+        seat = self.turn
+        hand = self.may[seat]
+        led = self.led
+        if led < 0:
+            return hand
+        follow = hand & self.tables.follow[led]
+        if follow:
+            return follow
+        if self.kind == NOTRUMP_BID and seat != self.bidder:
+            jokers = hand & JOKERS
+            if jokers:
+                return jokers
+        return hand
+
+    def legal_actions(self) -> list[int]:
+        phase = self.phase
+        if phase == PLAY:
+            return bits(self.legal_mask())
+        if phase == BID:
+            actions = [PASS] if not self._dealer_forced() else []
+            return actions + [code for code in self._bid_codes()
+                              if bid_strength(code) > self._high_strength()]
+        if phase == DECLARE:
+            return [UPTOWN, DOWNTOWN] if self.notrump else [TRUMP + s for s in range(4)]
+        if phase == DISCARD_PHASE:
+            return self._discard_codes()
+        return []
+
+    def _bid_codes(self) -> list[int]:
+        return [bid_code(n, k) for n in range(self.min_bid, 8) for k in range(3)]
+
+    def _high_strength(self) -> int:
+        return bid_strength(self.high) if self.high else -1
+
+    def _dealer_forced(self) -> bool:
+        return len(self.bids) == 3 and not self.high
+
+    def _discard_codes(self) -> list[int]:
+        from itertools import combinations
+
+        hand = self.may[self.turn]
+        must = hand & JOKERS if self.notrump else 0
+        rest = bits(hand & ~must)
+        need = self.kitty_size - must.bit_count()
+        codes = []
+        for combo in combinations(rest, need):
+            mask = must
+            for c in combo:
+                mask |= 1 << c
+            codes.append(discard_code(mask))
+        return codes
+
+    # ---------------------------------------------------------------- checks
+
+    def check(self, action: int) -> None:
+        phase = self.phase
+        seat = self.turn
+        if phase == DONE:
+            raise IllegalAction("phase", "the hand is over")
+        if action < 64:
+            if phase != PLAY:
+                raise IllegalAction("phase", f"no card is played during the {PHASE_NAMES[phase]}")
+            self._check_play(seat, action)
+        elif action < TRUMP:
+            if phase != BID:
+                raise IllegalAction("phase", f"the bidding is over ({PHASE_NAMES[phase]} now)")
+            self._check_bid(action)
+        elif action < DISCARD:
+            if phase != DECLARE:
+                raise IllegalAction("phase", f"no declaration during the {PHASE_NAMES[phase]}")
+            if action in (UPTOWN, DOWNTOWN):
+                if not self.notrump:
+                    raise IllegalAction("declare", "a cards or special bid names a trump suit")
+            elif self.notrump:
+                raise IllegalAction("declare", "a notrump bid declares uptown or downtown")
+            elif not TRUMP <= action < TRUMP + 4:
+                raise IllegalAction("declare", f"unknown declaration code {action}")
+        else:
+            if phase != DISCARD_PHASE:
+                raise IllegalAction("phase", f"no discard during the {PHASE_NAMES[phase]}")
+            self._check_discard(seat, action >> 9)
+
+    def _check_bid(self, action: int) -> None:
+        if action == PASS:
+            if self._dealer_forced():
+                raise IllegalAction("bid", "the dealer must bid when the other three have passed",
+                                    self.turn)
+            return
+        n, kind = bid_of(action)
+        if not (self.min_bid <= n <= 7 and 0 <= kind < 3):
+            raise IllegalAction("bid", f"bids run from {self.min_bid} to 7", self.turn)
+        if bid_strength(action) <= self._high_strength():
+            raise IllegalAction(
+                "bid", f"a bid must be higher than {self._bid_text(self.high)}"
+                + (" (cards and special of one number rank alike)" if kind < 2 else ""),
+                self.turn)
+
+    def _check_discard(self, seat: int, mask: int) -> None:
+        if not self._sees(seat):
+            return  # another seat's face-down discard: only its count is public
+        hand = self.may[seat]
+        if mask & ~hand:
+            raise IllegalAction("not-held", f"seat {seat} does not hold "
+                                + STANDARD.format_mask(mask & ~hand), seat)
+        if mask.bit_count() != self.kitty_size:
+            raise IllegalAction("discard",
+                                f"the discard is exactly {self.kitty_size} cards, not "
+                                f"{mask.bit_count()}", seat)
+        if self.notrump and hand & JOKERS & ~mask:
+            raise IllegalAction("renege", "in notrump the bidder must discard every joker", seat)
+
+    def _check_play(self, seat: int, card: int) -> None:
+        name = STANDARD.name(card) if card < 54 else str(card)
+        if card >= 54 or (self.kitty_size == 5 and card == LITTLE_JOKER):
+            raise IllegalAction("not-held", f"{name} is not in this deck", seat)
+        bit = 1 << card
+        if not self._sees(seat):
+            # Another seat's card: only what is public can be checked here; a
+            # contradiction with its claims is recorded as a proof when applied.
+            if (self.won[0] | self.won[1] | sum(1 << c for c in self.trick)) & bit:
+                raise IllegalAction("not-held", f"{name} has already been played", seat)
+            for place in range(PLACES):
+                if self.may[place] & bit and self._sees(place):
+                    raise IllegalAction("not-held", f"{name} is in seat {place}'s hand", seat)
+            return
+        hand = self.may[seat]
+        if not hand & bit:
+            raise IllegalAction("not-held", f"seat {seat} does not hold {name}", seat)
+        if not self.legal_mask() & bit:
+            led = self.led
+            if hand & self.tables.follow[led]:
+                raise IllegalAction("renege", f"must follow suit: seat {seat} holds "
+                                    f"{_suit_word(led, self.trump)}", seat)
+            raise IllegalAction("renege", "unable to follow suit in notrump while holding a joker,"
+                                f" seat {seat} must play a joker", seat)
+
+    # ----------------------------------------------------------------- steps
+
+    def step(self, action: int) -> None:
+        self.moves += 1
+        if action < 64:
+            self._play(action)
+        elif action < TRUMP:
+            self._bid(action)
+        elif action < DISCARD:
+            self._declare(action)
+        else:
+            self._discard(action >> 9)
+
+    def _bid(self, action: int) -> None:
+        seat = self.turn
+        self.bids.append((seat, action))
+        if action != PASS:
+            self.high = action
+            self.bidder = seat
+        if len(self.bids) < 4:
+            self.turn = (seat + 1) % 4
+            return
+        bidder = self.bidder
+        self.level, self.kind = bid_of(self.high)
+        kitty = self.may[KITTY] if self.observer == FULL else -1
+        self._move_hidden(self.kitty_size, KITTY, bidder, kitty)
+        self.phase = DECLARE
+        self.turn = bidder
+
+    def _declare(self, action: int) -> None:
+        if action in (UPTOWN, DOWNTOWN):
+            self.downtown = action == DOWNTOWN
+            self.trump = NO_SUIT
+        else:
+            self.trump = action - TRUMP
+            self.downtown = self.kind == SPECIAL_BID
+        self.tables = TABLES[self.trump, self.downtown]
+        self.phase = DISCARD_PHASE
+
+    def _discard(self, mask: int) -> None:
+        bidder = self.bidder
+        known = mask if mask and self._sees(bidder) else -1
+        self._move_hidden(self.kitty_size, bidder, DISCARD_PILE, known)
+        self.phase = PLAY
+        self.books[bidder & 1] = 1
+        if self.notrump:
+            self._claim_void(bidder, JOKERS, bidder)
+        self.leader = self.turn = bidder
+        self.trick = []
+        self.led = -1
+        self.win_key = -1000
+
+    def _play(self, card: int) -> None:
+        seat = self.turn
+        if self.observer == FULL:
+            self.may[seat] ^= 1 << card
+            self.count[seat] -= 1
+            if self.exposed:
+                self.exposed.pop(card, None)
+        else:
+            self._take_shown(card, seat, seat)
+        tables = self.tables
+        suit = tables.suits[card]
+        led = self.led
+        if led < 0:
+            if suit != NO_SUIT:
+                self.led = led = suit
+        elif suit != led:
+            self._claim_void(seat, tables.follow[led], seat)
+            if suit != NO_SUIT and self.kind == NOTRUMP_BID and seat != self.bidder:
+                self._claim_void(seat, JOKERS, seat)
+        key = tables.keys[card]
+        if (suit == led or key >= 100) and key > self.win_key:
+            self.win_key = key
+            self.win_seat = seat
+        trick = self.trick
+        trick.append(card)
+        if len(trick) < 4:
+            self.turn = (seat + 1) & 3
+            return
+        winner = self.win_seat
+        team = winner & 1
+        self.books[team] += 1
+        self.won[team] |= (1 << trick[0]) | (1 << trick[1]) | (1 << trick[2]) | (1 << trick[3])
+        self.last_trick = (self.leader, tuple(trick))
+        self.tricks_played += 1
+        if self.tricks_played == HAND_SIZE:
+            self.phase = DONE
+            self.trick = []
+            return
+        self.leader = self.turn = winner
+        self.trick = []
+        self.led = -1
+        self.win_key = -1000
+
+    # --------------------------------------------------------------- results
+
+    def points(self) -> list[int]:
+        if self.phase != DONE:
+            raise ValueError("the hand is not over")
+        pts = [0, 0]
+        if self.penalty is not None:
+            offender = self.penalty[0] & 1
+            if self.level:  # the auction is over: the bid that was won
+                pts[1 - offender] = self.level * (2 if self.notrump else 1)
+            else:
+                pts[1 - offender] = self.min_bid
+            return pts
+        team = self.bidder & 1
+        mult = 2 if self.notrump else 1
+        made = self.books[team] >= 6 + self.level
+        if made:
+            pts[team] = (self.books[team] - 6) * mult
+        else:
+            odd = 0 if self.notrump else max(0, self.books[1 - team] - 6)
+            pts[1 - team] = self.level * mult + odd
+        return pts
+
+    def detail(self) -> dict[str, object]:
+        out: dict[str, object] = {"books": self.books[:]}
+        if self.bidder >= 0:
+            out["bid"] = self.contract_text()
+            out["bidder"] = self.bidder
+            if self.trump < NO_SUIT:
+                out["trump"] = SUITS[self.trump]
+            elif self.trump == NO_SUIT:
+                out["direction"] = "downtown" if self.downtown else "uptown"
+        if self.penalty is not None:
+            out["penalty"] = {"seat": self.penalty[0], "reason": self.penalty[1]}
+        elif self.bidder >= 0 and self.phase == DONE:
+            out["made"] = self.books[self.bidder & 1] >= 6 + self.level
+        return out
+
+    def summary(self, names: Sequence[str]) -> str:
+        pts = self.points() if self.phase == DONE else None
+        parts = []
+        if self.bidder >= 0:
+            how = (f"trump {SUITS[self.trump]}" if self.trump < NO_SUIT else
+                   ("downtown" if self.downtown else "uptown") if self.trump == NO_SUIT else "")
+            parts.append(f"{names[self.bidder]} bid {self.contract_text()}"
+                         + (f", {how}" if how else ""))
+        parts.append(f"books {self.books[0]}-{self.books[1]}")
+        if self.penalty is not None:
+            parts.append(f"{self.penalty[1]} by {names[self.penalty[0]]}")
+        elif pts is not None:
+            parts.append("made" if self.books[self.bidder & 1] >= 6 + self.level else "set")
+        if pts is not None:
+            parts.append(f"points {pts[0]}-{pts[1]}")
+        return "; ".join(parts)
+
+    def narrate(self, before: BidWhistState, action: int, names: Sequence[str]) -> list[str]:
+        if self.tricks_played > before.tricks_played and self.last_trick is not None:
+            leader, cards = self.last_trick
+            winner = self.win_seat
+            return [f"trick {self.tricks_played}: {names[winner]} wins with "
+                    f"{STANDARD.name(cards[(winner - leader) % 4])} "
+                    f"(books {self.books[0]}-{self.books[1]})"]
+        if before.phase == BID and self.phase == DECLARE:
+            return [f"{names[self.bidder]} wins the bid with {self.contract_text()} and takes"
+                    " the kitty"]
+        return []
+
+    def penalize(self, seat: int, code: str) -> None:
+        """The renege penalty: the other team scores the bid, the offenders nothing."""
+        self.penalty = (seat, code)
+        self.phase = DONE
+
+    # ------------------------------------------------------------------ text
+
+    @staticmethod
+    def _bid_text(code: int) -> str:
+        if code == PASS:
+            return "pass"
+        n, kind = bid_of(code)
+        return f"{n} {KINDS[kind]}"
+
+    def format_action(self, action: int, seat: int = FULL) -> str:
+        if action < 64:
+            return f"play {STANDARD.name(action)}"
+        if action == PASS:
+            return "pass"
+        if action < TRUMP:
+            return f"bid {self._bid_text(action)}"
+        if action < UPTOWN:
+            return f"trump {SUITS[action - TRUMP]}"
+        if action < DISCARD:
+            return "direction " + ("downtown" if action == DOWNTOWN else "uptown")
+        mask = action >> 9
+        if not mask or (seat != FULL and seat != self.bidder):
+            return "discard" + " ?" * self.kitty_size
+        return "discard " + STANDARD.format_mask(mask)
+
+    def parse_action(self, text: str) -> int:
+        return parse_action(text, self.kitty_size)
+
+
+def _suit_word(suit: int, trump: int) -> str:
+    name = ("spades", "hearts", "diamonds", "clubs")[suit]
+    return f"{name} or a joker" if suit == trump else name
+
+
+def parse_action(text: str, kitty_size: int = 6) -> int:
+    """Action code of a Bid Whist action text (HAND_HISTORY.md), any case."""
+    words = text.split()
+    if not words:
+        raise ActionSyntaxError("empty action")
+    verb = words[0].lower()
+    args = words[1:]
+    try:
+        if verb == "pass" and not args:
+            return PASS
+        if verb == "play" and len(args) == 1:
+            return STANDARD.parse(args[0])
+        if verb == "bid" and len(args) == 2 and args[0].isdigit():
+            n = int(args[0])
+            kind = KINDS.index(args[1].lower()) if args[1].lower() in KINDS else -1
+            if 3 <= n <= 7 and kind >= 0:
+                return bid_code(n, kind)
+            raise ActionSyntaxError(f"cannot read bid {text!r}: a bid is 'bid N cards|special|"
+                                    "notrump' with N from 3 to 7")
+        if verb == "trump" and len(args) == 1:
+            suit = STANDARD.parse("A" + args[0]) // 13
+            return TRUMP + suit
+        if verb == "direction" and len(args) == 1 and args[0].lower() in ("uptown", "downtown"):
+            return DOWNTOWN if args[0].lower() == "downtown" else UPTOWN
+        if verb == "discard" and args:
+            if all(a == "?" for a in args):
+                if len(args) != kitty_size:
+                    raise ActionSyntaxError(f"a discard is {kitty_size} cards: {text!r}")
+                return DISCARD
+            cards = STANDARD.parse_many(args)
+            mask = 0
+            for c in cards:
+                if mask >> c & 1:
+                    raise ActionSyntaxError(f"{STANDARD.name(c)} twice in {text!r}")
+                mask |= 1 << c
+            return discard_code(mask)
+    except ValueError as exc:
+        if isinstance(exc, ActionSyntaxError):
+            raise
+        raise ActionSyntaxError(f"cannot read action {text!r}: {exc}") from None
+    raise ActionSyntaxError(f"cannot read Bid Whist action {text!r}")
+
+
+# -------------------------------------------------------------- the descriptor
+
+
+class BidWhist(Game):
+    name = "bidwhist"
+    title = "Bid Whist"
+    notation = STANDARD
+    units = "teams"
+    player_counts = (4,)
+    default_players = 4
+    options = {
+        "kitty": OptionSpec(6, choices=(5, 6), help="kitty size: 6 (54 cards, bids 4-7) or 5"
+                            " (53 cards with the big joker only, bids 3-7)"),
+        "target": OptionSpec(7, minimum=1, maximum=1000, help="points that win the game"),
+    }
+
+    def deck(self, players: int, options: Mapping[str, int]) -> list[int]:
+        return bits(DECK_MASK[options.get("kitty", 6)])
+
+    def deal(self, deck: Sequence[int | None], dealer: int, players: int,
+             options: Mapping[str, int], observer: int = FULL) -> BidWhistState:
+        kitty_size = options.get("kitty", 6)
+        if len(deck) != 48 + kitty_size:
+            raise ValueError(f"a Bid Whist deck has {48 + kitty_size} cards, not {len(deck)}")
+        state = BidWhistState.__new__(BidWhistState)
+        state._init_core(4, PLACES, observer)
+        state.dealer = dealer
+        state.kitty_size = kitty_size
+        state.phase = BID
+        state.turn = (dealer + 1) % 4
+        state.bids = []
+        state.high = 0
+        state.bidder = -1
+        state.level = 0
+        state.kind = -1
+        state.trump = -1
+        state.downtown = False
+        state.tables = TABLES[NO_SUIT, False]
+        state.trick = []
+        state.leader = -1
+        state.led = -1
+        state.win_key = -1000
+        state.win_seat = -1
+        state.books = [0, 0]
+        state.won = [0, 0]
+        state.tricks_played = 0
+        state.last_trick = None
+        state.penalty = None
+        places = [(dealer + 1 + i) % 4 if i < 48 else KITTY for i in range(len(deck))]
+        state._place_deck(deck, places, 0, DECK_MASK[kitty_size])
+        return state
+
+    def observed_deck(self, deck: Sequence[int], dealer: int, players: int,
+                      options: Mapping[str, int], seat: int) -> list[int | None]:
+        return [c if i < 48 and (dealer + 1 + i) % 4 == seat else None
+                for i, c in enumerate(deck)]
+
+    def first_dealer(self, players: int, rng: random.Random) -> int:
+        """Deal a shuffled deck face up from seat 0: the first to get a diamond deals."""
+        return first_dealer(self.shuffled_deck(4, {}, rng))
+
+    def winner(self, totals: Sequence[int], deals: int,
+               options: Mapping[str, int]) -> int | None:
+        target = options.get("target", 7)
+        if max(totals) < target or totals[0] == totals[1]:
+            return None
+        return 0 if totals[0] > totals[1] else 1
+
+
+def first_dealer(order: Sequence[int]) -> int:
+    """RULINGS.md: cards dealt face up clockwise from seat 0; the first diamond deals."""
+    for i, card in enumerate(order):
+        if card < 52 and card // 13 == 2:
+            return i % 4
+    raise ValueError("no diamond in the deck")
+
+
+GAME = BidWhist()
+
+
+def random_discard(state: BidWhistState, rnd: Callable[[], float]) -> int:
+    """A uniformly random legal discard (every joker first, in notrump)."""
+    hand = state.may[state.turn]
+    mask = hand & JOKERS if state.notrump else 0
+    rest = hand & ~mask
+    while mask.bit_count() < state.kitty_size:
+        card = pick(rest, rnd())
+        rest &= ~(1 << card)
+        mask |= 1 << card
+    return discard_code(mask)
+
+
+def random_playout(state: BidWhistState, rng: random.Random) -> None:
+    """Play the hand to the end at random through the fast path (bench, rollouts)."""
+    rnd = rng.random
+    while state.phase != DONE:
+        phase = state.phase
+        if phase == PLAY:
+            state._play(pick(state.legal_mask(), rnd()))
+            state.moves += 1
+        elif phase == DISCARD_PHASE:
+            state.step(random_discard(state, rnd))
+        else:
+            actions = state.legal_actions()
+            state.step(actions[int(rnd() * len(actions))])

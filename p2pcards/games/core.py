@@ -1,0 +1,429 @@
+"""The engine core: one deal's state, written from an observer's point of view.
+
+Every card of a deal is either in a *public* place (a trick on the table, a
+won pile, the Pasur pool: kept by each game in plain masks that every seat
+sees alike) or in a *hidden* place (each hand, the kitty, the discard, the
+stock).  For the hidden places the state keeps, per place,
+
+* ``may[p]``: the cards that may be in ``p`` as far as the observer knows,
+* ``count[p]``: how many cards ``p`` holds (counts are always public),
+* ``void[p]``: the public claims that ``p`` holds none of these cards
+  (a void shown by failing to follow suit, a joker that had to be discarded).
+
+A card's candidate places are the places whose ``may`` contains it.  In a
+*full-information* state (``observer == FULL``) every card has exactly one
+candidate: ``may`` is the truth.  A *view* (``observer == seat``) is the same
+class holding what that seat knows.  Public knowledge that pins a hidden card
+down (a Pasur jack put back into the stock, a returned Control Nut bid) is
+kept in ``exposed``: card -> bitmask of the places where everyone knows it may
+be.
+
+The central property (tested after every action of thousands of random deals)
+is that applying the public actions and the seat's own observations to a view
+gives exactly :meth:`HandState.view` of the full state, which derives the
+view from the truth, the claims and the exposed cards alone:
+
+* a place the seat sees (its own hand, its own discard) is known exactly;
+* a hidden place ``p`` it does not see may hold every card that is neither
+  seen by the seat nor exposed elsewhere, unless ``p`` is empty or claims
+  not to hold it.
+
+Candidate sets are not closed under counting ("these three cards must be
+the last three of seat 2"): that search belongs to the determinizer.
+
+Claims are inferences, not facts: a later action that contradicts one is
+recorded as a :class:`Proof` (a proven renege) and never raises.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Self
+
+from p2pcards.cards import Notation, bits
+
+FULL = -1
+"""``observer`` of a full-information state."""
+CHANCE = -1
+"""``current_player()`` when chance acts next."""
+TERMINAL = -4
+"""``current_player()`` when the deal is over."""
+
+
+class ActionSyntaxError(ValueError):
+    """Action text that does not parse; the message quotes the text."""
+
+
+class KnowledgeError(ValueError):
+    """An observation that contradicts what the observer knows for certain."""
+
+
+class IllegalAction(Exception):  # noqa: N818 - the game's word for it
+    """An action the rules forbid.
+
+    ``code`` is a short stable slug (``renege``, ``not-held``, ``turn``,
+    ``phase``, ``bid``, ``discard``, ``must-capture``, ``capture`` ...) used by
+    hand histories' ``penalty`` entries; ``reason`` says which rule it breaks.
+    """
+
+    def __init__(self, code: str, reason: str, seat: int | None = None):
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.seat = seat
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    """A contradiction seen by a view: ``seat`` broke a rule at action ``move``.
+
+    ``code`` is ``renege`` when a card was played (or shown) that the seat
+    had claimed not to hold, ``not-held`` when the card could not be there.
+    """
+
+    seat: int
+    move: int
+    code: str
+    detail: str
+
+
+class HandState:
+    """Base class of every game's deal state (see the module docstring)."""
+
+    __slots__ = ("awaiting", "count", "exposed", "may", "moves", "observer", "players", "proofs",
+                 "void")
+
+    notation: ClassVar[Notation]
+    game: ClassVar[str]
+    team_game: ClassVar[bool] = False
+
+    players: int
+    observer: int
+    may: list[int]
+    count: list[int]
+    void: list[int]
+    exposed: dict[int, int]
+    proofs: list[Proof]
+    awaiting: int
+    moves: int
+
+    # ------------------------------------------------------------------ setup
+
+    def _init_core(self, players: int, places: int, observer: int) -> None:
+        self.players = players
+        self.observer = observer
+        self.may = [0] * places
+        self.count = [0] * places
+        self.void = [0] * places
+        self.exposed = {}
+        self.proofs = []
+        self.awaiting = 0
+        self.moves = 0
+
+    def _copy_core(self, new: HandState) -> None:
+        new.players = self.players
+        new.observer = self.observer
+        new.may = self.may[:]
+        new.count = self.count[:]
+        new.void = self.void[:]
+        new.exposed = self.exposed.copy() if self.exposed else {}
+        new.proofs = self.proofs[:] if self.proofs else []
+        new.awaiting = self.awaiting
+        new.moves = self.moves
+
+    def _place_deck(self, deck: Sequence[int | None], places: Sequence[int], public: int,
+                    deck_mask: int) -> None:
+        """Put deck position i into hidden place ``places[i]`` (-1: not hidden).
+
+        ``deck[i]`` is None where the observer does not see the card.  The
+        unseen positions may hold any card of ``deck_mask`` that is neither
+        public (``public``) nor seen.
+        """
+        may, count = self.may, self.count
+        known = public
+        unseen_places = 0
+        for card, place in zip(deck, places, strict=True):
+            if card is not None:
+                known |= 1 << card
+            if place < 0:
+                continue
+            count[place] += 1
+            if card is None:
+                unseen_places |= 1 << place
+            else:
+                may[place] |= 1 << card
+        unknown = deck_mask & ~known
+        for place in bits(unseen_places):
+            may[place] |= unknown
+
+    # ------------------------------------------------------------ the queries
+
+    @property
+    def is_full(self) -> bool:
+        return self.observer == FULL
+
+    def visible(self, place: int, seat: int) -> bool:
+        """Whether ``seat`` sees the contents of hidden place ``place`` (game rule)."""
+        return place == seat
+
+    def _sees(self, place: int) -> bool:
+        return self.observer == FULL or self.visible(place, self.observer)
+
+    def candidates(self, card: int) -> list[int]:
+        """The hidden places where ``card`` may be, for this observer."""
+        bit = 1 << card
+        return [p for p, m in enumerate(self.may) if m & bit]
+
+    def knowledge(self) -> tuple[object, ...]:
+        """Everything card-related this state knows, for comparing views."""
+        return (tuple(self.may), tuple(self.count), tuple(self.void),
+                tuple(sorted(self.exposed.items())), self.awaiting)
+
+    # ---------------------------------------------------------- card movement
+
+    def _take_shown(self, card: int, src: int, seat: int) -> None:
+        """``card`` leaves hidden place ``src`` face up (played, shown).
+
+        A view that had ruled the card out of ``src`` records a proof against
+        ``seat`` instead of failing: ``renege`` when a claim ruled it out,
+        ``not-held`` otherwise.
+        """
+        bit = 1 << card
+        may = self.may
+        if self.observer == FULL:
+            may[src] &= ~bit
+        else:
+            if not may[src] & bit:
+                code = "renege" if self.void[src] & bit else "not-held"
+                self.proofs.append(Proof(seat, self.moves, code,
+                                         f"{self.notation.name(card)} could not be there"))
+            for p in range(len(may)):
+                may[p] &= ~bit
+        self.count[src] -= 1
+        if self.count[src] == 0:
+            may[src] = 0
+        if self.exposed:
+            self.exposed.pop(card, None)
+
+    def _put_shown(self, card: int, dst: int) -> None:
+        """A face-up ``card`` goes into hidden place ``dst`` where all know it lies."""
+        bit = 1 << card
+        self.may[dst] |= bit
+        self.count[dst] += 1
+        self.exposed[card] = 1 << dst
+
+    def _move_hidden(self, n: int, src: int, dst: int, cards: int = -1) -> None:
+        """``n`` cards go face down from ``src`` to ``dst``; only the count is public.
+
+        ``cards`` are the moved cards when this state knows them (full
+        information, or the observer made the move); otherwise -1, and a view
+        that sees ``src`` or ``dst`` waits for :meth:`observe`.
+        """
+        may, count = self.may, self.count
+        count[src] -= n
+        count[dst] += n
+        if cards >= 0:
+            may[src] &= ~cards
+            may[dst] |= cards
+        else:
+            may[dst] |= may[src]
+            if self._sees(dst):
+                self.awaiting |= 1 << dst
+            if self._sees(src):
+                self.awaiting |= 1 << src
+        if count[src] == 0:
+            may[src] = 0
+        if self.exposed:
+            src_bit, dst_bit = 1 << src, 1 << dst
+            emptied = count[src] == 0
+            for card, where in self.exposed.items():
+                if where & src_bit:
+                    where |= dst_bit
+                    if emptied:
+                        where &= ~src_bit
+                    self.exposed[card] = where
+
+    def observe(self, place: int, contents: int) -> None:
+        """Private observation: hidden place ``place`` now holds exactly ``contents``.
+
+        Called on a view when it is :attr:`awaiting` the place (cards dealt to
+        it, a kitty picked up, a card taken from it).
+        """
+        may = self.may
+        if contents.bit_count() != self.count[place]:
+            raise KnowledgeError(
+                f"place {place} holds {self.count[place]} cards, observed {contents.bit_count()}")
+        if contents & ~may[place]:
+            raise KnowledgeError(
+                f"observed {self.notation.format_mask(contents & ~may[place])} in place {place},"
+                " where they cannot be")
+        may[place] = contents
+        for p in range(len(may)):
+            if p != place:
+                may[p] &= ~contents
+        self.awaiting &= ~(1 << place)
+
+    def _claim_void(self, place: int, cards: int, seat: int) -> None:
+        """Public claim: ``place`` holds none of ``cards``.
+
+        In a view, a card the observer knew to be there (now left with no
+        place at all) is a proven renege.
+        """
+        if self.void[place] & cards == cards:
+            return
+        self.void[place] |= cards
+        if self.observer == FULL:
+            return
+        may = self.may
+        ruled_out = may[place] & cards
+        if not ruled_out:
+            return
+        may[place] &= ~cards
+        elsewhere = 0
+        for p, m in enumerate(may):
+            if p != place:
+                elsewhere |= m
+        stranded = ruled_out & ~elsewhere
+        if stranded:
+            self.proofs.append(Proof(seat, self.moves, "renege",
+                                     f"claimed not to hold {self.notation.format_mask(stranded)}"))
+
+    # ------------------------------------------------------------- derivation
+
+    def view(self, seat: int) -> Self:
+        """What ``seat`` knows, derived from this full-information state."""
+        if self.observer != FULL:
+            raise ValueError("view() derives from a full-information state")
+        new = self.clone()
+        new.observer = seat
+        may = self.may
+        seen = 0
+        hidden = 0
+        for p, m in enumerate(may):
+            hidden |= m
+            if self.visible(p, seat):
+                seen |= m
+        exposed_mask = 0
+        for card in self.exposed:
+            exposed_mask |= 1 << card
+        unknown = hidden & ~seen & ~exposed_mask
+        exposed_unseen = [(c, w) for c, w in self.exposed.items() if not (seen >> c) & 1]
+        for p in range(len(may)):
+            if self.visible(p, seat):
+                new.may[p] = may[p]
+            elif self.count[p] == 0:
+                new.may[p] = 0
+            else:
+                m = unknown
+                for card, where in exposed_unseen:
+                    if where >> p & 1:
+                        m |= 1 << card
+                new.may[p] = m & ~self.void[p]
+        return new
+
+    # ------------------------------------------------ interface of every game
+
+    def clone(self) -> Self:
+        raise NotImplementedError
+
+    def current_player(self) -> int:
+        raise NotImplementedError
+
+    def legal_actions(self) -> list[int]:
+        raise NotImplementedError
+
+    def check(self, action: int) -> None:
+        """Raise :class:`IllegalAction` naming the rule ``action`` breaks, if any."""
+        raise NotImplementedError
+
+    def step(self, action: int) -> None:
+        """Apply ``action`` without checking it (the search fast path)."""
+        raise NotImplementedError
+
+    def is_terminal(self) -> bool:
+        raise NotImplementedError
+
+    def points(self) -> list[int]:
+        """Points of this deal per unit (team or seat); valid once terminal."""
+        raise NotImplementedError
+
+    def detail(self) -> dict[str, object]:
+        """Game-specific facts about the finished deal, for ``replay --json``."""
+        raise NotImplementedError
+
+    def summary(self, names: Sequence[str]) -> str:
+        """One line on the deal for people: contract or captures, and the points."""
+        raise NotImplementedError
+
+    def narrate(self, before: Self, action: int, names: Sequence[str]) -> list[str]:
+        """Lines on what ``action`` caused beyond itself (a trick won, cards dealt)."""
+        return []
+
+    def chance_action(self, rng: random.Random) -> int:
+        """A chance outcome drawn with ``rng`` (full-information states only)."""
+        raise ValueError("no chance event is pending")
+
+    def penalize(self, seat: int, code: str) -> None:
+        """End the deal with the game's penalty against ``seat`` (RULINGS.md)."""
+        raise NotImplementedError
+
+    def parse_action(self, text: str) -> int:
+        raise NotImplementedError
+
+    def format_action(self, action: int, seat: int = FULL) -> str:
+        """Action text (HAND_HISTORY.md); for ``seat``, cards it does not see are ``?``."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ conveniences
+
+    def apply(self, action: int) -> None:
+        """Check ``action`` and apply it."""
+        self.check(action)
+        self.step(action)
+
+    def is_legal(self, action: int) -> bool:
+        try:
+            self.check(action)
+        except IllegalAction:
+            return False
+        return True
+
+    def apply_text(self, text: str, actor: int | str | None = None) -> int:
+        """Parse ``text`` (acted by ``actor``: a seat or ``"chance"``), check it and apply it."""
+        action = self.parse_action(text)
+        if actor is not None:
+            self.check_actor(actor)
+        self.apply(action)
+        return action
+
+    def check_actor(self, actor: int | str) -> None:
+        player = self.current_player()
+        if player == TERMINAL:
+            raise IllegalAction("phase", "the deal is over")
+        if actor == "chance":
+            if player != CHANCE:
+                raise IllegalAction("turn", f"it is seat {player}'s turn, not chance's")
+        elif actor != player:
+            who = "chance" if player == CHANCE else f"seat {player}"
+            raise IllegalAction("turn", f"out of turn: it is {who}'s turn, not seat {actor}'s",
+                                actor if isinstance(actor, int) else None)
+
+    def unit_of(self, seat: int) -> int:
+        """The scoring unit of ``seat``: its team in partnership games, else itself."""
+        return seat % 2 if self.team_game else seat
+
+    def returns(self) -> list[float]:
+        """Points of the finished deal per seat (a team's points to each partner)."""
+        pts = self.points()
+        return [float(pts[self.unit_of(s)]) for s in range(self.players)]
+
+
+def pick(mask: int, r: float) -> int:
+    """The card of ``mask`` at uniform fraction ``r`` in [0, 1) (random playouts)."""
+    k = int(r * mask.bit_count())
+    while k:
+        mask &= mask - 1
+        k -= 1
+    return (mask & -mask).bit_length() - 1

@@ -1,0 +1,128 @@
+"""What each game module declares besides its deal state: deck, options, deal, match rules.
+
+A :class:`Game` is a stateless descriptor (one instance per game, registered
+in :data:`p2pcards.games.GAMES`).  Its deal states are :class:`HandState`
+subclasses; the match (several deals, running totals, the winner) is the
+game-agnostic :class:`p2pcards.games.match.Match` driven by these hooks.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from p2pcards.cards import Notation
+from p2pcards.games.core import FULL, HandState
+
+
+class OptionError(ValueError):
+    """A table option that is unknown or out of range; the message names it."""
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One table option of RULINGS.md: its default and the values allowed."""
+
+    default: int
+    choices: tuple[int, ...] = ()
+    minimum: int = 1
+    maximum: int = 100_000
+    help: str = ""
+
+
+class Game:
+    """Descriptor of one game; subclasses fill in the class attributes and hooks."""
+
+    name: str = ""
+    title: str = ""
+    notation: Notation
+    units: str = "seats"  # "teams" or "seats"
+    player_counts: tuple[int, ...] = (4,)
+    default_players: int = 4
+    options: Mapping[str, OptionSpec] = {}
+
+    # -------------------------------------------------------------- options
+
+    def resolve_options(self, given: Mapping[str, object]) -> dict[str, int]:
+        """Defaults filled in; :class:`OptionError` naming any bad option."""
+        resolved = {k: spec.default for k, spec in self.options.items()}
+        for key, value in given.items():
+            spec = self.options.get(key)
+            if spec is None:
+                known = ", ".join(sorted(self.options)) or "none"
+                raise OptionError(f"unknown {self.name} option {key!r} (options: {known})")
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise OptionError(f"option {key!r} must be a whole number, not {value!r}")
+            if spec.choices and value not in spec.choices:
+                allowed = " or ".join(str(c) for c in spec.choices)
+                raise OptionError(f"option {key!r} must be {allowed}, not {value}")
+            if not spec.minimum <= value <= spec.maximum:
+                raise OptionError(
+                    f"option {key!r} must be from {spec.minimum} to {spec.maximum}, not {value}")
+            resolved[key] = value
+        return resolved
+
+    def non_default(self, options: Mapping[str, int]) -> dict[str, int]:
+        """The options that differ from the defaults (what a hand history records)."""
+        return {k: v for k, v in options.items() if self.options[k].default != v}
+
+    def check_players(self, players: int) -> None:
+        if players not in self.player_counts:
+            counts = ", ".join(str(n) for n in self.player_counts)
+            raise OptionError(f"{self.title} is played by {counts} players, not {players}")
+
+    # ----------------------------------------------------------------- deals
+
+    def deck(self, players: int, options: Mapping[str, int]) -> list[int]:
+        """The cards of one deal's deck (a hand history's ``deck``), in id order."""
+        raise NotImplementedError
+
+    def deal(self, deck: Sequence[int | None], dealer: int, players: int,
+             options: Mapping[str, int], observer: int = FULL) -> HandState:
+        """The state after dealing ``deck`` (None where ``observer`` does not see the card)."""
+        raise NotImplementedError
+
+    def observed_deck(self, deck: Sequence[int], dealer: int, players: int,
+                      options: Mapping[str, int], seat: int) -> list[int | None]:
+        """``deck`` with the positions ``seat`` does not see at the deal replaced by None."""
+        raise NotImplementedError
+
+    def is_void_deal(self, deck: Sequence[int], players: int) -> bool:
+        """Whether the rules void this deal before any action (Pasur's jacks)."""
+        return False
+
+    def shuffled_deck(self, players: int, options: Mapping[str, int],
+                      rng: random.Random) -> list[int]:
+        deck = self.deck(players, options)
+        rng.shuffle(deck)
+        return deck
+
+    # ---------------------------------------------------------------- match
+
+    def first_dealer(self, players: int, rng: random.Random) -> int:
+        return rng.randrange(players)
+
+    def next_dealer(self, dealer: int, players: int, void: bool) -> int:
+        """The dealer of the next deal: the same after a void deal, else the next seat."""
+        return dealer if void else (dealer + 1) % players
+
+    def unit_count(self, players: int) -> int:
+        return 2 if self.units == "teams" else players
+
+    def winner(self, totals: Sequence[int], deals: int,
+               options: Mapping[str, int]) -> int | list[int] | None:
+        """The unit that has won after these totals (a list for a shared win), or None."""
+        raise NotImplementedError
+
+    def unit_name(self, unit: int, names: Sequence[str]) -> str:
+        if self.units == "teams":
+            return f"team {unit} ({names[unit]} & {names[unit + 2]})"
+        return names[unit]
+
+
+def highest_unique(totals: Sequence[int]) -> int | None:
+    """Index of the strictly highest total, None on a tie for highest."""
+    best = max(totals)
+    leaders = [i for i, t in enumerate(totals) if t == best]
+    return leaders[0] if len(leaders) == 1 else None

@@ -1,0 +1,514 @@
+"""Pasur, as settled by RULINGS.md ("Pasur"): captures that sum to eleven, surs, game to 62.
+
+2 to 4 seats, each for itself.  Hidden places: the hands and the stock; the
+pool and the capture piles are public.
+
+Action codes: ``card | take << 6`` plays ``card`` and captures the pool cards
+of mask ``take`` (``take == 0``: the card is added to the pool).  The chance
+action after an opening-pool jack is ``stock_code(order)`` (the new stock
+order, next card first) or ``STOCK_UNKNOWN`` where the order is not seen.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+from p2pcards.cards import STANDARD, bits, mask_of
+from p2pcards.games.core import (
+    CHANCE,
+    FULL,
+    TERMINAL,
+    ActionSyntaxError,
+    HandState,
+    IllegalAction,
+)
+from p2pcards.games.game import Game, OptionSpec, highest_unique
+
+CHANCE_STOCK, PLAY, DONE, VOID = range(4)
+STOCK_UNKNOWN = -1
+
+DECK_MASK = (1 << 52) - 1
+JACK, QUEEN, KING, ACE = 9, 10, 11, 12
+RANK_MASKS = [sum(1 << (s * 13 + r) for s in range(4)) for r in range(13)]
+JACKS, QUEENS, KINGS, ACES = (RANK_MASKS[r] for r in (JACK, QUEEN, KING, ACE))
+NUMBERS = DECK_MASK & ~(JACKS | QUEENS | KINGS)
+CLUBS = ((1 << 13) - 1) << 39
+TEN_OF_DIAMONDS = STANDARD.parse("TD")
+TWO_OF_CLUBS = STANDARD.parse("2C")
+VALUE = [1 if c % 13 == ACE else (c % 13 + 2 if c % 13 <= 8 else 0) for c in range(52)]
+
+_SUBSETS: dict[int, tuple[tuple[int, ...], ...]] = {}
+
+
+def subsets_by_sum(numbers: int) -> tuple[tuple[int, ...], ...]:
+    """For a set of number cards: index s (1..10) -> every subset mask whose values sum to s."""
+    table = _SUBSETS.get(numbers)
+    if table is not None:
+        return table
+    partial = [(0, 0)]
+    for card in bits(numbers):
+        value = VALUE[card]
+        bit = 1 << card
+        partial += [(total + value, mask | bit) for total, mask in partial if total + value <= 10]
+    by_sum: list[list[int]] = [[] for _ in range(11)]
+    for total, mask in partial:
+        if mask:
+            by_sum[total].append(mask)
+    table = tuple(tuple(masks) for masks in by_sum)
+    if len(_SUBSETS) > 200_000:
+        _SUBSETS.clear()
+    _SUBSETS[numbers] = table
+    return table
+
+
+def captures(card: int, pool: int) -> list[int]:
+    """Every capture (mask of pool cards) ``card`` can make; empty: it is added to the pool."""
+    rank = card % 13
+    if rank == JACK:
+        take = pool & (JACKS | NUMBERS)
+        return [take] if take else []
+    if rank == QUEEN or rank == KING:
+        return [1 << c for c in bits(pool & RANK_MASKS[rank])]
+    return list(subsets_by_sum(pool & NUMBERS)[11 - VALUE[card]])
+
+
+def stock_code(order: Sequence[int]) -> int:
+    """The chance action setting the stock to ``order`` (next card first)."""
+    packed = 0
+    for i, card in enumerate(order):
+        packed |= (card + 1) << (6 * i)
+    return -2 - packed
+
+
+def stock_order(code: int) -> list[int]:
+    packed = -2 - code
+    order = []
+    while packed:
+        order.append((packed & 63) - 1)
+        packed >>= 6
+    return order
+
+
+class PasurState(HandState):
+    """One Pasur round (a deal of the whole pack, in 4-card hands)."""
+
+    __slots__ = ("clubs_points", "dealer", "last_capturer", "penalty", "phase", "piles", "pool",
+                 "stock", "sur_points", "surs", "turn")
+
+    notation = STANDARD
+    game = "pasur"
+
+    dealer: int
+    phase: int
+    turn: int
+    pool: int
+    piles: list[int]
+    surs: list[int]
+    last_capturer: int
+    stock: list[int]
+    clubs_points: int
+    sur_points: int
+    penalty: tuple[int, str] | None
+
+    @property
+    def stock_place(self) -> int:
+        return self.players
+
+    def clone(self) -> PasurState:
+        new = PasurState.__new__(PasurState)
+        self._copy_core(new)
+        new.dealer = self.dealer
+        new.phase = self.phase
+        new.turn = self.turn
+        new.pool = self.pool
+        new.piles = self.piles[:]
+        new.surs = self.surs[:]
+        new.last_capturer = self.last_capturer
+        new.stock = self.stock[:]
+        new.clubs_points = self.clubs_points
+        new.sur_points = self.sur_points
+        new.penalty = self.penalty
+        return new
+
+    # ---------------------------------------------------------------- queries
+
+    def current_player(self) -> int:
+        phase = self.phase
+        if phase == PLAY:
+            return self.turn
+        return CHANCE if phase == CHANCE_STOCK else TERMINAL
+
+    def is_terminal(self) -> bool:
+        return self.phase >= DONE
+
+    @property
+    def is_void(self) -> bool:
+        return self.phase == VOID
+
+    @property
+    def last_deal(self) -> bool:
+        """No more cards to deal: surs no longer score."""
+        return self.count[self.players] == 0
+
+    def hand(self, seat: int) -> int:
+        return self.may[seat]
+
+    def legal_actions(self) -> list[int]:
+        if self.phase != PLAY:
+            return []
+        pool = self.pool
+        actions = []
+        for card in bits(self.may[self.turn]):
+            takes = captures(card, pool)
+            if takes:
+                actions += [card | take << 6 for take in takes]
+            else:
+                actions.append(card)
+        return actions
+
+    # ----------------------------------------------------------------- checks
+
+    def check(self, action: int) -> None:
+        phase = self.phase
+        if phase >= DONE:
+            raise IllegalAction("phase", "the round is over")
+        if action < 0:
+            if phase != CHANCE_STOCK:
+                raise IllegalAction("phase", "the stock is reshuffled only after an opening jack")
+            if action != STOCK_UNKNOWN:
+                order = stock_order(action)
+                stock = self.may[self.players]
+                if len(order) != self.count[self.players] or (
+                        self.observer == FULL and mask_of(order) != stock):
+                    raise IllegalAction("chance", "the new stock order must hold exactly the "
+                                        f"{self.count[self.players]} cards of the stock")
+            return
+        if phase != PLAY:
+            raise IllegalAction("phase", "the stock must be reshuffled first")
+        seat = self.turn
+        card = action & 63
+        take = action >> 6
+        if card >= 52:
+            raise IllegalAction("not-held", f"card {card} is not in this deck", seat)
+        name = STANDARD.name(card)
+        bit = 1 << card
+        if self._sees(seat):
+            if not self.may[seat] & bit:
+                raise IllegalAction("not-held", f"seat {seat} does not hold {name}", seat)
+        else:
+            public = self.pool
+            for pile in self.piles:
+                public |= pile
+            seen = 0
+            for place, cards in enumerate(self.may):
+                if self._sees(place):
+                    seen |= cards
+            if (public | seen) & bit:
+                raise IllegalAction("not-held", f"{name} is not in seat {seat}'s hand", seat)
+        if take & ~self.pool:
+            raise IllegalAction("capture", STANDARD.format_mask(take & ~self.pool)
+                                + " not in the pool", seat)
+        takes = captures(card, self.pool)
+        if take in takes or (not take and not takes):
+            return
+        if not take:
+            raise IllegalAction(
+                "must-capture", f"{name} can capture ({STANDARD.format_mask(takes[0])}); a card "
+                "that can capture may not be added to the pool", seat)
+        rank = card % 13
+        if rank == JACK:
+            raise IllegalAction("capture", "a jack takes every jack and number card in the pool"
+                                + (f": {STANDARD.format_mask(takes[0])}" if takes else
+                                   " and there are none"), seat)
+        if rank in (QUEEN, KING):
+            word = "queen" if rank == QUEEN else "king"
+            raise IllegalAction("capture", f"a {word} takes exactly one {word}", seat)
+        raise IllegalAction("capture", f"{name} takes one set of number cards totalling "
+                            f"{11 - VALUE[card]}", seat)
+
+    # ------------------------------------------------------------------ steps
+
+    def step(self, action: int) -> None:
+        self.moves += 1
+        if action < 0:
+            if action != STOCK_UNKNOWN and self.observer == FULL:
+                self.stock = stock_order(action)[::-1]
+            self.phase = PLAY
+            return
+        seat = self.turn
+        card = action & 63
+        take = action >> 6
+        bit = 1 << card
+        if self.observer == FULL:
+            self.may[seat] ^= bit
+            self.count[seat] -= 1
+            if self.exposed:
+                self.exposed.pop(card, None)
+        else:
+            self._take_shown(card, seat, seat)
+        if take:
+            self.pool &= ~take
+            self.piles[seat] |= take | bit
+            self.last_capturer = seat
+            if not self.pool and card % 13 != JACK and self.count[self.players]:
+                self.surs[seat] += 1
+        else:
+            self.pool |= bit
+        players = self.players
+        self.turn = nxt = seat + 1 if seat + 1 < players else 0
+        if self.count[nxt]:
+            return
+        if self.count[players]:
+            self._refill()
+        else:
+            if self.last_capturer >= 0:
+                self.piles[self.last_capturer] |= self.pool
+                self.pool = 0
+            self.phase = DONE
+
+    def _refill(self) -> None:
+        """Four more cards each, dealt one at a time from the dealer's left."""
+        players = self.players
+        stock = self.players
+        if self.observer == FULL:
+            order = self.stock
+            got = [0] * players
+            first = self.dealer + 1
+            for i in range(4 * players):
+                got[(first + i) % players] |= 1 << order.pop()
+            for seat in range(players):
+                self._move_hidden(4, stock, seat, got[seat])
+        else:
+            for seat in range(players):
+                self._move_hidden(4, stock, seat)
+
+    # ---------------------------------------------------------------- results
+
+    def points(self) -> list[int]:
+        if self.phase == VOID:
+            raise ValueError("a void deal scores nothing")
+        if self.phase != DONE:
+            raise ValueError("the round is not over")
+        piles = self.piles
+        clubs = [(pile & CLUBS).bit_count() for pile in piles]
+        most = max(clubs)
+        pts = [0] * self.players
+        if clubs.count(most) == 1:
+            pts[clubs.index(most)] += self.clubs_points
+        for seat, pile in enumerate(piles):
+            pts[seat] += (3 * (pile >> TEN_OF_DIAMONDS & 1) + 2 * (pile >> TWO_OF_CLUBS & 1)
+                          + (pile & ACES).bit_count() + (pile & JACKS).bit_count()
+                          + self.sur_points * self.surs[seat])
+        if self.penalty is not None:
+            pts[self.penalty[0]] = 0
+        return pts
+
+    def detail(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "cards": [pile.bit_count() for pile in self.piles],
+            "clubs": [(pile & CLUBS).bit_count() for pile in self.piles],
+            "surs": self.surs[:],
+            "last_capture": self.last_capturer if self.last_capturer >= 0 else None,
+        }
+        if self.penalty is not None:
+            out["penalty"] = {"seat": self.penalty[0], "reason": self.penalty[1]}
+        return out
+
+    def summary(self, names: Sequence[str]) -> str:
+        if self.phase == VOID:
+            return "void deal (jacks in the opening pool)"
+        cards = "/".join(str(p.bit_count()) for p in self.piles)
+        clubs = "/".join(str((p & CLUBS).bit_count()) for p in self.piles)
+        surs = "/".join(str(n) for n in self.surs)
+        text = f"cards {cards}, clubs {clubs}, surs {surs}"
+        if self.penalty is not None:
+            text += f"; {self.penalty[1]} by {names[self.penalty[0]]}"
+        if self.phase == DONE:
+            text += "; points " + " ".join(str(p) for p in self.points())
+        return text
+
+    def narrate(self, before: PasurState, action: int, names: Sequence[str]) -> list[str]:
+        lines = []
+        seat = before.turn
+        if action >= 0 and self.surs[seat] > before.surs[seat]:
+            lines.append(f"{names[seat]} clears the pool: sur!")
+        stock = self.players
+        if self.count[stock] < before.count[stock]:
+            lines.append(f"four more cards each ({self.count[stock]} left in the stock)"
+                         + ("; no more surs this round" if not self.count[stock] else ""))
+        if self.phase == DONE and before.phase != DONE and self.last_capturer >= 0 \
+                and self.penalty is None and action >= 0:
+            take = action >> 6
+            left = before.pool & ~take if take else before.pool | 1 << (action & 63)
+            if left:
+                lines.append(f"{names[self.last_capturer]} takes the {left.bit_count()} cards"
+                             " left in the pool")
+        return lines
+
+    def chance_action(self, rng: random.Random) -> int:
+        """The secret reshuffle of the stock after an opening jack went back into it."""
+        if self.phase != CHANCE_STOCK or self.observer != FULL:
+            raise ValueError("no stock reshuffle is pending here")
+        order = self.stock[::-1]
+        rng.shuffle(order)
+        return stock_code(order)
+
+    def penalize(self, seat: int, code: str) -> None:
+        """The deal stops as it stands (no final sweep); the offender scores 0."""
+        self.penalty = (seat, code)
+        self.phase = DONE
+
+    # ------------------------------------------------------------------- text
+
+    def format_action(self, action: int, seat: int = FULL) -> str:
+        if action < 0:
+            size = self.count[self.players]
+            if action == STOCK_UNKNOWN or seat != FULL:
+                return "stock" + " ?" * size
+            return "stock " + STANDARD.format_cards(stock_order(action))
+        card, take = action & 63, action >> 6
+        text = f"play {STANDARD.name(card)}"
+        return text + " take " + STANDARD.format_mask(take) if take else text
+
+    def parse_action(self, text: str) -> int:
+        return parse_action(text)
+
+
+def parse_action(text: str) -> int:
+    """Action code of a Pasur action text (HAND_HISTORY.md), any case."""
+    words = text.split()
+    if not words:
+        raise ActionSyntaxError("empty action")
+    verb = words[0].lower()
+    try:
+        if verb == "play" and len(words) >= 2:
+            card = STANDARD.parse(words[1])
+            if card >= 52:
+                raise ActionSyntaxError(f"there are no jokers in Pasur: {text!r}")
+            if len(words) == 2:
+                return card
+            if words[2].lower() != "take" or len(words) == 3:
+                raise ActionSyntaxError(f"cannot read {text!r}: expected 'play CARD take CARDS'")
+            take = 0
+            for word in words[3:]:
+                c = STANDARD.parse(word)
+                if take >> c & 1 or c >= 52:
+                    raise ActionSyntaxError(f"{word} twice or not a Pasur card in {text!r}")
+                take |= 1 << c
+            return card | take << 6
+        if verb == "stock" and len(words) >= 2:
+            if all(w == "?" for w in words[1:]):
+                return STOCK_UNKNOWN
+            order = STANDARD.parse_many(words[1:])
+            if len(set(order)) != len(order) or max(order) >= 52:
+                raise ActionSyntaxError(f"a stock order lists each card once: {text!r}")
+            return stock_code(order)
+    except ValueError as exc:
+        if isinstance(exc, ActionSyntaxError):
+            raise
+        raise ActionSyntaxError(f"cannot read action {text!r}: {exc}") from None
+    raise ActionSyntaxError(f"cannot read Pasur action {text!r}")
+
+
+class Pasur(Game):
+    name = "pasur"
+    title = "Pasur"
+    notation = STANDARD
+    units = "seats"
+    player_counts = (2, 3, 4)
+    default_players = 4
+    options = {
+        "clubs": OptionSpec(7, choices=(7, 13), help="points for most clubs"),
+        "sur": OptionSpec(5, choices=(5, 10), help="points per sur"),
+        "target": OptionSpec(62, minimum=1, maximum=10_000, help="points that win the game"),
+    }
+
+    def deck(self, players: int, options: Mapping[str, int]) -> list[int]:
+        return list(range(52))
+
+    def _opening_jack(self, deck: Sequence[int | None], players: int) -> tuple[int, int]:
+        """(jacks in the opening pool, the replacement card or -1)."""
+        pool = deck[4 * players:4 * players + 4]
+        jacks = sum(1 for c in pool if c is not None and c % 13 == JACK)
+        replacement = deck[4 * players + 4] if jacks == 1 else None
+        return jacks, -1 if replacement is None else replacement
+
+    def is_void_deal(self, deck: Sequence[int], players: int) -> bool:
+        jacks, replacement = self._opening_jack(deck, players)
+        return jacks > 1 or (jacks == 1 and replacement % 13 == JACK)
+
+    def deal(self, deck: Sequence[int | None], dealer: int, players: int,
+             options: Mapping[str, int], observer: int = FULL) -> PasurState:
+        self.check_players(players)
+        if len(deck) != 52:
+            raise ValueError(f"a Pasur deck has 52 cards, not {len(deck)}")
+        opening = 4 * players
+        pool_cards = deck[opening:opening + 4]
+        if any(c is None for c in pool_cards):
+            raise ValueError("the opening pool is face up")
+        state = PasurState.__new__(PasurState)
+        state._init_core(players, players + 1, observer)
+        state.dealer = dealer
+        state.turn = (dealer + 1) % players
+        state.pool = mask_of(c for c in pool_cards if c is not None)
+        state.piles = [0] * players
+        state.surs = [0] * players
+        state.last_capturer = -1
+        state.clubs_points = options.get("clubs", 7)
+        state.sur_points = options.get("sur", 5)
+        state.penalty = None
+        stock = players
+        places = [(dealer + 1 + i) % players if i < opening else
+                  (-1 if i < opening + 4 else stock) for i in range(52)]
+        state._place_deck(deck, places, state.pool, DECK_MASK)
+        state.stock = [c for c in reversed(deck[opening + 4:]) if c is not None] \
+            if observer == FULL else []
+        jacks, replacement = self._opening_jack(deck, players)
+        if jacks == 0:
+            state.phase = PLAY
+        elif jacks > 1 or replacement < 0 or replacement % 13 == JACK:
+            if jacks == 1:
+                if replacement < 0:
+                    raise ValueError("the replacement for an opening jack is shown to everyone")
+                state.exposed[replacement] = 1 << stock  # shown, and left on the stock
+            state.phase = VOID
+        else:
+            jack = next(c for c in bits(state.pool & JACKS))
+            state._take_shown(replacement, stock, -1)
+            if observer == FULL:
+                state.stock.pop()
+            state.pool = state.pool & ~(1 << jack) | 1 << replacement
+            state._put_shown(jack, stock)
+            if observer == FULL:
+                state.stock.append(jack)
+            state.phase = CHANCE_STOCK
+        return state
+
+    def observed_deck(self, deck: Sequence[int], dealer: int, players: int,
+                      options: Mapping[str, int], seat: int) -> list[int | None]:
+        opening = 4 * players
+        jacks, _ = self._opening_jack(deck, players)
+        shown = opening + 5 if jacks == 1 else opening + 4
+        return [c if (i < opening and (dealer + 1 + i) % players == seat)
+                or opening <= i < shown else None for i, c in enumerate(deck)]
+
+    def winner(self, totals: Sequence[int], deals: int,
+               options: Mapping[str, int]) -> int | None:
+        if max(totals) < options.get("target", 62):
+            return None
+        return highest_unique(totals)
+
+
+GAME = Pasur()
+
+
+def random_playout(state: PasurState, rng: random.Random) -> None:
+    """Play the round to the end at random through the fast path (bench, rollouts)."""
+    rnd = rng.random
+    while state.phase < DONE:
+        if state.phase == CHANCE_STOCK:
+            state.step(state.chance_action(rng))
+            continue
+        actions = state.legal_actions()
+        state.step(actions[int(rnd() * len(actions))])
