@@ -299,7 +299,8 @@ def replay(history: History) -> ReplayResult:
         jack_void = game.is_void_deal(deck, players)
         if record.void:
             if jack_void and record.actions:
-                raise ReplayError(k, 0, *record.actions[0], "this deal is void: no action is played")
+                raise ReplayError(k, 0, *record.actions[0],
+                                  "this deal is void: no action is played")
             if not jack_void and record.reason is None:
                 raise ReplayError(k, None, None, None,
                                   "a void deal needs a reason unless the rules void it")
@@ -311,7 +312,7 @@ def replay(history: History) -> ReplayResult:
             continue
         if jack_void:
             raise ReplayError(k, None, None, None,
-                              "the opening pool voids this deal (jacks); it must say \"void\": true")
+                              'the opening pool voids this deal (jacks); it must say "void": true')
         state = _run_actions(game, deck, record, k, players, options)
         if record.forfeit is not None:
             if state.is_terminal():

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from p2pcards.cards import bits
-from p2pcards.games import CHANCE, Game, HandState
-from p2pcards.games import bidwhist, pasur
+from p2pcards.games import CHANCE, Game, HandState, bidwhist, pasur
 from p2pcards.history import HandRecord, History
 
 

@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     game = get_game(args.game)
-    options: dict[str, object] = dict(args.option)
+    options: dict[str, int] = dict(args.option)
     for key in ("target", "kitty", "clubs", "sur"):
         value = getattr(args, key)
         if value is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
+from itertools import combinations
 
 from p2pcards.cards import BIG_JOKER, LITTLE_JOKER, STANDARD, SUIT_MASKS, SUITS, bits
 from p2pcards.games.core import (
@@ -93,7 +94,7 @@ class _Tables:
             keys[BIG_JOKER], keys[LITTLE_JOKER] = 114, 113
         else:
             keys[BIG_JOKER] = keys[LITTLE_JOKER] = -100  # jokers never win in notrump
-        follow = list(SUIT_MASKS) + [0]
+        follow = [*SUIT_MASKS, 0]
         if trump < 4:
             follow[trump] |= JOKERS
         self.suits: tuple[int, ...] = tuple(suits)
@@ -233,8 +234,6 @@ class BidWhistState(HandState):
         return len(self.bids) == 3 and not self.high
 
     def _discard_codes(self) -> list[int]:
-        from itertools import combinations
-
         hand = self.may[self.turn]
         must = hand & JOKERS if self.notrump else 0
         rest = bits(hand & ~must)
@@ -440,13 +439,7 @@ class BidWhistState(HandState):
                 pts[1 - offender] = self.min_bid
             return pts
         team = self.bidder & 1
-        mult = 2 if self.notrump else 1
-        made = self.books[team] >= 6 + self.level
-        if made:
-            pts[team] = (self.books[team] - 6) * mult
-        else:
-            odd = 0 if self.notrump else max(0, self.books[1 - team] - 6)
-            pts[1 - team] = self.level * mult + odd
+        pts[team], pts[1 - team] = hand_points(self.level, self.notrump, self.books[team])
         return pts
 
     def detail(self) -> dict[str, object]:
@@ -519,7 +512,7 @@ class BidWhistState(HandState):
         if action < DISCARD:
             return "direction " + ("downtown" if action == DOWNTOWN else "uptown")
         mask = action >> 9
-        if not mask or (seat != FULL and seat != self.bidder):
+        if not mask or seat not in (FULL, self.bidder):
             return "discard" + " ?" * self.kitty_size
         return "discard " + STANDARD.format_mask(mask)
 
@@ -642,6 +635,19 @@ class BidWhist(Game):
         if max(totals) < target or totals[0] == totals[1]:
             return None
         return 0 if totals[0] > totals[1] else 1
+
+
+def hand_points(level: int, notrump: bool, bidder_books: int) -> tuple[int, int]:
+    """(bidders', opponents') points of a hand played out, of 13 books (RULINGS.md).
+
+    Made: the books over six, doubled in notrump.  Set: the opponents score
+    the bid, doubled in notrump, plus on trump bids one per book over six.
+    """
+    mult = 2 if notrump else 1
+    if bidder_books >= 6 + level:
+        return (bidder_books - 6) * mult, 0
+    odd = 0 if notrump else max(0, 13 - bidder_books - 6)
+    return 0, level * mult + odd
 
 
 def first_dealer(order: Sequence[int]) -> int:

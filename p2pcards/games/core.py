@@ -60,7 +60,7 @@ class KnowledgeError(ValueError):
     """An observation that contradicts what the observer knows for certain."""
 
 
-class IllegalAction(Exception):  # noqa: N818 - the game's word for it
+class IllegalAction(Exception):
     """An action the rules forbid.
 
     ``code`` is a short stable slug (``renege``, ``not-held``, ``turn``,

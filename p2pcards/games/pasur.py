@@ -68,7 +68,7 @@ def captures(card: int, pool: int) -> list[int]:
     if rank == JACK:
         take = pool & (JACKS | NUMBERS)
         return [take] if take else []
-    if rank == QUEEN or rank == KING:
+    if rank in (QUEEN, KING):
         return [1 << c for c in bits(pool & RANK_MASKS[rank])]
     return list(subsets_by_sum(pool & NUMBERS)[11 - VALUE[card]])
 
