@@ -65,6 +65,10 @@ def bid_strength(code: int) -> int:
     return 2 * n + (kind == NOTRUMP_BID)
 
 
+STRENGTH = tuple(bid_strength(code) if PASS < code < TRUMP else -1 for code in range(TRUMP))
+BID_CODES = {low: tuple(bid_code(n, k) for n in range(low, 8) for k in range(3)) for low in (3, 4)}
+
+
 def discard_code(mask: int) -> int:
     return DISCARD | (mask << 9)
 
@@ -215,20 +219,17 @@ class BidWhistState(HandState):
         if phase == PLAY:
             return bits(self.legal_mask())
         if phase == BID:
-            actions = [PASS] if not self._dealer_forced() else []
-            return actions + [code for code in self._bid_codes()
-                              if bid_strength(code) > self._high_strength()]
+            high = STRENGTH[self.high] if self.high else -1
+            bids = [code for code in BID_CODES[self.min_bid] if STRENGTH[code] > high]
+            return bids if self._dealer_forced() else [PASS, *bids]
         if phase == DECLARE:
             return [UPTOWN, DOWNTOWN] if self.notrump else [TRUMP + s for s in range(4)]
         if phase == DISCARD_PHASE:
             return self._discard_codes()
         return []
 
-    def _bid_codes(self) -> list[int]:
-        return [bid_code(n, k) for n in range(self.min_bid, 8) for k in range(3)]
-
     def _high_strength(self) -> int:
-        return bid_strength(self.high) if self.high else -1
+        return STRENGTH[self.high] if self.high else -1
 
     def _dealer_forced(self) -> bool:
         return len(self.bids) == 3 and not self.high

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from functools import cache
+from itertools import combinations
+from math import comb
 
 from p2pcards.cards import STANDARD, bits, mask_of
 from p2pcards.games.core import (
@@ -22,6 +25,7 @@ from p2pcards.games.core import (
     ActionSyntaxError,
     HandState,
     IllegalAction,
+    pick,
 )
 from p2pcards.games.game import Game, OptionSpec, highest_unique
 
@@ -38,28 +42,112 @@ TEN_OF_DIAMONDS = STANDARD.parse("TD")
 TWO_OF_CLUBS = STANDARD.parse("2C")
 VALUE = [1 if c % 13 == ACE else (c % 13 + 2 if c % 13 <= 8 else 0) for c in range(52)]
 
-_SUBSETS: dict[int, tuple[tuple[int, ...], ...]] = {}
+# Number captures work on the multiset of pool *values* first: which values (and
+# how many of each) add up to a target depends only on the value counts, which
+# repeat far more often than the pool cards themselves.  A key packs the count
+# of each value 1..10 in 3 bits; the state keeps its pool's key up to date.
+VALUE_KEY = [1 << 3 * (VALUE[c] - 1) if VALUE[c] else 0 for c in range(52)]
+VALUE_MASKS = [0] + [sum(1 << c for c in range(52) if VALUE[c] == v) for v in range(1, 11)]
+Combo = tuple[tuple[int, int], ...]
 
 
-def subsets_by_sum(numbers: int) -> tuple[tuple[int, ...], ...]:
-    """For a set of number cards: index s (1..10) -> every subset mask whose values sum to s."""
-    table = _SUBSETS.get(numbers)
-    if table is not None:
-        return table
-    partial = [(0, 0)]
-    for card in bits(numbers):
-        value = VALUE[card]
-        bit = 1 << card
-        partial += [(total + value, mask | bit) for total, mask in partial if total + value <= 10]
-    by_sum: list[list[int]] = [[] for _ in range(11)]
-    for total, mask in partial:
-        if mask:
-            by_sum[total].append(mask)
-    table = tuple(tuple(masks) for masks in by_sum)
-    if len(_SUBSETS) > 200_000:
-        _SUBSETS.clear()
-    _SUBSETS[numbers] = table
-    return table
+def values_key(cards: int) -> int:
+    """The packed value counts of the number cards among ``cards``."""
+    key = 0
+    for card in bits(cards & NUMBERS):
+        key += VALUE_KEY[card]
+    return key
+
+
+class _Sums:
+    """For one multiset of pool values: per target 1..10 the value combinations
+    that reach it (``(value, how many)`` pairs) and how many card subsets they make."""
+
+    __slots__ = ("combos", "counts", "ways")
+
+    def __init__(self, key: int):
+        have = [0] + [(key >> 3 * (v - 1)) & 7 for v in range(1, 11)]
+        combos: list[list[Combo]] = [[] for _ in range(11)]
+        ways_of: list[list[int]] = [[] for _ in range(11)]
+        counts = [0] * 11
+
+        def walk(value: int, total: int, chosen: Combo, ways: int) -> None:
+            if value > 10:
+                if chosen:
+                    combos[total].append(chosen)
+                    ways_of[total].append(ways)
+                    counts[total] += ways
+                return
+            for k in range(have[value] + 1):
+                if total + k * value > 10:
+                    break
+                walk(value + 1, total + k * value, (*chosen, (value, k)) if k else chosen,
+                     ways * comb(have[value], k))
+
+        walk(1, 0, (), 1)
+        self.combos: tuple[tuple[Combo, ...], ...] = tuple(tuple(c) for c in combos)
+        self.counts: tuple[int, ...] = tuple(counts)
+        self.ways: tuple[tuple[int, ...], ...] = tuple(tuple(w) for w in ways_of)
+
+
+_SUMS: dict[int, _Sums] = {}
+
+
+def sums_for(key: int) -> _Sums:
+    found = _SUMS.get(key)
+    if found is None:
+        if len(_SUMS) > 100_000:
+            _SUMS.clear()
+        found = _SUMS[key] = _Sums(key)
+    return found
+
+
+def _choices(pool: int, value: int, k: int) -> list[int]:
+    """The ways to take ``k`` pool cards of ``value``, as masks."""
+    of_value = pool & VALUE_MASKS[value]
+    if k == of_value.bit_count():
+        return [of_value]
+    if k == 1:
+        singles = []
+        while of_value:
+            low = of_value & -of_value
+            singles.append(low)
+            of_value ^= low
+        return singles
+    return [mask_of(chosen) for chosen in combinations(bits(of_value), k)]
+
+
+def expand(combo: Combo, pool: int) -> list[int]:
+    """Every capture (card mask) of ``pool`` matching a value combination."""
+    masks = [0]
+    for value, k in combo:
+        options = _choices(pool, value, k)
+        masks = [m | o for m in masks for o in options]
+    return masks
+
+
+def nth_capture(sums: _Sums, target: int, pool: int, index: int) -> int:
+    """The ``index``-th capture reaching ``target``, in :func:`expand` order, listing none."""
+    all_ways = sums.ways[target]
+    for i, combo in enumerate(sums.combos[target]):
+        ways = all_ways[i]
+        if index >= ways:
+            index -= ways
+            continue
+        take = 0
+        for value, k in reversed(combo):
+            options = _choices(pool, value, k)
+            index, at = divmod(index, len(options))
+            take |= options[at]
+        return take
+    raise IndexError("capture index out of range")
+
+
+def number_captures(card: int, pool: int, key: int) -> list[int]:
+    out: list[int] = []
+    for combo in sums_for(key).combos[11 - VALUE[card]]:
+        out += expand(combo, pool)
+    return out
 
 
 def captures(card: int, pool: int) -> list[int]:
@@ -70,7 +158,7 @@ def captures(card: int, pool: int) -> list[int]:
         return [take] if take else []
     if rank in (QUEEN, KING):
         return [1 << c for c in bits(pool & RANK_MASKS[rank])]
-    return list(subsets_by_sum(pool & NUMBERS)[11 - VALUE[card]])
+    return number_captures(card, pool, values_key(pool))
 
 
 def stock_code(order: Sequence[int]) -> int:
@@ -94,7 +182,7 @@ class PasurState(HandState):
     """One Pasur round (a deal of the whole pack, in 4-card hands)."""
 
     __slots__ = ("clubs_points", "dealer", "last_capturer", "penalty", "phase", "piles", "pool",
-                 "stock", "sur_points", "surs", "turn")
+                 "pool_values", "stock", "sur_points", "surs", "turn")
 
     notation = STANDARD
     game = "pasur"
@@ -103,6 +191,7 @@ class PasurState(HandState):
     phase: int
     turn: int
     pool: int
+    pool_values: int  # values_key(pool), kept up to date
     piles: list[int]
     surs: list[int]
     last_capturer: int
@@ -122,6 +211,7 @@ class PasurState(HandState):
         new.phase = self.phase
         new.turn = self.turn
         new.pool = self.pool
+        new.pool_values = self.pool_values
         new.piles = self.piles[:]
         new.surs = self.surs[:]
         new.last_capturer = self.last_capturer
@@ -160,7 +250,10 @@ class PasurState(HandState):
         pool = self.pool
         actions = []
         for card in bits(self.may[self.turn]):
-            takes = captures(card, pool)
+            if VALUE[card]:
+                takes = number_captures(card, pool, self.pool_values)
+            else:
+                takes = captures(card, pool)
             if takes:
                 actions += [card | take << 6 for take in takes]
             else:
@@ -240,31 +333,42 @@ class PasurState(HandState):
         card = action & 63
         take = action >> 6
         bit = 1 << card
+        count = self.count
         if self.observer == FULL:
             self.may[seat] ^= bit
-            self.count[seat] -= 1
+            count[seat] -= 1
             if self.exposed:
                 self.exposed.pop(card, None)
         else:
             self._take_shown(card, seat, seat)
+        players = self.players
         if take:
-            self.pool &= ~take
+            pool = self.pool = self.pool & ~take
+            numbers = take & NUMBERS
+            if numbers:
+                values = self.pool_values
+                while numbers:
+                    low = numbers & -numbers
+                    numbers ^= low
+                    values -= VALUE_KEY[low.bit_length() - 1]
+                self.pool_values = values
             self.piles[seat] |= take | bit
             self.last_capturer = seat
-            if not self.pool and card % 13 != JACK and self.count[self.players]:
+            if not pool and count[players] and card % 13 != JACK:
                 self.surs[seat] += 1
         else:
             self.pool |= bit
-        players = self.players
+            self.pool_values += VALUE_KEY[card]
         self.turn = nxt = seat + 1 if seat + 1 < players else 0
-        if self.count[nxt]:
+        if count[nxt]:
             return
-        if self.count[players]:
+        if count[players]:
             self._refill()
         else:
             if self.last_capturer >= 0:
                 self.piles[self.last_capturer] |= self.pool
                 self.pool = 0
+                self.pool_values = 0
             self.phase = DONE
 
     def _refill(self) -> None:
@@ -277,8 +381,18 @@ class PasurState(HandState):
             first = self.dealer + 1
             for i in range(4 * players):
                 got[(first + i) % players] |= 1 << order.pop()
-            for seat in range(players):
-                self._move_hidden(4, stock, seat, got[seat])
+            if self.exposed:
+                for seat in range(players):
+                    self._move_hidden(4, stock, seat, got[seat])
+                return
+            may, count = self.may, self.count
+            dealt = 0
+            for seat in range(players):  # the hands are empty: they become what they got
+                may[seat] = got[seat]
+                count[seat] = 4
+                dealt |= got[seat]
+            may[stock] &= ~dealt
+            count[stock] -= 4 * players
         else:
             for seat in range(players):
                 self._move_hidden(4, stock, seat)
@@ -411,6 +525,14 @@ def parse_action(text: str) -> int:
     raise ActionSyntaxError(f"cannot read Pasur action {text!r}")
 
 
+@cache
+def _places(players: int, dealer: int) -> tuple[int, ...]:
+    """Deal mapping: position -> hidden place (a hand, the stock) or -1 (the pool)."""
+    opening = 4 * players
+    return tuple((dealer + 1 + i) % players if i < opening else
+                 (-1 if i < opening + 4 else players) for i in range(52))
+
+
 class Pasur(Game):
     name = "pasur"
     title = "Pasur"
@@ -458,10 +580,9 @@ class Pasur(Game):
         state.clubs_points = options.get("clubs", 7)
         state.sur_points = options.get("sur", 5)
         state.penalty = None
+        state._place_deck(deck, _places(players, dealer), state.pool, DECK_MASK)
         stock = players
-        places = [(dealer + 1 + i) % players if i < opening else
-                  (-1 if i < opening + 4 else stock) for i in range(52)]
-        state._place_deck(deck, places, state.pool, DECK_MASK)
+        state.pool_values = values_key(state.pool)
         state.stock = [c for c in reversed(deck[opening + 4:]) if c is not None] \
             if observer == FULL else []
         jacks, replacement = self._opening_jack(deck, players)
@@ -479,6 +600,7 @@ class Pasur(Game):
             if observer == FULL:
                 state.stock.pop()
             state.pool = state.pool & ~(1 << jack) | 1 << replacement
+            state.pool_values = values_key(state.pool)
             state._put_shown(jack, stock)
             if observer == FULL:
                 state.stock.append(jack)
@@ -503,12 +625,35 @@ class Pasur(Game):
 GAME = Pasur()
 
 
+def random_card_action(state: PasurState, r: float, r2: float) -> int:
+    """A random playable card (fraction ``r`` of the hand), then one of its legal
+    captures at fraction ``r2`` (or adding it to the pool when it takes nothing)."""
+    hand = state.may[state.turn]
+    k = int(r * hand.bit_count())
+    while k:  # the k-th card of the hand (core.pick, inlined: this is the hot path)
+        hand &= hand - 1
+        k -= 1
+    card = (hand & -hand).bit_length() - 1
+    pool = state.pool
+    value = VALUE[card]
+    if value:
+        key = state.pool_values
+        sums = _SUMS.get(key) or sums_for(key)
+        n = sums.counts[11 - value]
+        return card | nth_capture(sums, 11 - value, pool, int(r2 * n)) << 6 if n else card
+    if card % 13 == JACK:
+        return card | (pool & (JACKS | NUMBERS)) << 6
+    faces = pool & RANK_MASKS[card % 13]
+    return card | 1 << pick(faces, r2) << 6 if faces else card
+
+
 def random_playout(state: PasurState, rng: random.Random) -> None:
-    """Play the round to the end at random through the fast path (bench, rollouts)."""
+    """Play the round to the end at random through the fast path (bench, rollouts):
+    each turn a random card of the hand, then a random one of its captures."""
     rnd = rng.random
+    step = state.step
     while state.phase < DONE:
         if state.phase == CHANCE_STOCK:
-            state.step(state.chance_action(rng))
-            continue
-        actions = state.legal_actions()
-        state.step(actions[int(rnd() * len(actions))])
+            step(state.chance_action(rng))
+        else:
+            step(random_card_action(state, rnd(), rnd()))

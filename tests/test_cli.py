@@ -1,0 +1,67 @@
+"""The command line: play --auto, bench."""
+
+from __future__ import annotations
+
+import json
+
+from p2pcards.cli.main import main
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_auto_play_same_seed_same_game(tmp_path, capsys):
+    first, second, other = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    code, out_a, _ = run(capsys, "play", "pasur", "--auto", "--seed", "12", "--save", str(first))
+    assert code == 0
+    _, out_b, _ = run(capsys, "play", "pasur", "--auto", "--seed", "12", "--save", str(second))
+    run(capsys, "play", "pasur", "--auto", "--seed", "13", "--save", str(other))
+    assert out_a.replace("a.json", "b.json") == out_b
+    assert first.read_bytes() == second.read_bytes()
+    assert first.read_bytes() != other.read_bytes()
+
+
+def test_auto_play_prints_a_readable_log_and_the_winner(capsys):
+    code, out, _ = run(capsys, "play", "bidwhist", "--auto", "--seed", "5")
+    assert code == 0
+    assert "deal 1, dealer" in out and "result:" in out and "totals:" in out
+    assert "trick 12:" in out
+    assert out.rstrip().splitlines()[-1].startswith("winner: team")
+
+
+def test_auto_play_variants_and_players(tmp_path, capsys):
+    path = tmp_path / "v.json"
+    code, _, _ = run(capsys, "play", "bidwhist", "--auto", "--seed", "1", "--kitty", "5",
+                     "--target", "3", "--quiet", "--save", str(path))
+    assert code == 0
+    doc = json.loads(path.read_text())
+    assert doc["options"] == {"kitty": 5, "target": 3}
+    assert all(len(h["deck"]) == 53 for h in doc["hands"])
+    code, _, _ = run(capsys, "play", "pasur", "--auto", "--seed", "1", "--players", "2",
+                     "--sur", "10", "--quiet", "--save", str(path))
+    doc = json.loads(path.read_text())
+    assert code == 0 and len(doc["players"]) == 2 and doc["options"] == {"sur": 10}
+
+
+def test_bad_options_are_refused_with_the_reason(capsys):
+    code, _, err = run(capsys, "play", "bidwhist", "--auto", "--kitty", "4")
+    assert code == 2 and "option 'kitty' must be 5 or 6, not 4" in err
+    code, _, err = run(capsys, "play", "pasur", "--auto", "--players", "5")
+    assert code == 2 and "Pasur is played by 2, 3, 4 players, not 5" in err
+    code, _, err = run(capsys, "play", "pasur", "--auto", "--kitty", "5")
+    assert code == 2 and "unknown pasur option 'kitty'" in err
+
+
+def test_bench_engines_json_records(capsys):
+    code, out, _ = run(capsys, "bench", "engines", "--json", "--seconds", "0.05")
+    assert code == 0
+    records = json.loads(out)
+    names = {r["name"] for r in records}
+    assert {"engines.bidwhist.plays", "engines.pasur.4p.plays"} <= names
+    for record in records:
+        assert record["unit"] == "per_s" and record["value"] > 0
+    code, out, _ = run(capsys, "bench", "--seconds", "0.05")
+    assert code == 0 and "engines.pasur.2p.plays" in out

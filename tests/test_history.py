@@ -1,0 +1,212 @@
+"""Hand histories: reading, writing, and `p2pcards replay` with its exit codes and errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2pcards.cards import STANDARD
+from p2pcards.cli.main import main
+from p2pcards.games import bidwhist, pasur
+from tests.helpers import pasur_deck
+
+DATA = Path(__file__).parent / "data"
+ODD_BOOK = DATA / "bidwhist_odd_book.json"
+
+
+def odd_book() -> dict[str, Any]:
+    return json.loads(ODD_BOOK.read_text())
+
+
+def replay(tmp_path: Path, doc: dict[str, Any] | str, capsys: pytest.CaptureFixture[str],
+           *flags: str) -> tuple[int, str, str]:
+    path = tmp_path / "game.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    code = main(["replay", str(path), *flags])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_replay_of_the_seed_odd_book_example(tmp_path, capsys):
+    code, out, _ = replay(tmp_path, odd_book(), capsys, "--json")
+    assert code == 0
+    result = json.loads(out)
+    hand = result["hands"][0]
+    assert hand["detail"]["bid"] == "4 cards" and hand["detail"]["books"] == [6, 7]
+    assert hand["points"] == [0, 5] and result["totals"] == [0, 5]
+    assert result["units"] == "teams" and result["winner"] is None and not result["complete"]
+    code, out, _ = replay(tmp_path, odd_book(), capsys)
+    assert code == 0 and "books 6-7; set; points 0-5" in out
+
+
+def renege_index(doc: dict[str, Any]) -> tuple[int, str, str]:
+    """An action that can be replaced by a card that fails to follow suit."""
+    hand = doc["hands"][0]
+    state = bidwhist.GAME.deal([STANDARD.parse(c) for c in hand["deck"]], hand["dealer"], 4,
+                               bidwhist.GAME.resolve_options({}))
+    for i, (seat, text) in enumerate(hand["actions"]):
+        if text.startswith("play") and state.led >= 0:
+            follow = state.legal_mask()
+            others = state.may[seat] & ~follow
+            if others and follow != state.may[seat]:
+                bad = STANDARD.name((others & -others).bit_length() - 1)
+                return i, f"play {bad}", text
+        state.apply_text(text, seat)
+    raise AssertionError("no renege opportunity in the fixture")
+
+
+def test_illegal_action_exits_1_naming_hand_index_actor_and_rule(tmp_path, capsys):
+    doc = odd_book()
+    index, bad, _ = renege_index(doc)
+    seat = doc["hands"][0]["actions"][index][0]
+    doc["hands"][0]["actions"][index][1] = bad
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 1
+    error = json.loads(out)["error"]
+    assert error["hand"] == 0 and error["index"] == index and error["actor"] == seat
+    assert error["action"] == bad
+    assert error["reason"].startswith(f"must follow suit: seat {seat} holds")
+    code, _, err = replay(tmp_path, doc, capsys)
+    assert code == 1 and f"action {index}" in err and "must follow suit" in err
+
+
+def test_penalty_entry_checks_the_renege_and_applies_the_penalty(tmp_path, capsys):
+    doc = odd_book()
+    index, bad, _ = renege_index(doc)
+    seat = doc["hands"][0]["actions"][index][0]
+    doc["hands"][0]["actions"][index][1] = bad
+    doc["hands"][0]["penalty"] = {"seat": seat, "index": index, "reason": "renege"}
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 0
+    hand = json.loads(out)["hands"][0]
+    offenders = seat % 2
+    expected = [0, 0]
+    expected[1 - offenders] = 4  # the bid, 4 cards
+    assert hand["points"] == expected
+    assert hand["detail"]["penalty"] == {"seat": seat, "reason": "renege"}
+    doc["hands"][0]["penalty"]["reason"] = "not-held"
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 1 and "another rule" in json.loads(out)["error"]["reason"]
+
+
+def test_penalty_on_a_legal_action_is_refused(tmp_path, capsys):
+    doc = odd_book()
+    doc["hands"][0]["penalty"] = {"seat": 1, "index": 7, "reason": "renege"}
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 1 and "this action is legal" in json.loads(out)["error"]["reason"]
+
+
+def test_forfeit_stops_the_deal_and_applies_the_penalty(tmp_path, capsys):
+    doc = odd_book()
+    doc["hands"][0]["actions"] = doc["hands"][0]["actions"][:20]
+    doc["hands"][0]["forfeit"] = {"seat": 2, "reason": "silent"}
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 0
+    assert json.loads(out)["hands"][0]["points"] == [0, 4]
+
+
+def test_unfinished_last_deal_scores_nothing_yet(tmp_path, capsys):
+    doc = odd_book()
+    doc["hands"][0]["actions"] = doc["hands"][0]["actions"][:20]
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    result = json.loads(out)
+    assert code == 0 and result["hands"][0]["points"] is None and result["totals"] == [0, 0]
+
+
+def pasur_doc(hands: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"format": "p2pcards-history/1", "game": "pasur", "options": {},
+            "players": ["ana", "ben"], "hands": hands}
+
+
+def test_void_pasur_deal_is_redealt_by_the_same_dealer(tmp_path, capsys):
+    void_deck = [STANDARD.name(c) for c in pasur_deck({}, "JH JS 3S 4S", players=2, dealer=1)]
+    doc = pasur_doc([{"dealer": 1, "deck": void_deck, "actions": [], "void": True}])
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 0 and json.loads(out)["hands"][0]["points"] is None
+    # the next deal must be dealt by the same seat
+    doc["hands"].append({"dealer": 0, "deck": void_deck, "actions": [], "void": True})
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 1 and "seat 1 deals this deal" in json.loads(out)["error"]["reason"]
+    # a deal the jacks void must say so
+    doc = pasur_doc([{"dealer": 1, "deck": void_deck, "actions": []}])
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 1 and "voids this deal" in json.loads(out)["error"]["reason"]
+
+
+def test_void_by_consent_needs_a_reason(tmp_path, capsys):
+    deck = [STANDARD.name(c) for c in pasur_deck({}, "2S 3S 4S 5S", players=2, dealer=1)]
+    doc = pasur_doc([{"dealer": 1, "deck": deck, "actions": [], "void": True}])
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 1 and "needs a reason" in json.loads(out)["error"]["reason"]
+    doc["hands"][0]["reason"] = "every seat agreed"
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 0
+
+
+def test_saved_auto_game_replays_with_totals_and_winner(tmp_path, capsys):
+    path = tmp_path / "pasur.json"
+    assert main(["play", "pasur", "--auto", "--seed", "4", "--players", "3", "--quiet",
+                 "--save", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(path), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    scored = [h["points"] for h in result["hands"] if h["points"] is not None]
+    assert result["totals"] == [sum(p[i] for p in scored) for i in range(3)]
+    assert result["complete"] and max(result["totals"]) >= 62
+    assert result["winner"] == result["totals"].index(max(result["totals"]))
+    doc = json.loads(path.read_text())
+    doc["hands"][1]["dealer"] = (doc["hands"][1]["dealer"] + 1) % 3
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 1 and json.loads(out)["error"]["hand"] == 1
+
+
+def test_seat_change_is_accepted(tmp_path, capsys):
+    doc = odd_book()
+    doc["hands"][0]["players"] = ["ana", "bot-1", "cy", "dee"]
+    code, _, _ = replay(tmp_path, doc, capsys)
+    assert code == 0
+
+
+@pytest.mark.parametrize(("mutate", "message"), [
+    (lambda d: d.update(game="chess"), "game: unknown game \"chess\""),
+    (lambda d: d.update(format="other/1"), "format: expected"),
+    (lambda d: d["hands"][0]["deck"].__setitem__(5, "ZZ"), "hand 0, deck[5]: unknown card 'ZZ'"),
+    (lambda d: d["hands"][0]["deck"].pop(), "hand 0, deck: 53 cards, a Bid Whist deck has 54"),
+    (lambda d: d["hands"][0]["deck"].__setitem__(1, d["hands"][0]["deck"][0]),
+     "hand 0, deck[1]:"),
+    (lambda d: d["hands"][0]["actions"][6].__setitem__(1, "play QX"),
+     "hand 0, action 6: cannot read action 'play QX'"),
+    (lambda d: d["hands"][0]["actions"][6].__setitem__(0, 9), "hand 0, action 6, actor"),
+    (lambda d: d.update(players=["a", "b", "c"]), "players: Bid Whist is played by 4"),
+    (lambda d: d.update(options={"kitty": 4}), "options: option 'kitty' must be 5 or 6"),
+    (lambda d: d["hands"][0]["actions"][5].__setitem__(1, "discard ? ? ? ? ? ?"),
+     "hides cards"),
+    (lambda d: d["hands"][0].update(dealer=4), "hand 0, dealer: 4 is out of range"),
+])
+def test_malformed_history_exits_2_naming_what_and_where(tmp_path, capsys, mutate, message):
+    doc = odd_book()
+    mutate(doc)
+    code, out, err = replay(tmp_path, doc, capsys, "--json")
+    assert code == 2
+    assert message in err
+    assert message in json.loads(out)["error"]["malformed"]
+
+
+def test_bad_json_and_missing_file_exit_2(tmp_path, capsys):
+    code, _, err = replay(tmp_path, "{not json", capsys)
+    assert code == 2 and "not JSON" in err
+    assert main(["replay", str(tmp_path / "absent.json")]) == 2
+    assert "No such file" in capsys.readouterr().err
+
+
+def test_history_written_by_play_is_canonical_json(tmp_path, capsys):
+    path = tmp_path / "bw.json"
+    main(["play", "bidwhist", "--auto", "--seed", "9", "--quiet", "--save", str(path)])
+    text = path.read_text(encoding="utf-8")
+    doc = json.loads(text)
+    assert text == json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    assert doc["format"] == "p2pcards-history/1" and doc["options"] == {}
+    assert pasur.GAME.name != doc["game"]
