@@ -77,7 +77,8 @@ class IllegalAction(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Proof:
-    """A contradiction seen by a view: ``seat`` broke a rule at action ``move``.
+    """A contradiction seen by a view: ``seat`` broke a rule at action ``move``
+    (the index of the action in the deal, as in a hand history).
 
     ``code`` is ``renege`` when a card was played (or shown) that the seat
     had claimed not to hold, ``not-held`` when the card could not be there.
@@ -197,7 +198,7 @@ class HandState:
         else:
             if not may[src] & bit:
                 code = "renege" if self.void[src] & bit else "not-held"
-                self.proofs.append(Proof(seat, self.moves, code,
+                self.proofs.append(Proof(seat, self.moves - 1, code,
                                          f"{self.notation.name(card)} could not be there"))
             for p in range(len(may)):
                 may[p] &= ~bit
@@ -287,7 +288,7 @@ class HandState:
                 elsewhere |= m
         stranded = ruled_out & ~elsewhere
         if stranded:
-            self.proofs.append(Proof(seat, self.moves, "renege",
+            self.proofs.append(Proof(seat, self.moves - 1, "renege",
                                      f"claimed not to hold {self.notation.format_mask(stranded)}"))
 
     # ------------------------------------------------------------- derivation
