@@ -161,3 +161,11 @@ def test_pasur_random_card_action_yields_only_and_all_legal_actions():
             if len(legal) <= 6:
                 assert seen == legal
             state.apply(sorted(legal)[0])
+
+
+def test_a_view_awaiting_its_cards_refuses_to_go_on():
+    _, view = full_and_view(1)
+    for seat, text in [(0, "pass"), (1, "bid 4 cards"), (2, "pass"), (3, "pass")]:
+        view.apply_text(text, seat)
+    with pytest.raises(KnowledgeError, match="waiting to observe the cards now in place"):
+        view.apply_text("trump H", 1)

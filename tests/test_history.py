@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from p2pcards.cards import STANDARD
 from p2pcards.cli.main import main
@@ -210,3 +212,41 @@ def test_history_written_by_play_is_canonical_json(tmp_path, capsys):
     assert text == json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
     assert doc["format"] == "p2pcards-history/1" and doc["options"] == {}
     assert pasur.GAME.name != doc["game"]
+
+
+ACTION_WORDS = ["play", "bid", "pass", "trump", "direction", "discard", "take", "stock", "4",
+                "cards", "notrump", "uptown", "AS", "10h", "BJ", "?", "", "JH", "h", "9"]
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_damaged_history_gets_status_0_1_or_2_never_a_crash(tmp_path, capsys, data):
+    doc = odd_book() if data.draw(st.booleans()) else pasur_doc([
+        {"dealer": 1, "deck": [STANDARD.name(c) for c in
+                               pasur_deck({}, "2S 3S 4S 5S", players=2, dealer=1)],
+         "actions": [[0, "play 2C"], [1, "play 3C"]]}])
+    hand = doc["hands"][0]
+    for _ in range(data.draw(st.integers(1, 3))):
+        where = data.draw(st.sampled_from(["action", "actor", "deck", "field"]))
+        if where == "action" and hand["actions"]:
+            i = data.draw(st.integers(0, len(hand["actions"]) - 1))
+            words = data.draw(st.lists(st.sampled_from(ACTION_WORDS), max_size=4))
+            hand["actions"][i][1] = " ".join(words)
+        elif where == "actor" and hand["actions"]:
+            i = data.draw(st.integers(0, len(hand["actions"]) - 1))
+            hand["actions"][i][0] = data.draw(st.one_of(st.integers(-2, 5), st.just("chance"),
+                                                        st.none(), st.text(max_size=3)))
+        elif where == "deck":
+            i = data.draw(st.integers(0, len(hand["deck"]) - 1))
+            hand["deck"][i] = data.draw(st.sampled_from(["AS", "2C", "XX", "", "LJ", "10d"]))
+        else:
+            key = data.draw(st.sampled_from(["dealer", "void", "penalty", "forfeit", "extra"]))
+            hand[key] = data.draw(st.one_of(st.integers(-1, 60), st.booleans(), st.none(),
+                                            st.just({"seat": 1, "index": 3, "reason": "renege"}),
+                                            st.just({"seat": 0, "reason": "silent"})))
+    code, out, err = replay(tmp_path, doc, capsys, "--json")
+    assert code in (0, 1, 2)
+    assert "Traceback" not in err
+    result = json.loads(out)
+    assert ("error" in result) == (code != 0)

@@ -380,7 +380,14 @@ class HandState:
     # ------------------------------------------------------------ conveniences
 
     def apply(self, action: int) -> None:
-        """Check ``action`` and apply it."""
+        """Check ``action`` and apply it.
+
+        A view that is still :attr:`awaiting` an observation refuses every
+        action: what it knows is incomplete until the table delivers the cards.
+        """
+        if self.awaiting:
+            raise KnowledgeError(f"waiting to observe the cards now in place(s) "
+                                 f"{', '.join(map(str, bits(self.awaiting)))}")
         self.check(action)
         self.step(action)
 
