@@ -304,7 +304,7 @@ def replay(history: History) -> ReplayResult:
             if not jack_void and record.reason is None:
                 raise ReplayError(k, None, None, None,
                                   "a void deal needs a reason unless the rules void it")
-            state = _run_actions(game, deck, record, k, players, options) \
+            state = _run_actions(game, deck, record, k, players, options, deals) \
                 if record.actions else None
             results.append(HandResult(None, {"void": True, "reason": record.reason
                                              or "opening pool jacks"}, state, "void deal"))
@@ -313,7 +313,7 @@ def replay(history: History) -> ReplayResult:
         if jack_void:
             raise ReplayError(k, None, None, None,
                               'the opening pool voids this deal (jacks); it must say "void": true')
-        state = _run_actions(game, deck, record, k, players, options)
+        state = _run_actions(game, deck, record, k, players, options, deals)
         if record.forfeit is not None:
             if state.is_terminal():
                 raise ReplayError(k, None, None, None, "a forfeit after the deal was over")
@@ -337,8 +337,8 @@ def replay(history: History) -> ReplayResult:
 
 
 def _run_actions(game: Game, deck: list[int], record: HandRecord, k: int, players: int,
-                 options: Mapping[str, int]) -> HandState:
-    state = game.deal(deck, record.dealer, players, options)
+                 options: Mapping[str, int], number: int) -> HandState:
+    state = game.deal(deck, record.dealer, players, options, number=number)
     penalty = record.penalty
     for i, (actor, text) in enumerate(record.actions):
         if "?" in text.split():

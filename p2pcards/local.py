@@ -71,7 +71,7 @@ class LocalGame:
         self.history.hands.append(record)
         say("")
         say(f"deal {len(self.history.hands)}, dealer {names[self.dealer]}")
-        state = game.deal(deck, self.dealer, self.players, self.options)
+        state = game.deal(deck, self.dealer, self.players, self.options, number=self.deals)
         if state.is_terminal():  # voided by the rules before any action
             record.void = True
             record.reason = "jacks in the opening pool"

@@ -65,16 +65,19 @@ class DealRun:
 
 def run_deal(game: Game, players: int, options: dict[str, int], rng: random.Random,
              check_views: bool = True,
-             chooser: Callable[[HandState, random.Random], int] = choose) -> DealRun:
+             chooser: Callable[[HandState, random.Random], int] = choose,
+             number: int = 0) -> DealRun:
+    """Deal ``number`` of a match (Nullern's round size depends on it), played at random."""
     options = game.resolve_options(options)
     deck = game.shuffled_deck(players, options, rng)
     deck_mask = sum(1 << c for c in deck)
     dealer = rng.randrange(players)
-    full = game.deal(deck, dealer, players, options)
+    full = game.deal(deck, dealer, players, options, number=number)
     record = HandRecord(dealer, [game.notation.name(c) for c in deck])
     run = DealRun(full, record)
-    views = [game.deal(game.observed_deck(deck, dealer, players, options, s), dealer, players,
-                       options, observer=s) for s in range(players)] if check_views else []
+    views = [game.deal(game.observed_deck(deck, dealer, players, options, s, number), dealer,
+                       players, options, observer=s, number=number)
+             for s in range(players)] if check_views else []
     for seat, view in enumerate(views):
         assert state_key(view) == state_key(full.view(seat)), f"seat {seat} after the deal"
     if full.is_terminal():

@@ -589,7 +589,7 @@ class BidWhist(Game):
         return bits(DECK_MASK[options.get("kitty", 6)])
 
     def deal(self, deck: Sequence[int | None], dealer: int, players: int,
-             options: Mapping[str, int], observer: int = FULL) -> BidWhistState:
+             options: Mapping[str, int], observer: int = FULL, number: int = 0) -> BidWhistState:
         kitty_size = options.get("kitty", 6)
         if len(deck) != 48 + kitty_size:
             raise ValueError(f"a Bid Whist deck has {48 + kitty_size} cards, not {len(deck)}")
@@ -622,7 +622,8 @@ class BidWhist(Game):
         return state
 
     def observed_deck(self, deck: Sequence[int], dealer: int, players: int,
-                      options: Mapping[str, int], seat: int) -> list[int | None]:
+                      options: Mapping[str, int], seat: int,
+                      number: int = 0) -> list[int | None]:
         return [c if i < 48 and (dealer + 1 + i) % 4 == seat else None
                 for i, c in enumerate(deck)]
 

@@ -79,12 +79,17 @@ class Game:
         raise NotImplementedError
 
     def deal(self, deck: Sequence[int | None], dealer: int, players: int,
-             options: Mapping[str, int], observer: int = FULL) -> HandState:
-        """The state after dealing ``deck`` (None where ``observer`` does not see the card)."""
+             options: Mapping[str, int], observer: int = FULL, number: int = 0) -> HandState:
+        """The state after dealing ``deck`` (None where ``observer`` does not see the card).
+
+        ``number`` counts the deals of the match already scored (void deals
+        not counted): Nullern's round size depends on it.
+        """
         raise NotImplementedError
 
     def observed_deck(self, deck: Sequence[int], dealer: int, players: int,
-                      options: Mapping[str, int], seat: int) -> list[int | None]:
+                      options: Mapping[str, int], seat: int,
+                      number: int = 0) -> list[int | None]:
         """``deck`` with the positions ``seat`` does not see at the deal replaced by None."""
         raise NotImplementedError
 

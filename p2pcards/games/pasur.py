@@ -561,7 +561,7 @@ class Pasur(Game):
         return jacks > 1 or (jacks == 1 and replacement % 13 == JACK)
 
     def deal(self, deck: Sequence[int | None], dealer: int, players: int,
-             options: Mapping[str, int], observer: int = FULL) -> PasurState:
+             options: Mapping[str, int], observer: int = FULL, number: int = 0) -> PasurState:
         self.check_players(players)
         if len(deck) != 52:
             raise ValueError(f"a Pasur deck has 52 cards, not {len(deck)}")
@@ -608,7 +608,8 @@ class Pasur(Game):
         return state
 
     def observed_deck(self, deck: Sequence[int], dealer: int, players: int,
-                      options: Mapping[str, int], seat: int) -> list[int | None]:
+                      options: Mapping[str, int], seat: int,
+                      number: int = 0) -> list[int | None]:
         opening = 4 * players
         jacks, _ = self._opening_jack(deck, players)
         shown = opening + 5 if jacks == 1 else opening + 4
