@@ -19,6 +19,9 @@ from p2pcards.games.game import OptionError
 
 FORMAT = "p2pcards-history/1"
 Actor = int | str
+RULE_BREACHES = frozenset({"renege", "not-held", "must-capture", "capture", "bid", "discard",
+                           "declare", "give", "value", "order", "bonus"})
+"""Rule codes a ``penalty`` may name: breaches only an audit can prove (not turn order)."""
 
 
 class HistoryFormatError(ValueError):
@@ -115,6 +118,11 @@ def _expect_int(value: Any, where: str, low: int, high: int) -> int:
 def _expect_names(value: Any, where: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
         raise _fail(where, "expected a list of player names")
+    for i, name in enumerate(value):
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _fail(f"{where}[{i}]", "not valid Unicode text") from None
     return list(value)
 
 
@@ -128,6 +136,8 @@ def loads(text: str) -> History:
     except json.JSONDecodeError as exc:
         raise HistoryFormatError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
                                  ) from None
+    except RecursionError:
+        raise HistoryFormatError("not JSON this program reads: nested too deeply") from None
     return from_json(doc)
 
 
@@ -221,6 +231,8 @@ def _hand_from_json(raw: Any, where: str, players: int, expected: list[int],
     if "reason" in raw:
         if not isinstance(raw["reason"], str):
             raise _fail(f"{where}, reason", "expected text")
+        if not void:
+            raise _fail(f"{where}, reason", 'a reason goes with "void": true')
         record.reason = raw["reason"]
     if "players" in raw:
         names = _expect_names(raw["players"], f"{where}, players")
@@ -233,8 +245,9 @@ def _hand_from_json(raw: Any, where: str, players: int, expected: list[int],
             raise _fail(f"{where}, penalty", 'expected {"seat", "index", "reason"}')
         _expect_int(pen["seat"], f"{where}, penalty seat", 0, players - 1)
         _expect_int(pen["index"], f"{where}, penalty index", 0, max(len(actions) - 1, 0))
-        if not isinstance(pen["reason"], str):
-            raise _fail(f"{where}, penalty reason", "expected text")
+        if pen["reason"] not in RULE_BREACHES:
+            raise _fail(f"{where}, penalty reason", "expected one of "
+                        + ", ".join(sorted(RULE_BREACHES)))
         if pen["index"] >= len(actions):
             raise _fail(f"{where}, penalty index", "there is no such action")
         record.penalty = dict(pen)
@@ -323,7 +336,7 @@ def replay(history: History) -> ReplayResult:
                 raise ReplayError(k, len(record.actions), None, None,
                                   "the deal stops before it is over, but another deal follows")
             results.append(HandResult(None, {**state.detail(), "finished": False}, state,
-                                      state.summary(history.players)))
+                                      state.summary(record.players or history.players)))
             break
         points = state.points()
         for unit, pts in enumerate(points):
@@ -351,6 +364,14 @@ def _run_actions(game: Game, deck: list[int], record: HandRecord, k: int, player
         if penalty is not None and i == penalty["index"]:
             _check_penalty(state, action, actor, text, penalty, k, i)
             state.penalize(penalty["seat"], penalty["reason"])
+            for j, (_, later) in enumerate(record.actions[i + 1:], i + 1):
+                # recorded before the audit stopped the deal: not played, but well-formed
+                if "?" in later.split():
+                    raise HistoryFormatError(f"hand {k}, action {j}: {later!r} hides cards")
+                try:
+                    state.parse_action(later)
+                except ActionSyntaxError as exc:
+                    raise HistoryFormatError(f"hand {k}, action {j}: {exc}") from None
             return state
         try:
             state.check_actor(actor)
@@ -362,6 +383,8 @@ def _run_actions(game: Game, deck: list[int], record: HandRecord, k: int, player
 
 def _check_penalty(state: HandState, action: int, actor: Actor, text: str,
                    penalty: dict[str, Any], k: int, i: int) -> None:
+    if state.is_terminal():
+        raise ReplayError(k, i, actor, text, "the penalty names an action after the deal was over")
     if actor != penalty["seat"]:
         raise ReplayError(k, i, actor, text, f"the penalty names seat {penalty['seat']}, but "
                           f"this action is by {actor}")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from p2pcards.cards import bits
-from p2pcards.games import CHANCE, Game, HandState, bidwhist, pasur
+from p2pcards.games import CHANCE, Game, HandState, bidwhist, controlnut, pasur
 from p2pcards.history import HandRecord, History
 
 
@@ -45,6 +45,21 @@ def check_cards_placed(state: HandState, deck_mask: int) -> None:
     if isinstance(state, bidwhist.BidWhistState):
         places += [state.won[0], state.won[1], bidwhist.DECK_MASK[6] & sum(1 << c for c in
                                                                             state.trick)]
+    elif isinstance(state, controlnut.ControlNutState):
+        on_table = 0
+        for mask in state.bids:
+            on_table |= max(mask, 0)
+        for _, action in state.plays:
+            on_table |= controlnut._cards_of(action)
+        if state.phase == controlnut.GIVE_PHASE:
+            on_table |= state.give_cards
+        front = 1 << controlnut.ORDER_C if state.order_front >= 0 else 0
+        places += [state.won[0], state.won[1], on_table & ~(state.won[0] | state.won[1]), front]
+        deck_mask = controlnut.NUT_MASK | (deck_mask & controlnut.CONTROL_MASK)
+        held = 0
+        for m in places:
+            held |= m
+        deck_mask |= held & controlnut.CONTROL_MASK
     elif isinstance(state, pasur.PasurState):
         places += [state.pool, *state.piles]
         assert len(state.stock) == state.count[state.players]

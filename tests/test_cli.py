@@ -65,3 +65,14 @@ def test_bench_engines_json_records(capsys):
         assert record["unit"] == "per_s" and record["value"] > 0
     code, out, _ = run(capsys, "bench", "--seconds", "0.05")
     assert code == 0 and "engines.pasur.2p.plays" in out
+
+
+def test_unwritable_save_file_is_refused_before_playing(tmp_path, capsys):
+    code, out, err = run(capsys, "play", "pasur", "--auto", "--seed", "1", "--save",
+                         str(tmp_path / "missing" / "x.json"))
+    assert code == 2 and "cannot write" in err and "deal 1" not in out
+
+
+def test_zero_players_is_refused(capsys):
+    code, _, err = run(capsys, "play", "pasur", "--auto", "--players", "0")
+    assert code == 2 and "not 0" in err

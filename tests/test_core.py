@@ -169,3 +169,14 @@ def test_a_view_awaiting_its_cards_refuses_to_go_on():
         view.apply_text(text, seat)
     with pytest.raises(KnowledgeError, match="waiting to observe the cards now in place"):
         view.apply_text("trump H", 1)
+
+
+def test_a_view_refuses_a_card_everyone_knows_is_elsewhere():
+    deck = pasur_deck({}, "JH 2S 3S 4S", stock="5H", players=2, dealer=1)
+    options = PASUR.resolve_options({})
+    full = PASUR.deal(deck, 1, 2, options)
+    full.apply(full.chance_action(random.Random(2)))
+    view = full.view(0)
+    view.apply_text(full.format_action(full.legal_actions()[0]), 0)
+    with pytest.raises(IllegalAction, match="JH is not in seat 1's hand"):
+        view.apply_text("play JH", 1)  # the jack was seen going back into the stock

@@ -250,3 +250,59 @@ def test_any_damaged_history_gets_status_0_1_or_2_never_a_crash(tmp_path, capsys
     assert "Traceback" not in err
     result = json.loads(out)
     assert ("error" in result) == (code != 0)
+
+
+def test_penalty_must_name_a_rule_breach_before_the_deal_is_over(tmp_path, capsys):
+    doc = odd_book()
+    doc["hands"][0]["actions"][1] = [3, "pass"]
+    doc["hands"][0]["penalty"] = {"seat": 3, "index": 1, "reason": "turn"}
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 2 and "penalty reason: expected one of" in json.loads(out)["error"]["malformed"]
+    doc = odd_book()
+    doc["hands"][0]["actions"].append([1, "play AS"])
+    doc["hands"][0]["penalty"] = {"seat": 1, "index": 54, "reason": "not-held"}
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 1 and "after the deal was over" in json.loads(out)["error"]["reason"]
+
+
+def test_actions_after_a_penalty_must_still_be_well_formed(tmp_path, capsys):
+    doc = odd_book()
+    index, bad, _ = renege_index(doc)
+    seat = doc["hands"][0]["actions"][index][0]
+    doc["hands"][0]["actions"][index][1] = bad
+    doc["hands"][0]["penalty"] = {"seat": seat, "index": index, "reason": "renege"}
+    doc["hands"][0]["actions"][index + 1][1] = "play ZZ"
+    code, _, err = replay(tmp_path, doc, capsys)
+    assert code == 2 and f"action {index + 1}: cannot read action 'play ZZ'" in err
+
+
+def test_unfinished_deal_detail_shows_no_contract_before_the_auction_ends(tmp_path, capsys):
+    doc = odd_book()
+    doc["hands"][0]["actions"] = doc["hands"][0]["actions"][:1]
+    doc["hands"][0]["players"] = ["W", "X", "Y", "Z"]
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    detail = json.loads(out)["hands"][0]["detail"]
+    assert code == 0 and "bid" not in detail and "trump" not in detail
+    doc["hands"][0]["actions"] = odd_book()["hands"][0]["actions"][:4]
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    detail = json.loads(out)["hands"][0]["detail"]
+    assert detail["bid"] == "4 cards" and "trump" not in detail
+    code, out, _ = replay(tmp_path, doc, capsys)
+    assert "W bid 4 cards" in out and "dealer Z" in out
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    (json.dumps({"format": "p2pcards-history/1", "game": "pasur", "players": ["a", "\ud800"],
+                 "hands": []}), "players[1]: not valid Unicode text"),
+])
+def test_hostile_json_exits_2(tmp_path, capsys, text, message):
+    code, _, err = replay(tmp_path, text, capsys)
+    assert code == 2 and message in err
+
+
+def test_reason_without_void_is_malformed(tmp_path, capsys):
+    doc = odd_book()
+    doc["hands"][0]["reason"] = "why"
+    code, _, err = replay(tmp_path, doc, capsys)
+    assert code == 2 and 'a reason goes with "void": true' in err

@@ -79,7 +79,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         value = getattr(args, key)
         if value is not None:
             options[key] = value
-    players = args.players or game.default_players
+    players = args.players if args.players is not None else game.default_players
     if not args.auto:
         print("p2pcards: interactive play at the prompt is not available yet; "
               f"watch a game with: p2pcards play {game.name} --auto", file=sys.stderr)
@@ -90,14 +90,21 @@ def cmd_play(args: argparse.Namespace) -> int:
     except OptionError as exc:
         print(f"p2pcards: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
+    save = None
+    if args.save:
+        try:  # fail now, not after the whole game
+            save = open(args.save, "w", encoding="utf-8")  # noqa: SIM115 - written at the end
+        except OSError as exc:
+            print(f"p2pcards: cannot write {args.save}: {exc.strerror}", file=sys.stderr)
+            return EXIT_MALFORMED
     say = (lambda line: None) if args.quiet else print
     print(f"seed {seed}")
     record = table.play(say=say)
     if args.quiet:
         print(f"totals {table.totals}, winner {table.winner}")
-    if args.save:
-        with open(args.save, "w", encoding="utf-8") as f:
-            f.write(record.dumps())
+    if save is not None:
+        with save:
+            save.write(record.dumps())
         print(f"hand history saved to {args.save}")
     return EXIT_OK
 
@@ -128,7 +135,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for k, hand in enumerate(result.hands):
         if hand.points is not None:
             running = [a + b for a, b in zip(running, hand.points, strict=True)]
-        dealer = names[doc.hands[k].dealer]
+        dealer = (doc.hands[k].players or names)[doc.hands[k].dealer]
         print(f"deal {k + 1} (dealer {dealer}): {hand.summary}")
         print("  totals " + " ".join(str(t) for t in running))
     if isinstance(result.winner, list):

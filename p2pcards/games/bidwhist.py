@@ -194,7 +194,7 @@ class BidWhistState(HandState):
         return self.may[seat]
 
     def contract_text(self) -> str:
-        if self.bidder < 0:
+        if not self.level:  # the auction is not over
             return ""
         return f"{self.level} {KINDS[self.kind]}"
 
@@ -225,7 +225,7 @@ class BidWhistState(HandState):
         if phase == DECLARE:
             return [UPTOWN, DOWNTOWN] if self.notrump else [TRUMP + s for s in range(4)]
         if phase == DISCARD_PHASE:
-            return self._discard_codes()
+            return self._discard_codes() if self._sees(self.turn) else [DISCARD]
         return []
 
     def _high_strength(self) -> int:
@@ -319,6 +319,8 @@ class BidWhistState(HandState):
             for place in range(PLACES):
                 if self.may[place] & bit and self._sees(place):
                     raise IllegalAction("not-held", f"{name} is in seat {place}'s hand", seat)
+            if self._shown_elsewhere(card, seat):
+                raise IllegalAction("not-held", f"everyone knows {name} is elsewhere", seat)
             return
         hand = self.may[seat]
         if not hand & bit:
@@ -373,8 +375,8 @@ class BidWhistState(HandState):
     def _discard(self, mask: int) -> None:
         bidder = self.bidder
         known = mask if mask and self._sees(bidder) else -1
+        self.phase = PLAY  # first: from now on the bidder sees the discard pile
         self._move_hidden(self.kitty_size, bidder, DISCARD_PILE, known)
-        self.phase = PLAY
         self.books[bidder & 1] = 1
         if self.notrump:
             self._claim_void(bidder, JOKERS, bidder)
@@ -445,24 +447,24 @@ class BidWhistState(HandState):
 
     def detail(self) -> dict[str, object]:
         out: dict[str, object] = {"books": self.books[:]}
-        if self.bidder >= 0:
+        if self.level:
             out["bid"] = self.contract_text()
             out["bidder"] = self.bidder
-            if self.trump < NO_SUIT:
+            if 0 <= self.trump < NO_SUIT:
                 out["trump"] = SUITS[self.trump]
             elif self.trump == NO_SUIT:
                 out["direction"] = "downtown" if self.downtown else "uptown"
         if self.penalty is not None:
             out["penalty"] = {"seat": self.penalty[0], "reason": self.penalty[1]}
-        elif self.bidder >= 0 and self.phase == DONE:
+        elif self.level and self.phase == DONE:
             out["made"] = self.books[self.bidder & 1] >= 6 + self.level
         return out
 
     def summary(self, names: Sequence[str]) -> str:
         pts = self.points() if self.phase == DONE else None
         parts = []
-        if self.bidder >= 0:
-            how = (f"trump {SUITS[self.trump]}" if self.trump < NO_SUIT else
+        if self.level:
+            how = (f"trump {SUITS[self.trump]}" if 0 <= self.trump < NO_SUIT else
                    ("downtown" if self.downtown else "uptown") if self.trump == NO_SUIT else "")
             parts.append(f"{names[self.bidder]} bid {self.contract_text()}"
                          + (f", {how}" if how else ""))

@@ -93,8 +93,8 @@ class Proof:
 class HandState:
     """Base class of every game's deal state (see the module docstring)."""
 
-    __slots__ = ("awaiting", "count", "exposed", "may", "moves", "observer", "players", "proofs",
-                 "void")
+    __slots__ = ("awaiting", "count", "exposed", "may", "moves", "observer", "players", "private",
+                 "proofs", "void")
 
     notation: ClassVar[Notation]
     game: ClassVar[str]
@@ -106,6 +106,7 @@ class HandState:
     count: list[int]
     void: list[int]
     exposed: dict[int, int]
+    private: dict[tuple[int, int], int]
     proofs: list[Proof]
     awaiting: int
     moves: int
@@ -119,6 +120,7 @@ class HandState:
         self.count = [0] * places
         self.void = [0] * places
         self.exposed = {}
+        self.private = {}
         self.proofs = []
         self.awaiting = 0
         self.moves = 0
@@ -130,6 +132,7 @@ class HandState:
         new.count = self.count[:]
         new.void = self.void[:]
         new.exposed = self.exposed.copy() if self.exposed else {}
+        new.private = self.private.copy() if self.private else {}
         new.proofs = self.proofs[:] if self.proofs else []
         new.awaiting = self.awaiting
         new.moves = self.moves
@@ -207,6 +210,18 @@ class HandState:
             may[src] = 0
         if self.exposed:
             self.exposed.pop(card, None)
+        if self.private:
+            self._forget(card)
+
+    def _forget(self, card: int) -> None:
+        """A card became public: nobody's private knowledge of it matters any more."""
+        for seat in range(self.players):
+            self.private.pop((seat, card), None)
+
+    def _shown_elsewhere(self, card: int, place: int) -> bool:
+        """Everyone knows ``card`` is not in ``place``: it was shown going elsewhere."""
+        where = self.exposed.get(card)
+        return where is not None and not where >> place & 1
 
     def _put_shown(self, card: int, dst: int) -> None:
         """A face-up ``card`` goes into hidden place ``dst`` where all know it lies."""
@@ -215,36 +230,70 @@ class HandState:
         self.count[dst] += 1
         self.exposed[card] = 1 << dst
 
-    def _move_hidden(self, n: int, src: int, dst: int, cards: int = -1) -> None:
+    def _move_hidden(self, n: int, src: int, dst: int, cards: int = -1,
+                     eligible: int = -1) -> None:
         """``n`` cards go face down from ``src`` to ``dst``; only the count is public.
 
         ``cards`` are the moved cards when this state knows them (full
-        information, or the observer made the move); otherwise -1, and a view
-        that sees ``src`` or ``dst`` waits for :meth:`observe`.
+        information, or the observer made or saw the move); otherwise -1, and
+        a view that sees ``src`` or ``dst`` waits for :meth:`observe`.
+        ``eligible`` is the public rule on which cards can move (Control Nut's
+        HAND takes nut cards only): others stay known where they are.
+
+        Claims on ``dst`` about eligible cards lapse (it may have received
+        them); a seat that sees ``src`` but not ``dst`` privately learns where
+        its cards went (``private``, kept by full-information states).
         """
         may, count = self.may, self.count
         count[src] -= n
         count[dst] += n
         if cards >= 0:
             may[src] &= ~cards
+            if self.observer != FULL:
+                for p in range(len(may)):
+                    may[p] &= ~cards
             may[dst] |= cards
+            self._learn_moved(cards, src, dst)
         else:
-            may[dst] |= may[src]
+            may[dst] |= may[src] & eligible
             if self._sees(dst):
                 self.awaiting |= 1 << dst
             if self._sees(src):
                 self.awaiting |= 1 << src
+        self.void[dst] &= ~eligible
         if count[src] == 0:
             may[src] = 0
-        if self.exposed:
-            src_bit, dst_bit = 1 << src, 1 << dst
-            emptied = count[src] == 0
-            for card, where in self.exposed.items():
-                if where & src_bit:
-                    where |= dst_bit
-                    if emptied:
-                        where &= ~src_bit
-                    self.exposed[card] = where
+        if self.exposed or self.private:
+            self._spread(src, dst, eligible, count[src] == 0)
+        if self.observer != FULL and not self._sees(dst):
+            # What may have arrived, and the lapsed claims, leave dst with exactly the
+            # candidates the definition of a view gives (see view()).
+            may[dst] = self._derived_may(dst, self._derivation_basis())
+
+    def _spread(self, src: int, dst: int, eligible: int, emptied: bool) -> None:
+        """Known whereabouts at ``src`` become "``src`` or ``dst``" (just ``dst`` once
+        ``src`` is empty), for the cards that could have moved."""
+        src_bit, dst_bit = 1 << src, 1 << dst
+
+        def moved(card: int, where: int) -> int:
+            if not (where & src_bit and eligible >> card & 1):
+                return where
+            return (where | dst_bit) & ~src_bit if emptied else where | dst_bit
+
+        for card, where in self.exposed.items():
+            self.exposed[card] = moved(card, where)
+        for key, where in self.private.items():
+            self.private[key] = moved(key[1], where)
+
+    def _learn_moved(self, cards: int, src: int, dst: int) -> None:
+        """Seats that saw ``cards`` leave ``src`` but do not see ``dst`` know where
+        they went (a HAND victim knows what it lost, and to whom).  A full state
+        keeps this for every seat, a view for its own."""
+        seats = range(self.players) if self.observer == FULL else (self.observer,)
+        for seat in seats:
+            if self.visible(src, seat) and not self.visible(dst, seat):
+                for card in bits(cards):
+                    self.private[seat, card] = 1 << dst
 
     def observe(self, place: int, contents: int) -> None:
         """Private observation: hidden place ``place`` now holds exactly ``contents``.
@@ -299,30 +348,48 @@ class HandState:
             raise ValueError("view() derives from a full-information state")
         new = self.clone()
         new.observer = seat
-        may = self.may
+        new.private = {k: w for k, w in self.private.items() if k[0] == seat}
+        basis = new._derivation_basis()
+        for p in range(len(new.may)):
+            if not new.visible(p, seat):
+                new.may[p] = new._derived_may(p, basis)
+        return new
+
+    def _derivation_basis(self) -> tuple[int, dict[int, int]]:
+        """(cards nobody has placed for this observer, card -> places it knows they may be).
+
+        The hidden cards it does not see are either known to lie in certain
+        places (exposed to all, or privately known to this observer) or
+        unknown.  Only the observer's visible places are read exactly, so a
+        view can apply this to itself.
+        """
+        seat = self.observer
         seen = 0
         hidden = 0
-        for p, m in enumerate(may):
+        for p, m in enumerate(self.may):
             hidden |= m
             if self.visible(p, seat):
                 seen |= m
-        exposed_mask = 0
-        for card in self.exposed:
-            exposed_mask |= 1 << card
-        unknown = hidden & ~seen & ~exposed_mask
-        exposed_unseen = [(c, w) for c, w in self.exposed.items() if not (seen >> c) & 1]
-        for p in range(len(may)):
-            if self.visible(p, seat):
-                new.may[p] = may[p]
-            elif self.count[p] == 0:
-                new.may[p] = 0
-            else:
-                m = unknown
-                for card, where in exposed_unseen:
-                    if where >> p & 1:
-                        m |= 1 << card
-                new.may[p] = m & ~self.void[p]
-        return new
+        known: dict[int, int] = {c: w for c, w in self.exposed.items() if not (seen >> c) & 1}
+        for (who, card), where in self.private.items():
+            if who == seat and not (seen >> card) & 1:
+                known[card] = where
+        known_mask = 0
+        for card in known:
+            known_mask |= 1 << card
+        return hidden & ~seen & ~known_mask, known
+
+    def _derived_may(self, place: int, basis: tuple[int, dict[int, int]]) -> int:
+        """A hidden place the observer does not see may hold every unknown card and
+        every known one placed there, unless it is empty or claims not to hold it."""
+        if self.count[place] == 0:
+            return 0
+        unknown, known = basis
+        m = unknown
+        for card, where in known.items():
+            if where >> place & 1:
+                m |= 1 << card
+        return m & ~self.void[place]
 
     # ------------------------------------------------ interface of every game
 

@@ -297,7 +297,7 @@ class PasurState(HandState):
             for place, cards in enumerate(self.may):
                 if self._sees(place):
                     seen |= cards
-            if (public | seen) & bit:
+            if (public | seen) & bit or self._shown_elsewhere(card, seat):
                 raise IllegalAction("not-held", f"{name} is not in seat {seat}'s hand", seat)
         if take & ~self.pool:
             raise IllegalAction("capture", STANDARD.format_mask(take & ~self.pool)
