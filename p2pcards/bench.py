@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from p2pcards.games import bidwhist, pasur
+from p2pcards.games import bidwhist, controlnut, nullern, pasur
 from p2pcards.games.core import HandState
 from p2pcards.games.game import Game
 
@@ -23,7 +23,11 @@ PLAYOUTS: list[tuple[str, Game, int, Callable[[Any, random.Random], None]]] = [
     ("pasur.2p", pasur.GAME, 2, pasur.random_playout),
     ("pasur.3p", pasur.GAME, 3, pasur.random_playout),
     ("pasur.4p", pasur.GAME, 4, pasur.random_playout),
+    ("nullern.4p", nullern.GAME, 4, nullern.random_playout),
+    ("controlnut", controlnut.GAME, 4, controlnut.random_playout),
 ]
+DEAL_NUMBER = {"nullern": 9}
+"""Which deal of a match the bench plays: Nullern's 10-card round (the deal number)."""
 
 
 def _measure(game: Game, players: int, playout: Callable[[Any, random.Random], None],
@@ -35,8 +39,10 @@ def _measure(game: Game, players: int, playout: Callable[[Any, random.Random], N
     """
     rng = random.Random(seed)
     options = game.resolve_options({})
+    number = DEAL_NUMBER.get(game.name, 0)
     for _ in range(200):  # warm the engines' caches, as a long-running bot process has them
-        playout(game.deal(game.shuffled_deck(players, options, rng), 0, players, options), rng)
+        playout(game.deal(game.shuffled_deck(players, options, rng), 0, players, options,
+                          number=number), rng)
 
     def fast_round() -> float:
         plays = 0
@@ -44,7 +50,7 @@ def _measure(game: Game, players: int, playout: Callable[[Any, random.Random], N
         while elapsed < seconds / ROUNDS:
             deck = game.shuffled_deck(players, options, rng)
             start = time.perf_counter()
-            state = game.deal(deck, 0, players, options)
+            state = game.deal(deck, 0, players, options, number=number)
             playout(state, rng)
             elapsed += time.perf_counter() - start
             plays += _plays(state)
@@ -56,7 +62,7 @@ def _measure(game: Game, players: int, playout: Callable[[Any, random.Random], N
         while elapsed < seconds / ROUNDS / 2:
             deck = game.shuffled_deck(players, options, rng)
             start = time.perf_counter()
-            state = game.deal(deck, 0, players, options)
+            state = game.deal(deck, 0, players, options, number=number)
             _checked_playout(state, rng)
             elapsed += time.perf_counter() - start
             plays += _plays(state)
@@ -83,6 +89,10 @@ def _plays(state: HandState) -> int:
         return 4 * state.tricks_played
     if isinstance(state, pasur.PasurState):
         return 0 if state.is_void else 52 - 4
+    if isinstance(state, nullern.NullernState):
+        return state.players * state.tricks_played
+    if isinstance(state, controlnut.ControlNutState):
+        return state.cards_played
     return state.moves
 
 

@@ -87,7 +87,9 @@ class LocalGame:
                 record.actions.append(("chance", text))
                 say(f"  chance: {state.format_action(action, seat=0)}")
             else:
-                action = bot(state.view(seat), self.bot_rngs[seat])
+                forced = state.forced_action()
+                action = forced if forced is not None else bot(state.view(seat),
+                                                                self.bot_rngs[seat])
                 text = state.format_action(action)
                 record.actions.append((seat, text))
                 say(f"  {names[seat]}: {text}")

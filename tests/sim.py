@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from p2pcards.cards import bits
-from p2pcards.games import CHANCE, Game, HandState, bidwhist, controlnut, pasur
+from p2pcards.games import CHANCE, Game, HandState, bidwhist, controlnut, nullern, pasur
 from p2pcards.history import HandRecord, History
 
 
@@ -45,6 +45,9 @@ def check_cards_placed(state: HandState, deck_mask: int) -> None:
     if isinstance(state, bidwhist.BidWhistState):
         places += [state.won[0], state.won[1], bidwhist.DECK_MASK[6] & sum(1 << c for c in
                                                                             state.trick)]
+    elif isinstance(state, nullern.NullernState):
+        places += [state.played, 1 << state.trump_card]
+        assert state.played.bit_count() == state.players * state.tricks_played + len(state.trick)
     elif isinstance(state, controlnut.ControlNutState):
         on_table = 0
         for mask in state.bids:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from p2pcards.cards import NULLERN
-from p2pcards.games import GAMES, ActionSyntaxError, IllegalAction, OptionError
+from p2pcards.games import ActionSyntaxError, IllegalAction, OptionError
 from p2pcards.games.core import HandState
 from p2pcards.games.nullern import (
     BID,
@@ -427,8 +427,7 @@ def test_penalty_during_the_bidding_scores_nothing_for_seats_yet_to_bid():
     assert state.detail()["bids"] == [0, 2, None, None]
 
 
-def test_proven_illegal_play_in_a_history_is_penalized(monkeypatch):
-    monkeypatch.setitem(GAMES, GAME.name, GAME)
+def test_proven_illegal_play_in_a_history_is_penalized():
     deck = nullern_deck({0: "R3", 1: "Y4", 2: "G5", 3: "B6"}, "B20", number=0)
     actions: list[tuple[int | str, str]] = [(0, "bid 1"), (1, "bid 0"), (2, "bid 0"),
                                             (3, "bid 0"), (0, "play R3"), (1, "play Y5")]
@@ -484,35 +483,12 @@ def test_summary_detail_and_narration_name_the_trick_winners():
 # ------------------------------------------------------------- random play
 
 
-def check_cards_placed(state: HandState, deck_mask: int) -> None:
-    """sim.check_cards_placed, knowing Nullern's public places (played, turned card)."""
-    if not isinstance(state, NullernState):
-        ORIGINAL_CHECK(state, deck_mask)
-        return
-    seen = 0
-    for p, m in enumerate(state.may):
-        assert m.bit_count() == state.count[p]
-        assert not seen & m
-        seen |= m
-    public = state.played | 1 << state.trump_card
-    assert not seen & public and seen | public == deck_mask
-    assert state.played.bit_count() == state.players * state.tricks_played + len(state.trick)
-
-
-ORIGINAL_CHECK = sim.check_cards_placed
-
-
-@pytest.fixture
-def nullern_sim(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sim, "check_cards_placed", check_cards_placed)
-
-
 # rounds checked for each player count: all sizes, the 10-card round and the blind one
 SIM_ROUNDS = {2: 1200, 3: 900, 4: 700, 5: 500, 6: 400, 7: 300}
 
 
 @pytest.mark.parametrize("players", sorted(SIM_ROUNDS))
-def test_random_rounds_keep_every_view_exact(players, nullern_sim):
+def test_random_rounds_keep_every_view_exact(players):
     rng = random.Random(f"nullern-views:{players}")
     deals = SIM_ROUNDS[players]
     numbers = [9, BLIND_ROUND] + [rng.randrange(20) for _ in range(deals - 2)]
@@ -560,8 +536,7 @@ def play_game(players: int, seed: int) -> tuple[History, list[int]]:
     return history, totals
 
 
-def test_a_whole_game_replays_from_its_history(monkeypatch):
-    monkeypatch.setitem(GAMES, GAME.name, GAME)
+def test_a_whole_game_replays_from_its_history():
     for players, seed in [(3, 1), (5, 2), (7, 3)]:
         history, totals = play_game(players, seed)
         result = replay(loads(history.dumps()))

@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from p2pcards.games import bidwhist, pasur
+from p2pcards.games import bidwhist, controlnut, pasur
+from p2pcards.games.controlnut import CONTROL_MASK, NUT_MASK, STARS
 from p2pcards.history import History, loads, replay
 from tests.sim import history_of, run_deal
 
@@ -18,6 +19,7 @@ CONFIGS = [
     (pasur.GAME, 2, {}, 700),
     (pasur.GAME, 3, {}, 700),
     (pasur.GAME, 4, {}, 700),
+    (controlnut.GAME, 4, {}, 500),
 ]
 
 
@@ -51,6 +53,18 @@ def test_scores_add_up_and_history_replays(config):
             bidders = state.bidder & 1
             assert points[1 - bidders] == 0 or points[bidders] == 0
             assert sum(points) > 0
+        elif isinstance(state, controlnut.ControlNutState):
+            in_hands = 0
+            for hand in state.may:
+                in_hands |= hand
+            piles = state.won[0] | state.won[1]
+            # every star is in a score pile or still in a hand when play ended
+            assert sum(STARS[c] for c in range(52) if (piles | in_hands) >> c & 1) == 16
+            assert not piles & in_hands & NUT_MASK
+            assert sum(state.added) == -(-sum(state.count) // 4)  # ceil(cards left / 4)
+            holders = {seat & 1 for seat in range(4) if state.count[seat]}
+            assert len(holders) <= 1  # play ended when one partnership (or none) held cards
+            assert (piles & CONTROL_MASK) & ~state.in_play == 0
         else:
             assert isinstance(state, pasur.PasurState)
             piles = state.piles

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from p2pcards.games import bidwhist, pasur
+from p2pcards.games import bidwhist, controlnut, nullern, pasur
 from p2pcards.games.core import (
     CHANCE,
     FULL,
@@ -17,6 +17,8 @@ from p2pcards.games.game import Game, OptionError
 
 GAMES: dict[str, Game] = {
     bidwhist.GAME.name: bidwhist.GAME,
+    controlnut.GAME.name: controlnut.GAME,
+    nullern.GAME.name: nullern.GAME,
     pasur.GAME.name: pasur.GAME,
 }
 

@@ -94,6 +94,7 @@ class ControlNutState(HandState):
         "auction_card",
         "bids",
         "bonus",
+        "cards_played",
         "ctrl_hand",
         "dealer",
         "effects",
@@ -132,6 +133,7 @@ class ControlNutState(HandState):
     remaining: int
     set_aside: int
     auction_card: int
+    cards_played: int
     pending: list[int]
     bids: list[int]
     high: int
@@ -158,7 +160,7 @@ class ControlNutState(HandState):
     def clone(self) -> ControlNutState:
         new = ControlNutState.__new__(ControlNutState)
         self._copy_core(new)
-        for name in ("dealer", "phase", "turn", "in_play", "remaining", "set_aside",
+        for name in ("cards_played", "dealer", "phase", "turn", "in_play", "remaining", "set_aside",
                      "auction_card", "high", "high_seat", "give_cards", "last_winner", "trump",
                      "star_banked", "bonus", "order_front", "leader", "led", "last_trick",
                      "penalty"):
@@ -541,36 +543,40 @@ class ControlNutState(HandState):
             self._take_shown(ORDER_C, seat, seat)
             self.ctrl_hand[seat] &= ~(1 << ORDER_C)
             self.order_front = seat
+        elif action == ORDER_C and self.order_front == seat:  # from in front, not from hand
+            self.order_front = -1
+            self.plays.append((seat, action))
+            self.cards_played += 1
         else:
-            if action == ORDER_C and self.order_front == seat:
-                self.order_front = -1
-                self.plays.append((seat, action))
-            else:
-                self.plays.append((seat, action))
-                cards = _cards_of(action)
-                if cards & CONTROL_MASK:
-                    self.ctrl_hand[seat] &= ~cards
-                if self.observer == FULL:
-                    self.may[seat] &= ~cards
-                    self.count[seat] -= cards.bit_count()
-                    if self.exposed:
-                        for card in bits(cards):
-                            self.exposed.pop(card, None)
-                    if self.private:
-                        for card in bits(cards):
-                            self._forget(card)
-                else:
-                    for card in bits(cards):
-                        self._take_shown(card, seat, seat)
-            nut = action - VALUE_WITH if action >= VALUE_WITH else action
-            if nut < 52:
-                suit = nut // 13
+            self.plays.append((seat, action))
+            boosted = action >= VALUE_WITH
+            card = action - VALUE_WITH if boosted else action
+            self._take_played(card, seat)
+            if boosted:
+                self._take_played(VALUE_C, seat)
+            if card < 52:
+                suit = card // 13
                 if self.led < 0:
                     self.led = suit
                 elif suit != self.led:
                     self._claim_void(seat, SUIT_MASKS[self.led], seat)
         if not self.pending:
             self._end_trick()
+
+    def _take_played(self, card: int, seat: int) -> None:
+        """``card`` leaves ``seat``'s hand face up, into the trick."""
+        self.cards_played += 1
+        if card >= 52:
+            self.ctrl_hand[seat] &= ~(1 << card)
+        if self.observer != FULL:
+            self._take_shown(card, seat, seat)
+            return
+        self.may[seat] &= ~(1 << card)
+        self.count[seat] -= 1
+        if self.exposed:
+            self.exposed.pop(card, None)
+        if self.private:
+            self._forget(card)
 
     def _end_trick(self) -> None:
         plays = self.plays
@@ -884,6 +890,7 @@ class ControlNut(Game):
         state.turn = dealer
         state.in_play = state.remaining = state.set_aside = 0
         state.auction_card = -1
+        state.cards_played = 0
         state.pending = []
         state.bids = [-1, -1, -1, -1]
         state.high, state.high_seat = 0, -1
@@ -924,12 +931,77 @@ class ControlNut(Game):
 GAME = ControlNut()
 
 
+def _kth(mask: int, k: int) -> int:
+    while k:
+        mask &= mask - 1
+        k -= 1
+    return (mask & -mask).bit_length() - 1
+
+
+def random_play(state: ControlNutState, r: float) -> int:
+    """The play action at uniform fraction ``r`` of the legal list, without listing it."""
+    seat = state.pending[0]
+    nuts = state.may[seat] & NUT_MASK
+    led = state.led
+    playable = (nuts & SUIT_MASKS[led] if led >= 0 else 0) or nuts
+    n = playable.bit_count()
+    controls = state.ctrl_hand[seat]
+    extra = []  # the non-nut-card choices, each with its number of actions
+    rest = controls
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        control = low.bit_length() - 1
+        extra.append((control, n if control == VALUE_C and nuts else 1))
+        if control == ORDER_C:
+            extra.append((ORDER_PLACE, 1))
+    if state.order_front == seat:
+        extra += [(ORDER_C, 1), (SITOUT, 1)]
+    total = n + sum(k for _, k in extra)
+    index = int(r * total)
+    if index < n:
+        return _kth(playable, index)
+    index -= n
+    for action, k in extra:
+        if index < k:
+            return VALUE_WITH + _kth(playable, index) if k > 1 or (
+                action == VALUE_C and nuts) else action
+        index -= k
+    raise IndexError("play index out of range")
+
+
+def random_bid(state: ControlNutState, rng: random.Random) -> int:
+    """A uniformly random legal bid (or the forced pass), by rejection sampling."""
+    seat = state.pending[0]
+    nuts = state.may[seat] & NUT_MASK
+    size = nuts.bit_count()
+    if size >= 3:
+        rnd = rng.random
+        for _ in range(8):
+            a = _kth(nuts, int(rnd() * size))
+            b = _kth(nuts & ~(1 << a), int(rnd() * (size - 1)))
+            c = _kth(nuts & ~(1 << a) & ~(1 << b), int(rnd() * (size - 2)))
+            if VALUE[a] + VALUE[b] + VALUE[c] != state.high:
+                return tagged(BID, 1 << a | 1 << b | 1 << c)
+    actions = state.legal_actions()
+    return actions[int(rng.random() * len(actions))]
+
+
 def random_playout(state: ControlNutState, rng: random.Random) -> None:
     """Play the round to the end at random (bench, rollouts)."""
     rnd = rng.random
     while state.phase != DONE:
-        if state.current_player() == CHANCE:
+        phase = state.phase
+        if phase == PLAY:
+            state.step(random_play(state, rnd()))
+        elif phase == AUCTION:
+            state.step(random_bid(state, rng))
+        elif state.current_player() == CHANCE:
             state.step(state.chance_action(rng))
+        elif phase == GIVE_PHASE:
+            seats = [s for s in range(4) if s != state.turn]
+            rng.shuffle(seats)
+            state.step(give_code(list(zip(bits(state.give_cards), seats, strict=False))))
         else:
             actions = state.legal_actions()
             state.step(actions[int(rnd() * len(actions))])

@@ -368,7 +368,7 @@ class HandState:
         hidden = 0
         for p, m in enumerate(self.may):
             hidden |= m
-            if self.visible(p, seat):
+            if self.visible(p, seat) and not self.awaiting >> p & 1:  # else not yet seen
                 seen |= m
         known: dict[int, int] = {c: w for c, w in self.exposed.items() if not (seen >> c) & 1}
         for (who, card), where in self.private.items():
@@ -428,6 +428,11 @@ class HandState:
     def narrate(self, before: Self, action: int, names: Sequence[str]) -> list[str]:
         """Lines on what ``action`` caused beyond itself (a trick won, cards dealt)."""
         return []
+
+    def forced_action(self) -> int | None:
+        """An action the table takes for the player to move, who has no choice and
+        may not know it (Nullern's blind card); None when the player decides."""
+        return None
 
     def chance_action(self, rng: random.Random) -> int:
         """A chance outcome drawn with ``rng`` (full-information states only)."""

@@ -154,6 +154,12 @@ class NullernState(HandState):
                 return trumps
         return hand
 
+    def forced_action(self) -> int | None:
+        """In the blind round the table plays each seat's unseen card for it."""
+        if self.blind and self.phase == PLAY and self.observer == FULL:
+            return (self.may[self.turn] & -self.may[self.turn]).bit_length() - 1
+        return None
+
     def legal_actions(self) -> list[int]:
         if self.phase == PLAY:
             return bits(self.legal_mask())
