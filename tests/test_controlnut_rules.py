@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -26,6 +27,7 @@ from p2pcards.games.controlnut import (
     random_playout,
     round_score,
 )
+from p2pcards.history import load, replay
 from tests.helpers import arrange
 
 ACORNS = " ".join(f"A{v}" for v in range(1, 14))
@@ -414,3 +416,12 @@ def test_actions_parse_in_any_case_and_format_canonically():
                             ("trump w", "trump W"), ("bonus 9", "bonus 9"),
                             ("controls trump value star hand", "controls TRUMP STAR HAND VALUE")]:
         assert state.format_action(state.parse_action(text)) == canonical
+
+
+def test_seed_example_as_a_whole_recorded_round():
+    """A recorded round where Craig and Kim take 11 tricks, 12 stars, STAR and SCORE: 162."""
+    result = replay(load(str(Path(__file__).parent / "data" / "controlnut_162.json")))
+    hand = result.hands[0]
+    assert hand.points is not None and hand.points[0] == 162
+    assert hand.detail["tricks"][0] == 11 and hand.detail["stars"][0] == 12
+    assert hand.detail["controls"][0] == ["STAR", "SCORE"]

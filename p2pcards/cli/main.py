@@ -25,7 +25,7 @@ def _option_pair(text: str) -> tuple[str, int]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pcards",
-        description="A serverless card table: Bid Whist, Pasur (Control Nut! and Nullern next).")
+        description="A serverless card table: Control Nut!, Bid Whist, Nullern and Pasur.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = sub.add_parser("play", help="play a game at a local table",
@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, help="seed for the deals and the bots (same seed, "
                       "same game); random if absent")
     play.add_argument("--players", type=int, help="number of players (where the game allows)")
-    play.add_argument("--target", type=int, help="points that win the game")
+    play.add_argument("--target", type=int, help="points that win the game (Control Nut!: "
+                      "to exceed)")
     play.add_argument("--kitty", type=int, help="Bid Whist: kitty size, 6 or 5")
     play.add_argument("--clubs", type=int, help="Pasur: points for most clubs, 7 or 13")
     play.add_argument("--sur", type=int, help="Pasur: points per sur, 5 or 10")
