@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 
 from p2pcards.games import CHANCE, Game, HandState
+from p2pcards.games.core import SPECTATOR
 from p2pcards.history import HandRecord, History
 
 DEFAULT_NAMES = ("ana", "ben", "cy", "dee", "eve", "fay", "gus")
@@ -85,7 +86,7 @@ class LocalGame:
                 action = state.chance_action(self.rng)
                 text = state.format_action(action)
                 record.actions.append(("chance", text))
-                say(f"  chance: {state.format_action(action, seat=0)}")
+                say(f"  chance: {state.format_action(action, seat=SPECTATOR)}")
             else:
                 forced = state.forced_action()
                 action = forced if forced is not None else bot(state.view(seat),

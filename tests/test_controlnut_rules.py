@@ -24,6 +24,8 @@ from p2pcards.games.controlnut import (
     TRUMP_AFTER,
     ControlNutState,
     _trick_winner,
+    random_bid,
+    random_play,
     random_playout,
     round_score,
 )
@@ -425,3 +427,21 @@ def test_seed_example_as_a_whole_recorded_round():
     assert hand.points is not None and hand.points[0] == 162
     assert hand.detail["tricks"][0] == 11 and hand.detail["stars"][0] == 12
     assert hand.detail["controls"][0] == ["STAR", "SCORE"]
+
+
+def test_fast_random_play_and_bid_choose_only_legal_actions_uniformly():
+    rng = random.Random(5)
+    for _ in range(40):
+        state = GAME.deal(GAME.shuffled_deck(4, {}, rng), 0, 4, GAME.resolve_options({}))
+        assert isinstance(state, ControlNutState)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            if state.phase == PLAY:  # the i-th fraction picks the i-th legal play
+                n = len(legal)
+                assert sorted(random_play(state, (i + 0.5) / n) for i in range(n)) == sorted(legal)
+            elif state.phase == AUCTION:
+                assert random_bid(state, rng) in legal
+            if state.current_player() == CHANCE:
+                state.apply(state.chance_action(rng))
+            else:
+                state.apply(legal[rng.randrange(len(legal))])

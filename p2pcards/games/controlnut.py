@@ -468,10 +468,23 @@ class ControlNutState(HandState):
             self.bids[seat] = 0
         else:
             mask = action & PAYLOAD
-            for card in bits(mask):
-                self._take_shown(card, seat, seat)
+            total = 0
+            rest = mask
+            while rest:  # the bid cards go face up on the table
+                low = rest & -rest
+                rest ^= low
+                card = low.bit_length() - 1
+                total += VALUE[card]
+                if self.observer == FULL:
+                    self.may[seat] ^= low
+                    self.count[seat] -= 1
+                    if self.exposed:
+                        self.exposed.pop(card, None)
+                    if self.private:
+                        self._forget(card)
+                else:
+                    self._take_shown(card, seat, seat)
             self.bids[seat] = mask
-            total = sum(VALUE[c] for c in bits(mask))
             if total > self.high:
                 self.high, self.high_seat = total, seat
         if self.pending:
@@ -482,10 +495,13 @@ class ControlNutState(HandState):
             self.set_aside |= 1 << control
             self._after_auction()
             return
+        may, count, exposed = self.may, self.count, self.exposed
         for other, mask in enumerate(self.bids):
-            if other != winner and mask > 0:
+            if other != winner and mask > 0:  # a losing bid goes back, known to all
+                may[other] |= mask
+                count[other] += mask.bit_count()
                 for card in bits(mask):
-                    self._put_shown(card, other)
+                    exposed[card] = 1 << other
         self._put_shown(control, winner)
         self.ctrl_hand[winner] |= 1 << control
         self.win_order.append(winner)
@@ -946,6 +962,8 @@ def random_play(state: ControlNutState, r: float) -> int:
     playable = (nuts & SUIT_MASKS[led] if led >= 0 else 0) or nuts
     n = playable.bit_count()
     controls = state.ctrl_hand[seat]
+    if not controls and state.order_front != seat:  # most turns: a nut card, nothing else
+        return _kth(playable, int(r * n))
     extra = []  # the non-nut-card choices, each with its number of actions
     rest = controls
     while rest:

@@ -46,6 +46,8 @@ from p2pcards.cards import Notation, bits
 
 FULL = -1
 """``observer`` of a full-information state."""
+SPECTATOR = -2
+"""``format_action`` for someone at no seat: every hidden card is ``?``."""
 CHANCE = -1
 """``current_player()`` when chance acts next."""
 TERMINAL = -4
