@@ -17,6 +17,7 @@ from p2pcards.games.controlnut import (
     GAME,
     GIVE_PHASE,
     NAME_TRUMP,
+    NUT_MASK,
     PLAY,
     STAR_PHASE,
     STARS,
@@ -216,8 +217,8 @@ def test_declarations_come_in_order_trump_star_bonus():
     assert state.phase == STAR_PHASE and state.current_player() == 0
     state.apply_text("star keep", 0)
     assert state.phase == BONUS_PHASE and state.current_player() == 3
-    with pytest.raises(ValueError, match="0 to 28"):
-        state.parse_action("bonus 29")
+    with pytest.raises(IllegalAction, match="0 to 28"):
+        state.apply_text("bonus 29", 3)
     state.apply_text("bonus 9", 3)
     assert state.bonus == (1, 9) and state.won[1] >> CONTROLNUT.parse("BONUS") & 1
     assert state.phase == PLAY
@@ -445,3 +446,41 @@ def test_fast_random_play_and_bid_choose_only_legal_actions_uniformly():
                 state.apply(state.chance_action(rng))
             else:
                 state.apply(legal[rng.randrange(len(legal))])
+
+
+def test_steals_name_a_card_the_victim_can_hold():
+    state = played_state()
+    leader_trick(state, [(0, "play HAND"), (1, "play H7"), (2, "play H12"), (3, "play H13")])
+    with pytest.raises(IllegalAction, match="names the card"):
+        state.apply_text("steal 1 ?", "chance")  # a full state knows what was taken
+    taker, third = state.view(0), state.view(2)
+    with pytest.raises(IllegalAction, match="cannot hold H7"):
+        taker.apply_text("steal 1 H7", "chance")  # already played
+    with pytest.raises(IllegalAction, match="cannot hold P1"):
+        third.apply_text("steal 1 P1", "chance")  # in the observer's own hand
+    with pytest.raises(IllegalAction, match="cannot hold W11"):
+        taker.apply_text("steal 1 W11", "chance")  # everyone knows seat 2 holds it
+
+
+def test_views_refuse_what_public_counts_rule_out():
+    state = run(deal(), ("chance", "controls TRICK VALUE STAR HAND"), ("chance", "auction TRICK"))
+    with pytest.raises(IllegalAction, match="must bid"):
+        state.view(1).apply_text("pass", 3)  # 13 nut cards and no bid yet
+    played = played_state()
+    view = played.view(3)
+    view.may[1] &= ~NUT_MASK  # suppose seat 1 had only its control cards left
+    view.count[1] = view.ctrl_hand[1].bit_count()
+    view.pending = [1, 2, 3, 0]
+    with pytest.raises(IllegalAction, match="holds no nut card"):
+        view.apply_text("play A13", 1)
+
+
+def test_declarations_out_of_range_are_rule_breaches_and_texts_are_strict():
+    state = standard_auctions("TRICK STAR BONUS HAND", ("TRICK", "STAR", "BONUS", "HAND"))
+    run(state, (0, "trump A"), (0, "star keep"))
+    with pytest.raises(IllegalAction, match="0 to 28") as err:
+        state.apply_text("bonus 29", 3)
+    assert err.value.code == "bonus"
+    for text in ("trump AH", "bonus ٣", "give A3:٣"):
+        with pytest.raises(ValueError, match="cannot read"):
+            state.parse_action(text)

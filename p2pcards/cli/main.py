@@ -17,7 +17,7 @@ EXIT_OK, EXIT_ILLEGAL, EXIT_MALFORMED = 0, 1, 2
 
 def _option_pair(text: str) -> tuple[str, int]:
     key, sep, value = text.partition("=")
-    if not sep or not value.lstrip("-").isdigit():
+    if not sep or not (value.isascii() and value.lstrip("-").isdigit()):
         raise argparse.ArgumentTypeError(f"expected NAME=NUMBER, got {text!r}")
     return key.strip(), int(value)
 

@@ -25,6 +25,7 @@ from p2pcards.games.core import (
     HandState,
     IllegalAction,
     pick,
+    whole_number,
 )
 from p2pcards.games.game import Game, OptionSpec
 
@@ -540,7 +541,7 @@ def parse_action(text: str, kitty_size: int = 6) -> int:
             return PASS
         if verb == "play" and len(args) == 1:
             return STANDARD.parse(args[0])
-        if verb == "bid" and len(args) == 2 and args[0].isdigit():
+        if verb == "bid" and len(args) == 2 and whole_number(args[0], 99) is not None:
             n = int(args[0])
             kind = KINDS.index(args[1].lower()) if args[1].lower() in KINDS else -1
             if 3 <= n <= 7 and kind >= 0:

@@ -35,6 +35,7 @@ from p2pcards.games.core import (
     HandState,
     IllegalAction,
     pick,
+    whole_number,
 )
 from p2pcards.games.game import Game, OptionSpec
 
@@ -287,7 +288,9 @@ class ControlNutState(HandState):
                 raise IllegalAction("phase", f"seat {seat} chooses 'star bank' or 'star keep'",
                                     seat)
         elif phase == BONUS_PHASE:
-            if not BONUS <= action <= BONUS + MAX_BONUS:
+            if not BONUS <= action <= BONUS + 99:
+                raise IllegalAction("phase", f"seat {seat} declares the bonus now", seat)
+            if action > BONUS + MAX_BONUS:
                 raise IllegalAction("bonus", f"seat {seat} declares a bonus of 0 to {MAX_BONUS}"
                                     " tricks now", seat)
         else:
@@ -308,19 +311,25 @@ class ControlNutState(HandState):
             if not self.steal_queue or victim != self.steal_queue[0]:
                 want = self.steal_queue[0] if self.steal_queue else None
                 raise IllegalAction("chance", f"HAND takes from seat {want} now, not {victim}")
-            if card >= 0:
-                if card >= 52:
-                    raise IllegalAction("chance", "HAND takes nut cards only")
-                if self._sees(victim) and not self.may[victim] >> card & 1:
-                    raise IllegalAction("chance", f"seat {victim} does not hold "
-                                        f"{CONTROLNUT.name(card)}")
+            if card < 0:
+                if self.observer == FULL:
+                    raise IllegalAction("chance", "a full-information steal names the card")
+            elif card >= 52:
+                raise IllegalAction("chance", "HAND takes nut cards only")
+            else:
+                self._check_cards_held(victim, 1 << card)
         else:
             raise IllegalAction("phase", f"no such chance event during the "
                                 f"{PHASE_NAMES[phase]}")
 
     def _check_bid(self, seat: int, action: int, tag: int) -> None:
         if action == PASS:
-            if self._sees(seat) and self._bid_masks(seat):
+            nuts = self.nut_count(seat)
+            # public proof of a legal bid: any nut card before the first bid; five or more
+            # nut cards always hold a triple off the high bid (at most four share a value)
+            must = (self._bid_masks(seat) if self._sees(seat)
+                    else nuts >= 5 or (nuts > 0 and self.high_seat < 0))
+            if must:
                 raise IllegalAction("bid", f"seat {seat} has a legal bid and must bid", seat)
             return
         if tag != BID:
@@ -402,6 +411,8 @@ class ControlNutState(HandState):
             return
         if controls and not self.ctrl_hand[seat] & controls:
             raise IllegalAction("not-held", f"seat {seat} does not hold VALUE", seat)
+        if not self.nut_count(seat):
+            raise IllegalAction("not-held", f"seat {seat} holds no nut card", seat)
         self._check_cards_held(seat, 1 << nut)
         led = self.led
         if led >= 0 and nut // 13 != led and self._sees(seat) \
@@ -835,11 +846,10 @@ def parse_action(text: str) -> int:
             return {"order": ORDER_PLACE, "sitout": SITOUT, "pass": PASS}[verb]
         if verb == "star" and len(args) == 1 and args[0].lower() in ("bank", "keep"):
             return STAR_BANK if args[0].lower() == "bank" else STAR_KEEP
-        if verb == "bonus" and len(args) == 1 and args[0].isdigit():
-            if int(args[0]) > MAX_BONUS:
-                raise ActionSyntaxError(f"a bonus is 0 to {MAX_BONUS} tricks: {text!r}")
+        if verb == "bonus" and len(args) == 1 and whole_number(args[0], 99) is not None:
             return BONUS + int(args[0])
-        if verb == "trump" and len(args) == 1 and args[0].upper() in NUT_SUITS:
+        if verb == "trump" and len(args) == 1 and len(args[0]) == 1 \
+                and args[0].upper() in NUT_SUITS:
             return TRUMP + NUT_SUITS.index(args[0].upper())
         if verb == "bid" and 1 <= len(args) <= 3:
             cards = [parse(a) for a in args]
@@ -850,7 +860,7 @@ def parse_action(text: str) -> int:
             pairs = []
             for arg in args:
                 card_text, sep, seat_text = arg.partition(":")
-                if not sep or not seat_text.isdigit():
+                if not sep or whole_number(seat_text, 3) is None:
                     raise ActionSyntaxError(f"cannot read {arg!r} in {text!r}: expected CARD:SEAT")
                 pairs.append((parse(card_text), int(seat_text)))
             if any(c >= 52 or s > 3 for c, s in pairs):

@@ -502,6 +502,14 @@ class HandState:
         return [float(pts[self.unit_of(s)]) for s in range(self.players)]
 
 
+def whole_number(text: str, most: int) -> int | None:
+    """``text`` as a number from 0 to ``most`` written in ASCII digits, else None."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 3:
+        return None
+    value = int(text)
+    return value if value <= most else None
+
+
 def pick(mask: int, r: float) -> int:
     """The card of ``mask`` at uniform fraction ``r`` in [0, 1) (random playouts)."""
     k = int(r * mask.bit_count())

@@ -30,6 +30,7 @@ from p2pcards.games.core import (
     ActionSyntaxError,
     HandState,
     IllegalAction,
+    whole_number,
 )
 from p2pcards.games.game import Game
 
@@ -366,7 +367,7 @@ def parse_action(text: str) -> int:
         except ValueError as exc:
             raise ActionSyntaxError(f"cannot read action {text!r}: {exc}") from None
     if verb == "bid" and len(words) == 2:
-        if words[1].isdigit() and int(words[1]) <= MAX_CARDS:
+        if whole_number(words[1], MAX_CARDS) is not None:
             return BID + int(words[1])
         raise ActionSyntaxError(f"cannot read bid {text!r}: a bid is 'bid N' with N from 0 to "
                                 f"{MAX_CARDS}")
