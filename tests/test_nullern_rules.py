@@ -379,7 +379,7 @@ def test_blind_card_is_checked_by_the_full_engine_only():
     with pytest.raises(IllegalAction, match="seat 3 does not hold R3"):
         full.apply_text("play R3", 3)
     assert view.is_legal(view.parse_action("play R3"))  # seat 0 cannot know its own card
-    with pytest.raises(IllegalAction, match="turned trump card"):
+    with pytest.raises(IllegalAction, match="face up"):
         view.apply_text("play B20", 3)
     run(full, (3, "play B6"), (0, "play R3"), (1, "play Y4"), (2, "play G5"))
     assert full.tricks == [0, 0, 0, 1] and full.points() == [20, 20, 20, 11]

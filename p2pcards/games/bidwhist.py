@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 
-from p2pcards.cards import BIG_JOKER, LITTLE_JOKER, STANDARD, SUIT_MASKS, SUITS, bits
+from p2pcards.cards import BIG_JOKER, LITTLE_JOKER, STANDARD, SUIT_MASKS, SUITS, bits, mask_of
 from p2pcards.games.core import (
     FULL,
     TERMINAL,
@@ -120,6 +120,7 @@ class BidWhistState(HandState):
     notation = STANDARD
     game = "bidwhist"
     team_game = True
+    other_places = ("the kitty", "the discard")
 
     dealer: int
     kitty_size: int
@@ -315,13 +316,7 @@ class BidWhistState(HandState):
         if not self._sees(seat):
             # Another seat's card: only what is public can be checked here; a
             # contradiction with its claims is recorded as a proof when applied.
-            if (self.won[0] | self.won[1] | sum(1 << c for c in self.trick)) & bit:
-                raise IllegalAction("not-held", f"{name} has already been played", seat)
-            for place in range(PLACES):
-                if self.may[place] & bit and self._sees(place):
-                    raise IllegalAction("not-held", f"{name} is in seat {place}'s hand", seat)
-            if self._shown_elsewhere(card, seat):
-                raise IllegalAction("not-held", f"everyone knows {name} is elsewhere", seat)
+            self._check_unseen(seat, bit, self.won[0] | self.won[1] | mask_of(self.trick))
             return
         hand = self.may[seat]
         if not hand & bit:

@@ -367,22 +367,7 @@ class ControlNutState(HandState):
                 raise IllegalAction("not-held", f"seat {seat} does not hold "
                                     + CONTROLNUT.format_mask(cards & ~self.may[seat]), seat)
             return
-        elsewhere = self._public_cards()
-        for place, mask in enumerate(self.may):
-            if place != seat and self._sees(place):
-                elsewhere |= mask
-        for other, mask in enumerate(self.ctrl_hand):
-            if other != seat:
-                elsewhere |= mask
-        known = self._known_elsewhere(seat)
-        bad = cards & (elsewhere | known)
-        if bad:
-            raise IllegalAction("not-held", f"seat {seat} cannot hold "
-                                + CONTROLNUT.format_mask(bad), seat)
-
-    def _known_elsewhere(self, seat: int) -> int:
-        """Cards everyone knows are not in ``seat``'s hand (exposed elsewhere only)."""
-        return mask_of(c for c in self.exposed if self._shown_elsewhere(c, seat))
+        self._check_unseen(seat, cards, self._public_cards())
 
     def _check_play(self, seat: int, action: int) -> None:
         if action == ORDER_PLACE:

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Self
 
-from p2pcards.cards import Notation, bits
+from p2pcards.cards import Notation, bits, mask_of
 
 FULL = -1
 """``observer`` of a full-information state."""
@@ -101,6 +101,8 @@ class HandState:
     notation: ClassVar[Notation]
     game: ClassVar[str]
     team_game: ClassVar[bool] = False
+    other_places: ClassVar[tuple[str, ...]] = ()
+    """Names of the hidden places after the hands (the kitty, the stock ...)."""
 
     players: int
     observer: int
@@ -219,6 +221,33 @@ class HandState:
         """A card became public: nobody's private knowledge of it matters any more."""
         for seat in range(self.players):
             self.private.pop((seat, card), None)
+
+    def place_name(self, place: int) -> str:
+        """A hidden place in people's words: a seat's hand, or the game's other places."""
+        if place < self.players:
+            return f"seat {place}'s hand"
+        return self.other_places[place - self.players]
+
+    def _check_unseen(self, seat: int, cards: int, face_up: int) -> None:
+        """``seat`` shows ``cards`` from a hand this state does not see: refuse any that
+        are face up, in a place the observer sees, or known to everyone to be elsewhere.
+
+        Only public knowledge is used; a card the seat had merely claimed not to
+        hold is accepted here and becomes a proof when applied.
+        """
+        bad, why = cards & face_up, "face up"
+        if not bad:
+            for place, held in enumerate(self.may):
+                if place != seat and self._sees(place) and cards & held:
+                    bad, why = cards & held, f"in {self.place_name(place)}"
+                    break
+        if not bad:
+            bad = mask_of(c for c in bits(cards) if self._shown_elsewhere(c, seat))
+            why = "known to be elsewhere"
+        if bad:
+            verb = "it is" if bad.bit_count() == 1 else "they are"
+            raise IllegalAction("not-held", f"seat {seat} cannot hold "
+                                f"{self.notation.format_mask(bad)}: {verb} {why}", seat)
 
     def _shown_elsewhere(self, card: int, place: int) -> bool:
         """Everyone knows ``card`` is not in ``place``: it was shown going elsewhere."""

@@ -77,6 +77,7 @@ class NullernState(HandState):
 
     notation = NULLERN
     game = "nullern"
+    other_places = ("the undealt cards",)
 
     dealer: int
     round_index: int
@@ -193,13 +194,7 @@ class NullernState(HandState):
         if not self._sees(seat):
             # Another seat's card, or one's own blind card: only what is public is
             # checked here; a play against a claim becomes a proof when applied.
-            if self.played & bit:
-                raise IllegalAction("not-held", f"{name} has already been played", seat)
-            if card == self.trump_card:
-                raise IllegalAction("not-held", f"{name} is the turned trump card", seat)
-            for place, cards in enumerate(self.may):
-                if cards & bit and self._sees(place):
-                    raise IllegalAction("not-held", f"{name} is in seat {place}'s hand", seat)
+            self._check_unseen(seat, bit, self.played | 1 << self.trump_card)
             return
         hand = self.may[seat]
         if not hand & bit:

@@ -186,6 +186,7 @@ class PasurState(HandState):
 
     notation = STANDARD
     game = "pasur"
+    other_places = ("the stock",)
 
     dealer: int
     phase: int
@@ -290,15 +291,10 @@ class PasurState(HandState):
             if not self.may[seat] & bit:
                 raise IllegalAction("not-held", f"seat {seat} does not hold {name}", seat)
         else:
-            public = self.pool
+            face_up = self.pool
             for pile in self.piles:
-                public |= pile
-            seen = 0
-            for place, cards in enumerate(self.may):
-                if self._sees(place):
-                    seen |= cards
-            if (public | seen) & bit or self._shown_elsewhere(card, seat):
-                raise IllegalAction("not-held", f"{name} is not in seat {seat}'s hand", seat)
+                face_up |= pile
+            self._check_unseen(seat, bit, face_up)
         if take & ~self.pool:
             raise IllegalAction("capture", STANDARD.format_mask(take & ~self.pool)
                                 + " not in the pool", seat)
