@@ -174,6 +174,9 @@ class BidWhistState(HandState):
 
     # ------------------------------------------------------------- queries
 
+    def hidden_mask(self) -> int:
+        return DECK_MASK[self.kitty_size] & ~(self.won[0] | self.won[1] | mask_of(self.trick))
+
     def visible(self, place: int, seat: int) -> bool:
         return place == seat or (place == DISCARD_PILE and seat == self.bidder
                                  and self.phase > DISCARD_PHASE)

@@ -193,6 +193,12 @@ class ControlNutState(HandState):
     def is_terminal(self) -> bool:
         return self.phase == DONE
 
+    def hidden_mask(self) -> int:
+        held = 0
+        for controls in self.ctrl_hand:
+            held |= controls
+        return NUT_MASK & ~self._public_cards() | held
+
     def holder(self, control: int) -> int:
         """The seat holding ``control`` in hand, or -1."""
         for seat, mask in enumerate(self.ctrl_hand):
@@ -205,7 +211,8 @@ class ControlNutState(HandState):
         return self.count[seat] - self.ctrl_hand[seat].bit_count()
 
     def _public_cards(self) -> int:
-        out = self.won[0] | self.won[1]
+        """Nut and control cards face up: won, in the trick, bid or being handed out."""
+        out = self.won[0] | self.won[1] | self.give_cards
         for _, action in self.plays:
             out |= _cards_of(action)
         for mask in self.bids:

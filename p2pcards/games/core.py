@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Self
 
 from p2pcards.cards import Notation, bits, mask_of
+from p2pcards.games.determinize import determinize
 
 FULL = -1
 """``observer`` of a full-information state."""
@@ -459,6 +460,17 @@ class HandState:
     def narrate(self, before: Self, action: int, names: Sequence[str]) -> list[str]:
         """Lines on what ``action`` caused beyond itself (a trick won, cards dealt)."""
         return []
+
+    def hidden_mask(self) -> int:
+        """Every card in a hidden place (the whole deck but what lies face up)."""
+        raise NotImplementedError
+
+    def _finish_world(self, rng: random.Random) -> None:
+        """Complete a determinized world: what only a full state keeps (Pasur's stock order)."""
+
+    def determinize(self, rng: random.Random) -> Self:
+        """A full-information world this view cannot tell from the truth (search)."""
+        return determinize(self, rng)
 
     def forced_action(self) -> int | None:
         """An action the table takes for the player to move, who has no choice and

@@ -135,6 +135,9 @@ class NullernState(HandState):
     def undealt_place(self) -> int:
         return self.players
 
+    def hidden_mask(self) -> int:
+        return DECK_MASK & ~self.played & ~(1 << self.trump_card)
+
     def visible(self, place: int, seat: int) -> bool:
         return place == seat and not self.blind
 

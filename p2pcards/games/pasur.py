@@ -224,6 +224,16 @@ class PasurState(HandState):
 
     # ---------------------------------------------------------------- queries
 
+    def hidden_mask(self) -> int:
+        public = self.pool
+        for pile in self.piles:
+            public |= pile
+        return DECK_MASK & ~public
+
+    def _finish_world(self, rng: random.Random) -> None:
+        self.stock = bits(self.may[self.players])
+        rng.shuffle(self.stock)
+
     def current_player(self) -> int:
         phase = self.phase
         if phase == PLAY:

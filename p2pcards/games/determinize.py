@@ -1,0 +1,112 @@
+"""Determinization: a full-information world consistent with a view (DESIGN.md section 5).
+
+The unknown cards of a view are assigned to hidden places so that every card
+lies in one of its candidate places and every place holds exactly its count:
+a transportation problem, solved here by a randomised greedy pass (most
+constrained card first, a random place with room among its candidates) with
+augmenting paths when the greedy pass gets stuck.  The result honours every
+candidate set of the view (voids, claims, exposed and privately known cards)
+whenever that is possible at all.
+
+A view that holds a proven contradiction (a renege) may admit no consistent
+world; the leftover cards then go to any place with room, so the search
+still gets a world and the bot still moves.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, TypeVar
+
+from p2pcards.cards import bits
+
+if TYPE_CHECKING:
+    from p2pcards.games.core import HandState
+
+S = TypeVar("S", bound="HandState")
+
+
+def assign(candidates: dict[int, list[int]], room: list[int], rng: random.Random
+           ) -> tuple[dict[int, int], list[int]]:
+    """Place each card in one of its candidate places, within ``room`` per place.
+
+    Returns (card -> place, cards that could not be placed).  A maximum
+    assignment: a card is left over only when no assignment places them all.
+    """
+    room = room[:]
+    holder: dict[int, int] = {}
+    occupants: list[list[int]] = [[] for _ in room]
+    order = list(candidates)
+    rng.shuffle(order)
+    order.sort(key=lambda c: len(candidates[c]))
+    left: list[int] = []
+    for card in order:
+        places = [p for p in candidates[card] if room[p] > 0]
+        if places:
+            place = places[int(rng.random() * len(places))]
+            holder[card] = place
+            occupants[place].append(card)
+            room[place] -= 1
+        elif not _augment(card, candidates, room, holder, occupants, set()):
+            left.append(card)
+    return holder, left
+
+
+def _augment(card: int, candidates: dict[int, list[int]], room: list[int],
+             holder: dict[int, int], occupants: list[list[int]], visited: set[int]) -> bool:
+    """Find room for ``card`` by moving occupants along an augmenting path (DFS)."""
+    for place in candidates[card]:
+        if place in visited:
+            continue
+        visited.add(place)
+        if room[place] > 0:
+            room[place] -= 1
+        else:
+            for other in occupants[place]:
+                if _augment(other, candidates, room, holder, occupants, visited):
+                    occupants[place].remove(other)
+                    break
+            else:
+                continue
+        holder[card] = place
+        occupants[place].append(card)
+        return True
+    return False
+
+
+def determinize(view: S, rng: random.Random) -> S:
+    """A full-information state that ``view`` cannot tell from the truth."""
+    if view.is_full:
+        return view.clone()
+    world = view.clone()
+    seen = 0
+    for place, cards in enumerate(view.may):
+        if view.visible(place, view.observer):
+            seen |= cards
+    room = [view.count[p] - (view.may[p].bit_count() if view.visible(p, view.observer) else 0)
+            for p in range(len(view.may))]
+    candidates: dict[int, list[int]] = {card: [] for card in bits(view.hidden_mask() & ~seen)}
+    for place, cards in enumerate(view.may):
+        if view.visible(place, view.observer):
+            continue
+        for card in bits(cards & ~seen):
+            candidates.setdefault(card, []).append(place)
+    stranded = [card for card, places in candidates.items() if not places]
+    for card in stranded:  # ruled out everywhere: a proven contradiction, placed last
+        del candidates[card]
+    holder, left = assign(candidates, room, rng)
+    left += stranded
+    world.may = [view.may[p] if view.visible(p, view.observer) else 0
+                 for p in range(len(view.may))]
+    for card, place in holder.items():
+        world.may[place] |= 1 << card
+    if left:  # a proven contradiction: any place with room will do
+        free = [p for p in range(len(room)) for _ in range(
+            room[p] - sum(1 for q in holder.values() if q == p))]
+        rng.shuffle(free)
+        for card, place in zip(left, free, strict=False):
+            world.may[place] |= 1 << card
+    world.observer = -1  # core.FULL
+    world.awaiting = 0
+    world._finish_world(rng)
+    return world
