@@ -121,6 +121,7 @@ class BidWhistState(HandState):
     game = "bidwhist"
     team_game = True
     other_places = ("the kitty", "the discard")
+    reward_bound = 14.0  # 7 notrump, made or set
 
     dealer: int
     kitty_size: int
@@ -173,6 +174,12 @@ class BidWhistState(HandState):
         return new
 
     # ------------------------------------------------------------- queries
+
+    def public_action(self, action: int, seat: int) -> int:
+        return DISCARD if action > DISCARD and seat != self.bidder else action
+
+    def rollout(self, rng: random.Random) -> None:
+        random_playout(self, rng)
 
     def hidden_mask(self) -> int:
         return DECK_MASK[self.kitty_size] & ~(self.won[0] | self.won[1] | mask_of(self.trick))

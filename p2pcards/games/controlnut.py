@@ -126,6 +126,7 @@ class ControlNutState(HandState):
     notation = CONTROLNUT
     game = "controlnut"
     team_game = True
+    reward_bound = 200.0  # a round's usual margin
 
     dealer: int
     phase: int
@@ -192,6 +193,14 @@ class ControlNutState(HandState):
 
     def is_terminal(self) -> bool:
         return self.phase == DONE
+
+    def public_action(self, action: int, seat: int) -> int:
+        if action >> TAG_SHIFT == STEAL and seat not in (self.turn, (action & PAYLOAD) >> 8):
+            return steal_code((action & PAYLOAD) >> 8, None)
+        return action
+
+    def rollout(self, rng: random.Random) -> None:
+        random_playout(self, rng)
 
     def hidden_mask(self) -> int:
         held = 0

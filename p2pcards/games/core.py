@@ -104,6 +104,8 @@ class HandState:
     team_game: ClassVar[bool] = False
     other_places: ClassVar[tuple[str, ...]] = ()
     """Names of the hidden places after the hands (the kitty, the stock ...)."""
+    reward_bound: ClassVar[float] = 1.0
+    """A deal's typical largest points margin: :meth:`rewards` maps margins onto [0, 1]."""
 
     players: int
     observer: int
@@ -541,6 +543,31 @@ class HandState:
         """Points of the finished deal per seat (a team's points to each partner)."""
         pts = self.points()
         return [float(pts[self.unit_of(s)]) for s in range(self.players)]
+
+    def rewards(self) -> list[float]:
+        """Per seat in [0, 1]: 0.5 plus its unit's margin over the other units' mean,
+        scaled by :attr:`reward_bound` and clipped (the search's returns)."""
+        pts = self.points()
+        units = len(pts)
+        total = sum(pts)
+        scale = 2 * self.reward_bound
+        by_unit = [min(1.0, max(0.0, 0.5 + (p - (total - p) / (units - 1)) / scale))
+                   for p in pts]
+        return [by_unit[self.unit_of(s)] for s in range(self.players)]
+
+    def public_action(self, action: int, seat: int) -> int:
+        """What ``seat`` observes of ``action`` (search keys): the action, unless the
+        game hides part of it from that seat."""
+        return action
+
+    def rollout(self, rng: random.Random) -> None:
+        """Play to the end at random (games replace it with their fast playout)."""
+        while not self.is_terminal():
+            if self.current_player() == CHANCE:
+                self.step(self.chance_action(rng))
+            else:
+                actions = self.legal_actions()
+                self.step(actions[int(rng.random() * len(actions))])
 
 
 def whole_number(text: str, most: int) -> int | None:

@@ -78,6 +78,7 @@ class NullernState(HandState):
     notation = NULLERN
     game = "nullern"
     other_places = ("the undealt cards",)
+    reward_bound = 20.0  # an exact zero against a grasshopper
 
     dealer: int
     round_index: int
@@ -134,6 +135,9 @@ class NullernState(HandState):
     @property
     def undealt_place(self) -> int:
         return self.players
+
+    def rollout(self, rng: random.Random) -> None:
+        random_playout(self, rng)
 
     def hidden_mask(self) -> int:
         return DECK_MASK & ~self.played & ~(1 << self.trump_card)

@@ -187,6 +187,7 @@ class PasurState(HandState):
     notation = STANDARD
     game = "pasur"
     other_places = ("the stock",)
+    reward_bound = 20.0  # the points of a round before surs
 
     dealer: int
     phase: int
@@ -223,6 +224,12 @@ class PasurState(HandState):
         return new
 
     # ---------------------------------------------------------------- queries
+
+    def public_action(self, action: int, seat: int) -> int:
+        return STOCK_UNKNOWN if action < 0 else action
+
+    def rollout(self, rng: random.Random) -> None:
+        random_playout(self, rng)
 
     def hidden_mask(self) -> int:
         public = self.pool

@@ -1,0 +1,158 @@
+"""Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).
+
+Each iteration draws a world consistent with the searching player's view,
+walks the tree in it, expands one node, plays out with the game's rollout
+and backs the [0, 1] rewards up the path.  With the fixes the literature and
+OpenSpiel's experience call for:
+
+* the tree is keyed on what the searching player observes of each move
+  (``public_action``), so moves it cannot tell apart share a node and deep
+  nodes are revisited across worlds;
+* at a node, the acting player's legal moves differ between worlds, so the
+  UCB exploration term uses availability counts (how often a move was
+  legal when its node was visited), not the parent's visits;
+* chance outcomes are tree edges too, keyed by what the searcher observes;
+* the move played is the root child with the most visits (deterministic);
+* budgets are iterations (reproducible under a seed) or seconds, the clock
+  read every ``CLOCK_EVERY`` iterations.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+from ai.protocol import SearchState
+
+CLOCK_EVERY = 32
+EXPLORATION = 0.7
+
+
+class Node:
+    """One information set of the searching player: statistics of the move into it."""
+
+    __slots__ = ("actor", "avail", "children", "reward", "visits")
+
+    def __init__(self, actor: int):
+        self.actor = actor
+        self.children: dict[int, Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.reward = 0.0
+
+    def child(self, key: int, actor: int) -> Node:
+        node = self.children.get(key)
+        if node is None:
+            node = self.children[key] = Node(actor)
+        return node
+
+
+@dataclass(slots=True)
+class SearchResult:
+    """The move chosen, each root move's visits, and what the search cost."""
+
+    action: int
+    visits: dict[int, int]
+    iterations: int
+    seconds: float
+    root: Node = field(repr=False)
+
+    @property
+    def share(self) -> float:
+        """The chosen move's share of the root visits (``hint`` shows it)."""
+        total = sum(self.visits.values())
+        return self.visits.get(self.action, 0) / total if total else 0.0
+
+
+def search(view: SearchState, rng: random.Random, iterations: int | None = None,
+           seconds: float | None = None, exploration: float = EXPLORATION) -> SearchResult:
+    """Search from ``view`` (whose player is to act) and return the move to play."""
+    if iterations is None and seconds is None:
+        raise ValueError("give an iteration or a time budget")
+    seat = view.current_player()
+    legal = view.legal_actions()
+    if seat < 0 or not legal:
+        raise ValueError("the searching player is not to act")
+    root = Node(-1)
+    start = time.perf_counter()
+    done = 0
+    if len(legal) > 1:
+        while True:
+            if iterations is not None and done >= iterations:
+                break
+            if seconds is not None and done % CLOCK_EVERY == 0 and done \
+                    and time.perf_counter() - start >= seconds:
+                break
+            _iterate(view.determinize(rng), root, seat, rng, exploration)
+            done += 1
+    visits = {a: root.children[a].visits for a in legal if a in root.children}
+    action = max(legal, key=lambda a: (visits.get(a, 0), -a))
+    return SearchResult(action, visits, done, time.perf_counter() - start, root)
+
+
+def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
+             exploration: float) -> None:
+    node = root
+    path: list[Node] = []
+    expanded = False
+    while not world.is_terminal():
+        actor = world.current_player()
+        if actor < 0:
+            outcome = world.chance_action(rng)
+            node = node.child(world.public_action(outcome, seat), actor)
+            world.step(outcome)
+            continue
+        legal = world.legal_actions()
+        by_key: dict[int, list[int]] = {}
+        for action in legal:
+            by_key.setdefault(world.public_action(action, seat), []).append(action)
+        children = node.children
+        untried = [k for k in by_key if k not in children]
+        if untried:
+            key = untried[int(rng.random() * len(untried))]
+            expanded = True
+        else:
+            key = _select(node, by_key, exploration)
+        for k in by_key:
+            child = children.get(k)
+            if child is not None:
+                child.avail += 1
+        node = node.child(key, actor)
+        path.append(node)
+        options = by_key[key]
+        world.step(options[int(rng.random() * len(options))])
+        if expanded:
+            break
+    if not world.is_terminal():
+        world.rollout(rng)
+    rewards = world.rewards()
+    for visited in path:
+        visited.visits += 1
+        visited.reward += rewards[visited.actor]
+
+
+def _select(node: Node, by_key: dict[int, list[int]], exploration: float) -> int:
+    best_key = -1
+    best = -math.inf
+    children = node.children
+    for key in by_key:
+        child = children[key]
+        score = child.reward / child.visits + exploration * math.sqrt(
+            math.log(max(child.avail, 1)) / child.visits)
+        if score > best:
+            best, best_key = score, key
+    return best_key
+
+
+def tree_stats(root: Node) -> dict[int, int]:
+    """Depth -> number of nodes visited more than once (the tree really grows)."""
+    out: dict[int, int] = {}
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth and node.visits > 1:
+            out[depth] = out.get(depth, 0) + 1
+        stack.extend((child, depth + 1) for child in node.children.values())
+    return out

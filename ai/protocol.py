@@ -1,0 +1,68 @@
+"""What a game must offer the search: a small protocol, no game named.
+
+Every rules engine in ``p2pcards.games`` implements it; ``tests/test_ismcts.py``
+runs the search on a tiny game written inside the test, to show that nothing
+here depends on the card games.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol, Self
+
+CHANCE = -1
+"""``current_player()`` when chance acts next (any negative value is "no player")."""
+
+
+class SearchState(Protocol):
+    """A game state the search can drive.
+
+    The search holds the *view* of the player it searches for and asks it for
+    full-information worlds (:meth:`determinize`); it then plays moves in
+    those worlds with :meth:`step`.
+    """
+
+    players: int
+
+    def current_player(self) -> int:
+        """The seat to act, or a negative value for chance (``CHANCE``)."""
+        ...
+
+    def legal_actions(self) -> list[int]:
+        """The actions of the player to act (exact in a full-information world)."""
+        ...
+
+    def step(self, action: int) -> None:
+        """Apply a legal action in place, without checking it."""
+        ...
+
+    def clone(self) -> Self:
+        ...
+
+    def is_terminal(self) -> bool:
+        ...
+
+    def rewards(self) -> list[float]:
+        """Per seat, the outcome mapped to [0, 1] (partners share their team's)."""
+        ...
+
+    def chance_action(self, rng: random.Random) -> int:
+        """A chance outcome drawn with ``rng`` (full-information worlds only)."""
+        ...
+
+    def determinize(self, rng: random.Random) -> Self:
+        """A full-information world the observer of this view cannot tell from the truth."""
+        ...
+
+    def public_action(self, action: int, seat: int) -> int:
+        """What ``seat`` observes of ``action`` (the action itself when it is public).
+
+        Moves the searching player cannot tell apart (another seat's face-down
+        discard, a steal it is not part of) share one key, so that the search
+        tree stays keyed on that player's information.
+        """
+        ...
+
+    def rollout(self, rng: random.Random) -> None:
+        """Play to the end with a cheap policy (random, or the game's heuristic)."""
+        ...

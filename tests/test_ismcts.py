@@ -1,0 +1,126 @@
+"""The search: game-agnostic SO-ISMCTS, on a tiny game and on the card games."""
+
+from __future__ import annotations
+
+import random
+from typing import Self
+
+import pytest
+
+from ai.ismcts import search, tree_stats
+from p2pcards.games import bidwhist, controlnut, nullern, pasur
+from tests.sim import choose
+
+
+class Pile:
+    """A tiny game defined here, unknown to ``ai``: take 1 or 2 counters in turn;
+    whoever takes the last one wins.  Seat 1's secret bonus card (0 or 1) is
+    hidden from seat 0 and only decides nothing: it exercises determinization."""
+
+    players = 2
+
+    def __init__(self, counters: int, secret: int | None = 1, turn: int = 0):
+        self.counters = counters
+        self.secret = secret  # None in seat 0's view
+        self.turn = turn
+
+    def current_player(self) -> int:
+        return self.turn
+
+    def legal_actions(self) -> list[int]:
+        return [n for n in (1, 2) if n <= self.counters]
+
+    def step(self, action: int) -> None:
+        self.counters -= action
+        self.turn = 1 - self.turn
+
+    def clone(self) -> Self:
+        return type(self)(self.counters, self.secret, self.turn)
+
+    def is_terminal(self) -> bool:
+        return self.counters == 0
+
+    def rewards(self) -> list[float]:
+        winner = 1 - self.turn  # who took the last counter
+        return [1.0 if seat == winner else 0.0 for seat in range(2)]
+
+    def chance_action(self, rng: random.Random) -> int:
+        raise AssertionError("no chance in this game")
+
+    def determinize(self, rng: random.Random) -> Self:
+        world = self.clone()
+        if world.secret is None:
+            world.secret = rng.randrange(2)
+        return world
+
+    def public_action(self, action: int, seat: int) -> int:
+        return action
+
+    def rollout(self, rng: random.Random) -> None:
+        while not self.is_terminal():
+            actions = self.legal_actions()
+            self.step(actions[int(rng.random() * len(actions))])
+
+
+def test_search_knows_no_game_and_finds_the_winning_move():
+    for counters, winning in [(4, 1), (5, 2), (7, 1), (8, 2)]:
+        result = search(Pile(counters, secret=None), random.Random(3), iterations=2000)
+        assert result.action == winning, counters
+        assert result.share > 0.5
+
+
+def test_same_seed_and_budget_same_decision():
+    a = search(Pile(10, secret=None), random.Random(9), iterations=300)
+    b = search(Pile(10, secret=None), random.Random(9), iterations=300)
+    assert a.visits == b.visits and a.action == b.action and a.iterations == 300
+
+
+def test_time_budget_stops_the_search():
+    result = search(Pile(30, secret=None), random.Random(1), seconds=0.05)
+    assert result.iterations > 0 and result.seconds < 5
+
+
+def played_to_a_decision(game, players: int, number: int, rng: random.Random,
+                         phase_is_play: bool = True):
+    options = game.resolve_options({})
+    while True:
+        full = game.deal(game.shuffled_deck(players, options, rng), 0, players, options,
+                         number=number)
+        while not full.is_terminal():
+            seat = full.current_player()
+            if seat >= 0 and full.forced_action() is None and len(full.legal_actions()) > 1 \
+                    and (not phase_is_play or getattr(full, "phase", None) == _play_phase(full)):
+                return full, seat
+            full.apply(full.chance_action(rng) if seat < 0 else choose(full, rng))
+
+
+def _play_phase(state):
+    for module in (bidwhist, pasur, nullern, controlnut):
+        if module.__name__.endswith(state.game):
+            return module.PLAY
+    raise AssertionError(state.game)
+
+
+@pytest.mark.parametrize(("game", "players", "number"), [
+    (bidwhist.GAME, 4, 0), (pasur.GAME, 3, 0), (nullern.GAME, 4, 9), (controlnut.GAME, 4, 0)],
+    ids=["bidwhist", "pasur", "nullern", "controlnut"])
+def test_search_on_a_view_plays_a_legal_move_and_its_tree_grows(game, players, number):
+    rng = random.Random(f"ismcts:{game.name}")
+    full, seat = played_to_a_decision(game, players, number, rng)
+    view = full.view(seat)
+    result = search(view, random.Random(5), iterations=1500)
+    assert result.action in full.legal_actions()
+    assert sum(result.visits.values()) == result.iterations == 1500
+    deeper = tree_stats(result.root)
+    assert any(count for depth, count in deeper.items() if depth >= 2), deeper
+
+
+def test_hidden_moves_of_other_seats_share_one_node():
+    """Another seat's face-down discard is one key for the searcher, whatever was thrown."""
+    full = bidwhist.GAME.deal(list(range(54)), 3, 4, bidwhist.GAME.resolve_options({}))
+    for seat, text in [(0, "bid 4 cards"), (1, "pass"), (2, "pass"), (3, "pass"),
+                       (0, "trump S")]:
+        full.apply_text(text, seat)
+    discards = full.legal_actions()[:50]
+    assert len({full.public_action(a, 1) for a in discards}) == 1
+    assert len({full.public_action(a, 0) for a in discards}) == 50
