@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 
+from ai.ismcts import search
 from p2pcards.games import CHANCE, Game, HandState
 from p2pcards.games.core import SPECTATOR
 from p2pcards.history import HandRecord, History
@@ -25,6 +26,25 @@ def random_bot(view: HandState, rng: random.Random) -> int:
     """The simple bot: a uniformly random legal action of its own view."""
     actions = view.legal_actions()
     return actions[int(rng.random() * len(actions))]
+
+
+SEARCH_LIMIT = 300
+"""Decisions with more legal actions than this (a Bid Whist discard has 18,564) are
+left to the random bot until the per-game bidding and discard knowledge lands."""
+
+
+def ismcts_bot(iterations: int) -> Bot:
+    """A bot that searches its own view with SO-ISMCTS for ``iterations`` iterations."""
+
+    def choose(view: HandState, rng: random.Random) -> int:
+        actions = view.legal_actions()
+        if len(actions) == 1:
+            return actions[0]
+        if len(actions) > SEARCH_LIMIT:
+            return actions[int(rng.random() * len(actions))]
+        return search(view, rng, iterations=iterations).action
+
+    return choose
 
 
 class LocalGame:

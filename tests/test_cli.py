@@ -76,3 +76,12 @@ def test_unwritable_save_file_is_refused_before_playing(tmp_path, capsys):
 def test_zero_players_is_refused(capsys):
     code, _, err = run(capsys, "play", "pasur", "--auto", "--players", "0")
     assert code == 2 and "not 0" in err
+
+
+def test_auto_play_with_searching_bots_finishes_and_replays(tmp_path, capsys):
+    path = tmp_path / "s.json"
+    code, _, _ = run(capsys, "play", "nullern", "--auto", "--bots", "ismcts", "--iterations", "20",
+                     "--players", "3", "--seed", "2", "--quiet", "--save", str(path))
+    assert code == 0
+    code, out, _ = run(capsys, "replay", str(path), "--json")
+    assert code == 0 and json.loads(out)["complete"]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from p2pcards import bench, history
 from p2pcards.games import GAMES, OptionError, get_game
-from p2pcards.local import LocalGame
+from p2pcards.local import LocalGame, ismcts_bot, random_bot
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_MALFORMED = 0, 1, 2
 
@@ -33,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("game", choices=sorted(GAMES), help="the game")
     play.add_argument("--auto", action="store_true",
                       help="a simple bot in every seat; print the game as it goes")
+    play.add_argument("--bots", choices=("random", "ismcts"), default="random",
+                      help="the bots of --auto: random legal moves, or search (ISMCTS)")
+    play.add_argument("--iterations", type=int, default=200,
+                      help="ISMCTS iterations per move (default 200)")
     play.add_argument("--seed", type=int, help="seed for the deals and the bots (same seed, "
                       "same game); random if absent")
     play.add_argument("--players", type=int, help="number of players (where the game allows)")
@@ -100,7 +104,8 @@ def cmd_play(args: argparse.Namespace) -> int:
             return EXIT_MALFORMED
     say = (lambda line: None) if args.quiet else print
     print(f"seed {seed}")
-    record = table.play(say=say)
+    bot = ismcts_bot(args.iterations) if args.bots == "ismcts" else random_bot
+    record = table.play(bot, say=say)
     if args.quiet:
         print(f"totals {table.totals}, winner {table.winner}")
     if save is not None:
