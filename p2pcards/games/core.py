@@ -16,17 +16,19 @@ candidate: ``may`` is the truth.  A *view* (``observer == seat``) is the same
 class holding what that seat knows.  Public knowledge that pins a hidden card
 down (a Pasur jack put back into the stock, a returned Control Nut bid) is
 kept in ``exposed``: card -> bitmask of the places where everyone knows it may
-be.
+be; what one seat alone knows of a card it saw leave its hand face down (a
+HAND victim) is kept in ``private``.
 
 The central property (tested after every action of thousands of random deals)
 is that applying the public actions and the seat's own observations to a view
 gives exactly :meth:`HandState.view` of the full state, which derives the
-view from the truth, the claims and the exposed cards alone:
+view from the truth, the claims and the known whereabouts alone:
 
 * a place the seat sees (its own hand, its own discard) is known exactly;
-* a hidden place ``p`` it does not see may hold every card that is neither
-  seen by the seat nor exposed elsewhere, unless ``p`` is empty or claims
-  not to hold it.
+* a card exposed to all, or privately known to the seat, may be only where
+  it is known to be;
+* a hidden place ``p`` the seat does not see may hold every other card the
+  seat has not seen, unless ``p`` is empty or claims not to hold it.
 
 Candidate sets are not closed under counting ("these three cards must be
 the last three of seat 2"): that search belongs to the determinizer.
@@ -276,7 +278,8 @@ class HandState:
 
         Claims on ``dst`` about eligible cards lapse (it may have received
         them); a seat that sees ``src`` but not ``dst`` privately learns where
-        its cards went (``private``, kept by full-information states).
+        its cards went (``private``: a full state keeps it for every seat, a
+        view for its own).
         """
         may, count = self.may, self.count
         count[src] -= n
