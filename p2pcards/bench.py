@@ -44,31 +44,21 @@ def _measure(game: Game, players: int, playout: Callable[[Any, random.Random], N
         playout(game.deal(game.shuffled_deck(players, options, rng), 0, players, options,
                           number=number), rng)
 
-    def fast_round() -> float:
+    def round_rate(play_out: Callable[[Any, random.Random], None], budget: float) -> float:
         plays = 0
         elapsed = 0.0
-        while elapsed < seconds / ROUNDS:
+        while elapsed < budget:
             deck = game.shuffled_deck(players, options, rng)
             start = time.perf_counter()
             state = game.deal(deck, 0, players, options, number=number)
-            playout(state, rng)
+            play_out(state, rng)
             elapsed += time.perf_counter() - start
             plays += _plays(state)
         return plays / elapsed
 
-    def checked_round() -> float:
-        plays = 0
-        elapsed = 0.0
-        while elapsed < seconds / ROUNDS / 2:
-            deck = game.shuffled_deck(players, options, rng)
-            start = time.perf_counter()
-            state = game.deal(deck, 0, players, options, number=number)
-            _checked_playout(state, rng)
-            elapsed += time.perf_counter() - start
-            plays += _plays(state)
-        return plays / elapsed
-
-    return max(fast_round() for _ in range(ROUNDS)), max(checked_round() for _ in range(ROUNDS))
+    budget = seconds / ROUNDS
+    return (max(round_rate(playout, budget) for _ in range(ROUNDS)),
+            max(round_rate(_checked_playout, budget / 2) for _ in range(ROUNDS)))
 
 
 def _checked_playout(state: HandState, rng: random.Random) -> None:

@@ -25,6 +25,7 @@ from p2pcards.games.core import (
     HandState,
     IllegalAction,
     pick,
+    reading,
     whole_number,
 )
 from p2pcards.games.game import Game, OptionSpec
@@ -541,7 +542,7 @@ def parse_action(text: str, kitty_size: int = 6) -> int:
         raise ActionSyntaxError("empty action")
     verb = words[0].lower()
     args = words[1:]
-    try:
+    with reading(text):
         if verb == "pass" and not args:
             return PASS
         if verb == "play" and len(args) == 1:
@@ -570,10 +571,6 @@ def parse_action(text: str, kitty_size: int = 6) -> int:
                     raise ActionSyntaxError(f"{STANDARD.name(c)} twice in {text!r}")
                 mask |= 1 << c
             return discard_code(mask)
-    except ValueError as exc:
-        if isinstance(exc, ActionSyntaxError):
-            raise
-        raise ActionSyntaxError(f"cannot read action {text!r}: {exc}") from None
     raise ActionSyntaxError(f"cannot read Bid Whist action {text!r}")
 
 

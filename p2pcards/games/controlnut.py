@@ -35,6 +35,7 @@ from p2pcards.games.core import (
     HandState,
     IllegalAction,
     pick,
+    reading,
     whole_number,
 )
 from p2pcards.games.game import Game, OptionSpec
@@ -835,7 +836,7 @@ def parse_action(text: str) -> int:
         raise ActionSyntaxError("empty action")
     verb, args = words[0].lower(), words[1:]
     parse = CONTROLNUT.parse
-    try:
+    with reading(text):
         if verb == "play" and len(args) == 1:
             return parse(args[0])
         if verb == "play" and len(args) == 2 and parse(args[0]) == VALUE_C:
@@ -882,10 +883,6 @@ def parse_action(text: str) -> int:
             if stolen is not None and stolen >= 52:
                 raise ActionSyntaxError(f"HAND takes nut cards only: {text!r}")
             return steal_code(int(args[0]), stolen)
-    except ValueError as exc:
-        if isinstance(exc, ActionSyntaxError):
-            raise
-        raise ActionSyntaxError(f"cannot read action {text!r}: {exc}") from None
     raise ActionSyntaxError(f"cannot read Control Nut! action {text!r}")
 
 

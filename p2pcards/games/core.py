@@ -40,7 +40,8 @@ recorded as a :class:`Proof` (a proven renege) and never raises.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import ClassVar, Self
 
@@ -59,6 +60,17 @@ TERMINAL = -4
 
 class ActionSyntaxError(ValueError):
     """Action text that does not parse; the message quotes the text."""
+
+
+@contextmanager
+def reading(text: str) -> Iterator[None]:
+    """Report a bad card inside action text ``text`` as an :class:`ActionSyntaxError`."""
+    try:
+        yield
+    except ActionSyntaxError:
+        raise
+    except ValueError as exc:
+        raise ActionSyntaxError(f"cannot read action {text!r}: {exc}") from None
 
 
 class KnowledgeError(ValueError):

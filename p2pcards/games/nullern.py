@@ -30,6 +30,7 @@ from p2pcards.games.core import (
     ActionSyntaxError,
     HandState,
     IllegalAction,
+    reading,
     whole_number,
 )
 from p2pcards.games.game import Game
@@ -364,10 +365,8 @@ def parse_action(text: str) -> int:
         raise ActionSyntaxError("empty action")
     verb = words[0].lower()
     if verb == "play" and len(words) == 2:
-        try:
+        with reading(text):
             return NULLERN.parse(words[1])
-        except ValueError as exc:
-            raise ActionSyntaxError(f"cannot read action {text!r}: {exc}") from None
     if verb == "bid" and len(words) == 2:
         if whole_number(words[1], MAX_CARDS) is not None:
             return BID + int(words[1])

@@ -26,6 +26,7 @@ from p2pcards.games.core import (
     HandState,
     IllegalAction,
     pick,
+    reading,
 )
 from p2pcards.games.game import Game, OptionSpec, highest_unique
 
@@ -508,7 +509,7 @@ def parse_action(text: str) -> int:
     if not words:
         raise ActionSyntaxError("empty action")
     verb = words[0].lower()
-    try:
+    with reading(text):
         if verb == "play" and len(words) >= 2:
             card = STANDARD.parse(words[1])
             if card >= 52:
@@ -531,10 +532,6 @@ def parse_action(text: str) -> int:
             if len(set(order)) != len(order) or max(order) >= 52:
                 raise ActionSyntaxError(f"a stock order lists each card once: {text!r}")
             return stock_code(order)
-    except ValueError as exc:
-        if isinstance(exc, ActionSyntaxError):
-            raise
-        raise ActionSyntaxError(f"cannot read action {text!r}: {exc}") from None
     raise ActionSyntaxError(f"cannot read Pasur action {text!r}")
 
 
