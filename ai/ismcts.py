@@ -104,7 +104,8 @@ def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
             node = node.child(world.public_action(outcome, seat), actor)
             world.step(outcome)
             continue
-        legal = world.legal_actions()
+        sampled = world.sampled_move(seat, rng)
+        legal = [sampled] if sampled is not None else world.legal_actions()
         by_key: dict[int, list[int]] = {}
         for action in legal:
             by_key.setdefault(world.public_action(action, seat), []).append(action)

@@ -63,6 +63,11 @@ class SearchState(Protocol):
         """
         ...
 
+    def sampled_move(self, seat: int, rng: random.Random) -> int | None:
+        """A move the search should sample instead of branching on (a choice among
+        thousands, such as a Bid Whist discard), or None to branch as usual."""
+        ...
+
     def rollout(self, rng: random.Random) -> None:
         """Play to the end with a cheap policy (random, or the game's heuristic)."""
         ...

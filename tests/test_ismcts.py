@@ -56,6 +56,9 @@ class Pile:
     def public_action(self, action: int, seat: int) -> int:
         return action
 
+    def sampled_move(self, seat: int, rng: random.Random) -> int | None:
+        return None
+
     def rollout(self, rng: random.Random) -> None:
         while not self.is_terminal():
             actions = self.legal_actions()
@@ -124,3 +127,11 @@ def test_hidden_moves_of_other_seats_share_one_node():
     discards = full.legal_actions()[:50]
     assert len({full.public_action(a, 1) for a in discards}) == 1
     assert len({full.public_action(a, 0) for a in discards}) == 50
+
+
+def test_searching_through_the_auction_samples_the_discard():
+    full = bidwhist.GAME.deal(list(range(54)), 3, 4, bidwhist.GAME.resolve_options({}))
+    result = search(full.view(0), random.Random(4), iterations=200)
+    assert result.action in full.legal_actions()  # a bid or a pass, searched past the discard
+    deeper = tree_stats(result.root)
+    assert max(deeper) >= 4  # the tree reaches the bidders' play beyond the auction

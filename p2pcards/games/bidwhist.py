@@ -182,6 +182,11 @@ class BidWhistState(HandState):
     def rollout(self, rng: random.Random) -> None:
         random_playout(self, rng)
 
+    def sampled_move(self, seat: int, rng: random.Random) -> int | None:
+        """The discard (18,564 choices) is sampled, not searched, until a discard
+        model lands; another seat's discard is hidden from the searcher anyway."""
+        return random_discard(self, rng.random) if self.phase == DISCARD_PHASE else None
+
     def hidden_mask(self) -> int:
         return DECK_MASK[self.kitty_size] & ~(self.won[0] | self.won[1] | mask_of(self.trick))
 

@@ -575,6 +575,10 @@ class HandState:
         game hides part of it from that seat."""
         return action
 
+    def sampled_move(self, seat: int, rng: random.Random) -> int | None:
+        """A move the search samples rather than branches on (none by default)."""
+        return None
+
     def rollout(self, rng: random.Random) -> None:
         """Play to the end at random (games replace it with their fast playout)."""
         while not self.is_terminal():
