@@ -85,7 +85,12 @@ def determinize(view: S, rng: random.Random) -> S:
             seen |= cards
     room = [view.count[p] - (view.may[p].bit_count() if view.visible(p, view.observer) else 0)
             for p in range(len(view.may))]
-    candidates: dict[int, list[int]] = {card: [] for card in bits(view.hidden_mask() & ~seen)}
+    unknown = view.hidden_mask() & ~seen
+    if all(view.may[p] & unknown == unknown for p, r in enumerate(room) if r > 0):
+        # Every unknown card may be anywhere with room (no claim, nothing exposed
+        # among them): a shuffled deal is a consistent world, uniformly drawn.
+        return _deal_unknown(view, world, unknown, room, rng)
+    candidates: dict[int, list[int]] = {card: [] for card in bits(unknown)}
     for place, cards in enumerate(view.may):
         if view.visible(place, view.observer):
             continue
@@ -106,6 +111,25 @@ def determinize(view: S, rng: random.Random) -> S:
         rng.shuffle(free)
         for card, place in zip(left, free, strict=False):
             world.may[place] |= 1 << card
+    world.observer = -1  # core.FULL
+    world.awaiting = 0
+    world._finish_world(rng)
+    return world
+
+
+def _deal_unknown(view: S, world: S, unknown: int, room: list[int], rng: random.Random) -> S:
+    cards = bits(unknown)
+    rng.shuffle(cards)
+    at = 0
+    may = world.may
+    for place, size in enumerate(room):
+        if view.visible(place, view.observer):
+            continue
+        dealt = 0
+        for card in cards[at:at + size]:
+            dealt |= 1 << card
+        may[place] = dealt
+        at += size
     world.observer = -1  # core.FULL
     world.awaiting = 0
     world._finish_world(rng)
