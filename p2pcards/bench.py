@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ai.ismcts import search
 from p2pcards.games import bidwhist, controlnut, nullern, pasur
 from p2pcards.games.core import HandState
 from p2pcards.games.game import Game
@@ -97,7 +98,51 @@ def bench_engines(seconds: float = 2.0, seed: int = 1) -> list[Record]:
     return records
 
 
-SUITES: dict[str, Callable[[float], list[Record]]] = {"engines": bench_engines}
+def ai_positions(seed: int = 1) -> dict[str, HandState]:
+    """The fixed positions of ``bench ai``, each a view of the player to move."""
+    rng = random.Random(seed)
+    out: dict[str, HandState] = {}
+    bw_options = bidwhist.GAME.resolve_options({})
+    hand = bidwhist.GAME.deal(bidwhist.GAME.shuffled_deck(4, bw_options, rng), 3, 4, bw_options)
+    for seat, text in [(0, "bid 4 cards"), (1, "pass"), (2, "pass"), (3, "pass"),
+                       (0, "trump S")]:
+        hand.apply_text(text, seat)
+    hand.apply(bidwhist.random_discard(hand, rng.random))
+    out["bidwhist.first_lead"] = hand.view(0)
+    nl_options = nullern.GAME.resolve_options({})
+    round_ = nullern.GAME.deal(nullern.GAME.shuffled_deck(4, nl_options, rng), 3, 4, nl_options,
+                               number=9)
+    for seat in range(4):
+        round_.apply_text("bid 2", seat)
+    out["nullern.first_play_10"] = round_.view(round_.current_player())
+    for name, game, players, moves in [("pasur.mid_round", pasur.GAME, 3, 14),
+                                       ("controlnut.first_trick", controlnut.GAME, 4, -1)]:
+        options = game.resolve_options({})
+        state = game.deal(game.shuffled_deck(players, options, rng), 0, players, options)
+        while moves != 0 and not (moves < 0 and getattr(state, "phase", -1) == controlnut.PLAY):
+            actions = state.legal_actions()
+            seat = state.current_player()
+            state.apply(state.chance_action(rng) if seat < 0 else actions[rng.randrange(
+                len(actions))])
+            moves -= 1
+        out[name] = state.view(state.current_player())
+    return out
+
+
+def bench_ai(seconds: float = 2.0, seed: int = 1) -> list[Record]:
+    """ISMCTS iterations per second on one core at fixed positions (best of two rounds)."""
+    records: list[Record] = []
+    for name, view in ai_positions(seed).items():
+        rates = []
+        for round_seed in range(2):
+            result = search(view, random.Random(round_seed), seconds=seconds / 2)
+            rates.append(result.iterations / result.seconds)
+        records.append({"name": f"ai.ismcts.{name}", "value": round(max(rates), 1),
+                        "unit": "per_s"})
+    return records
+
+
+SUITES: dict[str, Callable[[float], list[Record]]] = {"engines": bench_engines, "ai": bench_ai}
 
 
 def format_table(records: list[Record]) -> str:

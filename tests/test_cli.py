@@ -85,3 +85,13 @@ def test_auto_play_with_searching_bots_finishes_and_replays(tmp_path, capsys):
     assert code == 0
     code, out, _ = run(capsys, "replay", str(path), "--json")
     assert code == 0 and json.loads(out)["complete"]
+
+
+def test_bench_ai_json_records(capsys):
+    code, out, _ = run(capsys, "bench", "ai", "--json", "--seconds", "0.1")
+    assert code == 0
+    records = json.loads(out)
+    assert {r["name"] for r in records} == {
+        "ai.ismcts.bidwhist.first_lead", "ai.ismcts.nullern.first_play_10",
+        "ai.ismcts.pasur.mid_round", "ai.ismcts.controlnut.first_trick"}
+    assert all(r["unit"] == "per_s" and r["value"] > 0 for r in records)
