@@ -157,3 +157,31 @@ def tree_stats(root: Node) -> dict[int, int]:
             out[depth] = out.get(depth, 0) + 1
         stack.extend((child, depth + 1) for child in node.children.values())
     return out
+
+
+def pimc(view: SearchState, rng: random.Random, iterations: int, worlds: int = 10
+         ) -> SearchResult:
+    """Determinized UCT (perfect-information Monte Carlo), the baseline ``pimc``.
+
+    ``worlds`` determinizations of the view, each searched as if every card
+    were known (UCT on that one world) with an equal share of the iterations;
+    the root visits are summed and the most visited move is played.
+    """
+    seat = view.current_player()
+    legal = view.legal_actions()
+    if seat < 0 or not legal:
+        raise ValueError("the searching player is not to act")
+    start = time.perf_counter()
+    visits: dict[int, int] = {}
+    done = 0
+    root = Node(-1)
+    if len(legal) > 1:
+        share = max(1, iterations // worlds)
+        for _ in range(worlds):
+            world = view.determinize(rng)  # a full-information world: UCT on it
+            result = search(world, rng, iterations=share)
+            for action, count in result.visits.items():
+                visits[action] = visits.get(action, 0) + count
+            done += result.iterations
+    action = max(legal, key=lambda a: (visits.get(a, 0), -a))
+    return SearchResult(action, visits, done, time.perf_counter() - start, root)

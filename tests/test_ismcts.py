@@ -7,7 +7,7 @@ from typing import Self
 
 import pytest
 
-from ai.ismcts import search, tree_stats
+from ai.ismcts import pimc, search, tree_stats
 from p2pcards.games import bidwhist, controlnut, nullern, pasur
 from tests.sim import choose
 
@@ -135,3 +135,10 @@ def test_searching_through_the_auction_samples_the_discard():
     assert result.action in full.legal_actions()  # a bid or a pass, searched past the discard
     deeper = tree_stats(result.root)
     assert max(deeper) >= 4  # the tree reaches the bidders' play beyond the auction
+
+
+def test_pimc_baseline_uses_the_same_search_on_determinized_worlds():
+    result = pimc(Pile(7, secret=None), random.Random(2), iterations=2000, worlds=4)
+    assert result.action == 1 and result.iterations == 2000
+    full, seat = played_to_a_decision(nullern.GAME, 4, 9, random.Random(3))
+    assert pimc(full.view(seat), random.Random(1), iterations=200).action in full.legal_actions()
