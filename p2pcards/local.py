@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-from ai.ismcts import search
+from ai.ismcts import pimc, search
 from p2pcards.games import CHANCE, Game, HandState
 from p2pcards.games.core import SPECTATOR
 from p2pcards.history import HandRecord, History
@@ -30,21 +31,45 @@ def random_bot(view: HandState, rng: random.Random) -> int:
 
 SEARCH_LIMIT = 300
 """Decisions with more legal actions than this (a Bid Whist discard has 18,564) are
-left to the random bot until the per-game bidding and discard knowledge lands."""
+left to random play until the per-game bidding and discard knowledge lands."""
+BOT_NAMES = ("random", "ismcts", "pimc")
 
 
-def ismcts_bot(iterations: int) -> Bot:
-    """A bot that searches its own view with SO-ISMCTS for ``iterations`` iterations."""
+@dataclass
+class SearchBot:
+    """A bot that searches its own view (``ismcts``, or the ``pimc`` baseline), counting
+    its iterations and time for reports."""
 
-    def choose(view: HandState, rng: random.Random) -> int:
+    kind: str
+    iterations: int | None = None
+    think: float | None = None
+    done: int = 0
+    seconds: float = 0.0
+
+    def __call__(self, view: HandState, rng: random.Random) -> int:
         actions = view.legal_actions()
         if len(actions) == 1:
             return actions[0]
         if len(actions) > SEARCH_LIMIT:
             return actions[int(rng.random() * len(actions))]
-        return search(view, rng, iterations=iterations).action
+        if self.kind == "pimc":
+            result = pimc(view, rng, iterations=self.iterations or 1000)
+        else:
+            result = search(view, rng, iterations=self.iterations, seconds=self.think)
+        self.done += result.iterations
+        self.seconds += result.seconds
+        return result.action
 
-    return choose
+
+def make_bot(kind: str, iterations: int | None = None, think: float | None = None) -> Bot:
+    """A bot by name: ``random``, or ``ismcts``/``pimc`` with an iteration or time budget."""
+    if kind == "random":
+        return random_bot
+    if kind in ("ismcts", "pimc"):
+        if iterations is None and think is None:
+            iterations = 1000
+        return SearchBot(kind, iterations, think)
+    raise ValueError(f"unknown bot {kind!r} (bots: {', '.join(BOT_NAMES)})")
 
 
 class LocalGame:
@@ -64,8 +89,10 @@ class LocalGame:
         self.deals = 0
         self.winner: int | list[int] | None = None
         self.history = History(game.name, self.names, game.non_default(self.options), [])
+        self.finished: list[HandState] = []
+        """The deals played out, in order (the arena reads them)."""
 
-    def play(self, bot: Bot = random_bot,
+    def play(self, bot: Bot | Sequence[Bot] = random_bot,
              say: Callable[[str], None] = lambda line: None) -> History:
         """Play deals until the game is won; ``say`` receives the readable log."""
         game = self.game
@@ -85,7 +112,8 @@ class LocalGame:
             return f"{self.names[seat]} (team {seat % 2})"
         return self.names[seat]
 
-    def play_deal(self, bot: Bot, say: Callable[[str], None]) -> HandState:
+    def play_deal(self, bot: Bot | Sequence[Bot], say: Callable[[str], None]) -> HandState:
+        bots = list(bot) if isinstance(bot, Sequence) else [bot] * self.players
         game, names = self.game, self.names
         deck = game.shuffled_deck(self.players, self.options, self.rng)
         record = HandRecord(self.dealer, [game.notation.name(c) for c in deck])
@@ -109,14 +137,15 @@ class LocalGame:
                 say(f"  chance: {state.format_action(action, seat=SPECTATOR)}")
             else:
                 forced = state.forced_action()
-                action = forced if forced is not None else bot(state.view(seat),
-                                                                self.bot_rngs[seat])
+                action = forced if forced is not None else bots[seat](state.view(seat),
+                                                                       self.bot_rngs[seat])
                 text = state.format_action(action)
                 record.actions.append((seat, text))
                 say(f"  {names[seat]}: {text}")
             state.apply(action)
             for line in state.narrate(before, action, names):
                 say(f"    {line}")
+        self.finished.append(state)
         points = state.points()
         for unit, pts in enumerate(points):
             self.totals[unit] += pts

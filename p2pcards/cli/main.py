@@ -8,9 +8,9 @@ import secrets
 import sys
 from collections.abc import Sequence
 
-from p2pcards import bench, history
+from p2pcards import arena, bench, history
 from p2pcards.games import GAMES, OptionError, get_game
-from p2pcards.local import LocalGame, ismcts_bot, random_bot
+from p2pcards.local import BOT_NAMES, LocalGame, make_bot
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_MALFORMED = 0, 1, 2
 
@@ -33,8 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("game", choices=sorted(GAMES), help="the game")
     play.add_argument("--auto", action="store_true",
                       help="a simple bot in every seat; print the game as it goes")
-    play.add_argument("--bots", choices=("random", "ismcts"), default="random",
-                      help="the bots of --auto: random legal moves, or search (ISMCTS)")
+    play.add_argument("--bots", choices=BOT_NAMES, default="random",
+                      help="the bots of --auto: random legal moves, search (ismcts), or the"
+                      " determinized-UCT baseline (pimc)")
     play.add_argument("--iterations", type=int, default=200,
                       help="ISMCTS iterations per move (default 200)")
     play.add_argument("--seed", type=int, help="seed for the deals and the bots (same seed, "
@@ -57,6 +58,23 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", help="a p2pcards-history/1 JSON file")
     replay.add_argument("--json", action="store_true", help="print one JSON object")
     replay.set_defaults(func=cmd_replay)
+
+    arena_p = sub.add_parser("arena", help="bots against bots, with confidence intervals",
+                             description="Play bots against each other over duplicate deals "
+                             "or whole games and report wins and points with 95%% CIs.")
+    arena_p.add_argument("game", choices=sorted(GAMES))
+    arena_p.add_argument("--players", required=True, metavar="BOT,BOT,...",
+                         help=f"one bot per seat ({', '.join(BOT_NAMES)})")
+    arena_p.add_argument("--games", type=int, default=10, help="whole games (default 10)")
+    arena_p.add_argument("--deals", type=int,
+                         help="play N duplicate deal pairs instead of whole games")
+    arena_p.add_argument("--seed", type=int, default=1)
+    budget = arena_p.add_mutually_exclusive_group()
+    budget.add_argument("--iterations", type=int, help="search iterations per move")
+    budget.add_argument("--think", type=float, help="search seconds per move")
+    arena_p.add_argument("--json", action="store_true", help="print one JSON object")
+    arena_p.add_argument("--save", metavar="DIR", help="keep every hand history in DIR")
+    arena_p.set_defaults(func=cmd_arena)
 
     bench_p = sub.add_parser("bench", help="measure speed", description="Measure speed.")
     bench_p.add_argument("suite", nargs="?", default="engines", choices=sorted(bench.SUITES))
@@ -104,8 +122,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             return EXIT_MALFORMED
     say = (lambda line: None) if args.quiet else print
     print(f"seed {seed}")
-    bot = ismcts_bot(args.iterations) if args.bots == "ismcts" else random_bot
-    record = table.play(bot, say=say)
+    record = table.play(make_bot(args.bots, args.iterations), say=say)
     if args.quiet:
         print(f"totals {table.totals}, winner {table.winner}")
     if save is not None:
@@ -159,6 +176,27 @@ def _malformed(args: argparse.Namespace, message: str) -> int:
     if args.json:
         print(json.dumps({"error": {"malformed": line}}))
     return EXIT_MALFORMED
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    lineup = [name.strip() for name in args.players.split(",")]
+    unknown = [name for name in lineup if name not in BOT_NAMES]
+    if unknown:
+        print(f"p2pcards: unknown bot {unknown[0]!r} (bots: {', '.join(BOT_NAMES)})",
+              file=sys.stderr)
+        return EXIT_MALFORMED
+    try:
+        game.check_players(len(lineup))
+    except OptionError as exc:
+        print(f"p2pcards: {exc}", file=sys.stderr)
+        return EXIT_MALFORMED
+    count = args.deals if args.deals is not None else args.games
+    result = arena.run(game, lineup, count, args.seed, deals=args.deals is not None,
+                       players=len(lineup), iterations=args.iterations, think=args.think,
+                       save=args.save, progress=arena.progress_bar)
+    print(json.dumps(result) if args.json else arena.format_report(result))
+    return EXIT_OK
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

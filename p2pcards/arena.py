@@ -1,0 +1,218 @@
+"""``p2pcards arena``: bots against bots, over duplicate deals or whole games.
+
+Every bot sees only its own seat's view.  With ``deals`` each deal is played
+twice with the line-up moved round by one seat (duplicate play: in the
+partnership games the two partnerships swap cards), so the luck of the deal
+cancels out; otherwise whole games are played with the line-up rotated by one
+seat from game to game.  The report gives, per bot, wins, points and (in
+Nullern) how often its bids were met, with 95% confidence intervals.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import statistics
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2pcards.games import CHANCE, Game, HandState, nullern
+from p2pcards.history import HandRecord, History
+from p2pcards.local import Bot, LocalGame, SearchBot, make_bot
+
+
+@dataclass
+class Tally:
+    """What one bot earned, per deal or per game."""
+
+    seats: set[int] = field(default_factory=set)
+    wins: list[float] = field(default_factory=list)
+    points: list[float] = field(default_factory=list)
+    bids: int = 0
+    exact: int = 0
+
+
+def play_deal(game: Game, deck: Sequence[int], dealer: int, players: int,
+              options: dict[str, int], number: int, bots: Sequence[Bot],
+              rng: random.Random) -> tuple[HandState, HandRecord]:
+    """One deal with ``bots[seat]`` in each seat, every bot deciding from its own view."""
+    state = game.deal(deck, dealer, players, options, number=number)
+    record = HandRecord(dealer, [game.notation.name(c) for c in deck])
+    while not state.is_terminal():
+        seat = state.current_player()
+        if seat == CHANCE:
+            action = state.chance_action(rng)
+            record.actions.append(("chance", state.format_action(action)))
+        else:
+            forced = state.forced_action()
+            action = forced if forced is not None else bots[seat](state.view(seat), rng)
+            record.actions.append((seat, state.format_action(action)))
+        state.apply(action)
+    if not record.actions:
+        record.void = True
+    return state, record
+
+
+def run(game: Game, lineup: Sequence[str], count: int, seed: int, *, deals: bool,
+        players: int, iterations: int | None = None, think: float | None = None,
+        save: str | None = None, progress: Callable[[int, int], None] | None = None
+        ) -> dict[str, Any]:
+    """Play the arena and return its report (see :func:`report`)."""
+    if len(lineup) != players:
+        raise ValueError(f"{len(lineup)} bots for {players} seats")
+    options = game.resolve_options({})
+    kinds = sorted(set(lineup))
+    bots = {kind: make_bot(kind, iterations, think) for kind in kinds}
+    tallies = {kind: Tally() for kind in kinds}
+    rng = random.Random(f"arena:{seed}")
+    if save:
+        os.makedirs(save, exist_ok=True)
+    for n in range(count):
+        shifts = (0, 1) if deals else (n % players,)
+        deck = game.shuffled_deck(players, options, rng)
+        dealer = rng.randrange(players)
+        number = rng.randrange(19) if game is nullern.GAME else 0
+        for shift in shifts:
+            seated = [lineup[(seat - shift) % players] for seat in range(players)]
+            seat_bots = [bots[k] for k in seated]
+            if deals:
+                state, record = play_deal(game, deck, dealer, players, options, number,
+                                          seat_bots, random.Random(f"arena:{seed}:{n}:{shift}"))
+                if record.void:
+                    continue
+                _score_deal(game, state, seated, tallies)
+                history = History(game.name, seated, game.non_default(options), [record])
+            else:
+                table = LocalGame(game, players, options, seed * 100_003 + n, names=seated)
+                history = table.play(seat_bots)
+                _score_game(game, table, seated, tallies)
+            if save:
+                path = os.path.join(save, f"{game.name}-{n:04d}-{shift}.json")
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(history.dumps())
+        if progress:
+            progress(n + 1, count)
+    return report(game, count, tallies, bots, deals)
+
+
+def _units_of(game: Game, seated: Sequence[str], kind: str, players: int) -> list[int]:
+    units = {seat % 2 if game.units == "teams" else seat
+             for seat in range(players) if seated[seat] == kind}
+    return sorted(units)
+
+
+def _score_deal(game: Game, state: HandState, seated: Sequence[str],
+                tallies: dict[str, Tally]) -> None:
+    points = state.points()
+    players = len(seated)
+    means = {kind: statistics.fmean(points[u] for u in _units_of(game, seated, kind, players))
+             for kind in tallies if kind in seated}
+    best = max(means.values())
+    leaders = [kind for kind, mean in means.items() if mean == best]
+    for kind, tally in tallies.items():
+        if kind not in means:
+            continue
+        tally.seats.update(s for s in range(players) if seated[s] == kind)
+        tally.points.append(means[kind])
+        tally.wins.append(1.0 / len(leaders) if kind in leaders else 0.0)
+        _count_bids([state], seated, kind, tally)
+
+
+def _score_game(game: Game, table: LocalGame, seated: Sequence[str],
+                tallies: dict[str, Tally]) -> None:
+    players = len(seated)
+    winners = table.winner if isinstance(table.winner, list) else (
+        [] if table.winner is None else [table.winner])
+    for kind, tally in tallies.items():
+        units = _units_of(game, seated, kind, players)
+        if not units:
+            continue
+        tally.seats.update(s for s in range(players) if seated[s] == kind)
+        tally.points.append(statistics.fmean(table.totals[u] for u in units))
+        shared = [u for u in winners if u in units]
+        tally.wins.append(len(shared) / len(winners) if winners else 0.0)
+        _count_bids(table.finished, seated, kind, tally)
+
+
+def _count_bids(states: Sequence[HandState], seated: Sequence[str], kind: str,
+                tally: Tally) -> None:
+    """Nullern: how many of this bot's bids were met exactly."""
+    for state in states:
+        if isinstance(state, nullern.NullernState):
+            for seat, bot in enumerate(seated):
+                if bot == kind:
+                    tally.bids += 1
+                    tally.exact += state.bids[seat] == state.tricks[seat]
+
+
+def _mean_ci(values: Sequence[float]) -> tuple[float, list[float]]:
+    if not values:
+        return 0.0, [0.0, 0.0]
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, [mean, mean]
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+    return mean, [round(mean - half, 4), round(mean + half, 4)]
+
+
+def _wilson(rate: float, n: int) -> list[float]:
+    """95% Wilson interval of a rate over ``n`` trials (stays inside [0, 1])."""
+    if not n:
+        return [0.0, 0.0]
+    z = 1.96
+    centre = (rate + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
+
+
+def report(game: Game, count: int, tallies: dict[str, Tally], bots: dict[str, Bot],
+           deals: bool) -> dict[str, Any]:
+    """``{"game", "games", "entries": [...]}`` as the arena's ``--json`` prints it."""
+    entries = []
+    for kind, tally in tallies.items():
+        win_rate = statistics.fmean(tally.wins) if tally.wins else 0.0
+        win_ci = _wilson(win_rate, len(tally.wins))
+        points, points_ci = _mean_ci(tally.points)
+        bot = bots[kind]
+        rate = (round(bot.done / bot.seconds, 1) if isinstance(bot, SearchBot) and bot.seconds
+                else None)
+        entries.append({
+            "bot": kind, "seats": sorted(tally.seats), "wins": sum(tally.wins),
+            "win_rate": round(win_rate, 4), "win_rate_ci95": win_ci,
+            "points_per_game": round(points, 4), "points_ci95": points_ci,
+            "exact_bid_rate": round(tally.exact / tally.bids, 4) if tally.bids else None,
+            "iterations_per_s": rate,
+        })
+    return {"game": game.name, "games": count, "per": "deal" if deals else "game",
+            "entries": entries}
+
+
+def format_report(result: dict[str, Any]) -> str:
+    per = result["per"]
+    lines = [f"{result['game']}: {result['games']} {per}{'s' if result['games'] != 1 else ''}"
+             + (" (each played twice, seats swapped)" if per == "deal" else "")]
+    for e in result["entries"]:
+        lo, hi = e["points_ci95"]
+        wlo, whi = e["win_rate_ci95"]
+        line = (f"  {e['bot']:<8} seats {','.join(map(str, e['seats']))}: wins {e['wins']:g} "
+                f"({e['win_rate']:.1%}, 95% CI {wlo:.1%} to {whi:.1%}), points per {per} "
+                f"{e['points_per_game']:.2f} (95% CI {lo:.2f} to {hi:.2f})")
+        if e["exact_bid_rate"] is not None:
+            line += f", exact bids {e['exact_bid_rate']:.1%}"
+        if e["iterations_per_s"]:
+            line += f", {e['iterations_per_s']:,.0f} iterations/s"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def progress_bar(done: int, total: int) -> None:
+    if sys.stderr.isatty():
+        width = 30
+        filled = width * done // total
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()

@@ -1,0 +1,58 @@
+"""The arena: duplicate deals, whole games, the report and its confidence intervals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from p2pcards import arena
+from p2pcards.cli.main import main
+from p2pcards.games import bidwhist, pasur
+from p2pcards.history import load, replay
+
+
+def test_duplicate_deals_seat_every_bot_on_both_sides():
+    result = arena.run(bidwhist.GAME, ["ismcts", "random", "ismcts", "random"], 3, seed=4,
+                       deals=True, players=4, iterations=20)
+    assert result["per"] == "deal" and result["games"] == 3
+    by_bot = {e["bot"]: e for e in result["entries"]}
+    assert by_bot["ismcts"]["seats"] == [0, 1, 2, 3] == by_bot["random"]["seats"]
+    # each deal is played twice: the two partnerships' wins add up to the plays
+    assert by_bot["ismcts"]["wins"] + by_bot["random"]["wins"] == 6
+    lo, hi = by_bot["ismcts"]["win_rate_ci95"]
+    assert 0.0 <= lo <= by_bot["ismcts"]["win_rate"] <= hi <= 1.0
+    lo, hi = by_bot["ismcts"]["points_ci95"]
+    assert lo <= by_bot["ismcts"]["points_per_game"] <= hi
+    assert by_bot["ismcts"]["iterations_per_s"] > 0 and by_bot["random"]["iterations_per_s"] is None
+    assert by_bot["random"]["exact_bid_rate"] is None
+
+
+def test_same_seed_same_report():
+    args = (pasur.GAME, ["random", "pimc"], 2)
+    first = arena.run(*args, seed=9, deals=True, players=2, iterations=20)
+    second = arena.run(*args, seed=9, deals=True, players=2, iterations=20)
+    for entry in first["entries"] + second["entries"]:
+        entry.pop("iterations_per_s")
+    assert first == second
+
+
+def test_arena_command_json_whole_games_and_saved_histories(tmp_path, capsys):
+    save = tmp_path / "histories"
+    code = main(["arena", "nullern", "--players", "random,ismcts,random", "--games", "1",
+                 "--iterations", "10", "--json", "--save", str(save)])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["game"] == "nullern" and result["per"] == "game"
+    assert {e["bot"] for e in result["entries"]} == {"random", "ismcts"}
+    assert all(0 <= e["exact_bid_rate"] <= 1 for e in result["entries"])
+    files = sorted(Path(save).iterdir())
+    assert len(files) == 1
+    replayed = replay(load(str(files[0])))
+    assert replayed.complete
+
+
+def test_arena_command_refuses_unknown_bots_and_seat_counts(capsys):
+    assert main(["arena", "pasur", "--players", "random,genius"]) == 2
+    assert "unknown bot 'genius'" in capsys.readouterr().err
+    assert main(["arena", "bidwhist", "--players", "random,random"]) == 2
+    assert "Bid Whist is played by 4 players, not 2" in capsys.readouterr().err
