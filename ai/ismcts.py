@@ -159,14 +159,16 @@ def tree_stats(root: Node) -> dict[int, int]:
     return out
 
 
-def pimc(view: SearchState, rng: random.Random, iterations: int, worlds: int = 10
-         ) -> SearchResult:
+def pimc(view: SearchState, rng: random.Random, iterations: int | None = None,
+         seconds: float | None = None, worlds: int = 10) -> SearchResult:
     """Determinized UCT (perfect-information Monte Carlo), the baseline ``pimc``.
 
     ``worlds`` determinizations of the view, each searched as if every card
-    were known (UCT on that one world) with an equal share of the iterations;
+    were known (UCT on that one world) with an equal share of the budget;
     the root visits are summed and the most visited move is played.
     """
+    if iterations is None and seconds is None:
+        raise ValueError("give an iteration or a time budget")
     seat = view.current_player()
     legal = view.legal_actions()
     if seat < 0 or not legal:
@@ -176,10 +178,11 @@ def pimc(view: SearchState, rng: random.Random, iterations: int, worlds: int = 1
     done = 0
     root = Node(-1)
     if len(legal) > 1:
-        share = max(1, iterations // worlds)
+        share = None if iterations is None else max(1, iterations // worlds)
         for _ in range(worlds):
             world = view.determinize(rng)  # a full-information world: UCT on it
-            result = search(world, rng, iterations=share)
+            result = search(world, rng, iterations=share,
+                            seconds=None if seconds is None else seconds / worlds)
             for action, count in result.visits.items():
                 visits[action] = visits.get(action, 0) + count
             done += result.iterations

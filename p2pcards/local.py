@@ -53,7 +53,7 @@ class SearchBot:
         if len(actions) > SEARCH_LIMIT:
             return actions[int(rng.random() * len(actions))]
         if self.kind == "pimc":
-            result = pimc(view, rng, iterations=self.iterations or 1000)
+            result = pimc(view, rng, iterations=self.iterations, seconds=self.think)
         else:
             result = search(view, rng, iterations=self.iterations, seconds=self.think)
         self.done += result.iterations
