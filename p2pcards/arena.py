@@ -37,23 +37,42 @@ class Tally:
 
 def play_deal(game: Game, deck: Sequence[int], dealer: int, players: int,
               options: dict[str, int], number: int, bots: Sequence[Bot],
-              rng: random.Random) -> tuple[HandState, HandRecord]:
-    """One deal with ``bots[seat]`` in each seat, every bot deciding from its own view."""
+              chance: random.Random, rng: random.Random) -> tuple[HandState, HandRecord]:
+    """One deal with ``bots[seat]`` in each seat, every bot deciding from its own view.
+
+    Chance draws from ``chance`` alone, so the two plays of a duplicate deal see
+    the same controls, steals and reshuffles; the bots draw from ``rng``.
+    """
     state = game.deal(deck, dealer, players, options, number=number)
     record = HandRecord(dealer, [game.notation.name(c) for c in deck])
     while not state.is_terminal():
         seat = state.current_player()
         if seat == CHANCE:
-            action = state.chance_action(rng)
+            action = state.chance_action(chance)
             record.actions.append(("chance", state.format_action(action)))
         else:
             forced = state.forced_action()
             action = forced if forced is not None else bots[seat](state.view(seat), rng)
             record.actions.append((seat, state.format_action(action)))
         state.apply(action)
-    if not record.actions:
-        record.void = True
     return state, record
+
+
+def check_lineup(game: Game, lineup: Sequence[str]) -> None:
+    """Partners play the same bot: a bot on both sides of a partnership game has no score."""
+    if game.units == "teams":
+        for seat in range(2):
+            if lineup[seat] != lineup[seat + 2]:
+                raise ValueError(f"partners play the same bot: seats {seat} and {seat + 2} have "
+                                 f"{lineup[seat]} and {lineup[seat + 2]}")
+        if lineup[0] == lineup[1]:
+            raise ValueError("the two partnerships play the same bot: nothing to compare")
+
+
+def rotations(game: Game, players: int) -> tuple[int, ...]:
+    """Seat shifts of a duplicate deal: the partnerships swap, or every seat takes every
+    hand (each deal is then played once per seat)."""
+    return (0, 1) if game.units == "teams" or players == 2 else tuple(range(players))
 
 
 def run(game: Game, lineup: Sequence[str], count: int, seed: int, *, deals: bool,
@@ -63,6 +82,10 @@ def run(game: Game, lineup: Sequence[str], count: int, seed: int, *, deals: bool
     """Play the arena and return its report (see :func:`report`)."""
     if len(lineup) != players:
         raise ValueError(f"{len(lineup)} bots for {players} seats")
+    check_lineup(game, lineup)
+    if deals and save and game is nullern.GAME:
+        raise ValueError("a Nullern hand history holds whole games (a round's size follows "
+                         "from its place): use whole games to keep histories")
     options = game.resolve_options({})
     kinds = sorted(set(lineup))
     bots = {kind: make_bot(kind, iterations, think) for kind in kinds}
@@ -71,28 +94,38 @@ def run(game: Game, lineup: Sequence[str], count: int, seed: int, *, deals: bool
     if save:
         os.makedirs(save, exist_ok=True)
     for n in range(count):
-        shifts = (0, 1) if deals else (n % players,)
+        shifts = rotations(game, players) if deals else (n % players,)
         deck = game.shuffled_deck(players, options, rng)
+        while deals and game.is_void_deal(deck, players):  # a deal that counts
+            deck = game.shuffled_deck(players, options, rng)
         dealer = rng.randrange(players)
-        number = rng.randrange(19) if game is nullern.GAME else 0
+        number = rng.randrange(20) if game is nullern.GAME else 0
+        pair = {kind: Tally() for kind in kinds}
         for shift in shifts:
             seated = [lineup[(seat - shift) % players] for seat in range(players)]
             seat_bots = [bots[k] for k in seated]
             if deals:
-                state, record = play_deal(game, deck, dealer, players, options, number,
-                                          seat_bots, random.Random(f"arena:{seed}:{n}:{shift}"))
-                if record.void:
-                    continue
-                _score_deal(game, state, seated, tallies)
+                state, record = play_deal(
+                    game, deck, dealer, players, options, number, seat_bots,
+                    random.Random(f"arena:{seed}:{n}:chance"),
+                    random.Random(f"arena:{seed}:{n}:{shift}"))
+                _score_deal(game, state, seated, pair)
                 history = History(game.name, seated, game.non_default(options), [record])
             else:
                 table = LocalGame(game, players, options, seed * 100_003 + n, names=seated)
                 history = table.play(seat_bots)
-                _score_game(game, table, seated, tallies)
+                _score_game(game, table, seated, pair)
             if save:
                 path = os.path.join(save, f"{game.name}-{n:04d}-{shift}.json")
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(history.dumps())
+        for kind, tally in pair.items():  # a duplicate set is one observation
+            total = tallies[kind]
+            total.seats |= tally.seats
+            total.wins.append(statistics.fmean(tally.wins))
+            total.points.append(statistics.fmean(tally.points))
+            total.bids += tally.bids
+            total.exact += tally.exact
         if progress:
             progress(n + 1, count)
     return report(game, count, tallies, bots, deals)

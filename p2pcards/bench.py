@@ -118,7 +118,10 @@ def ai_positions(seed: int = 1) -> dict[str, HandState]:
     for name, game, players, moves in [("pasur.mid_round", pasur.GAME, 3, 14),
                                        ("controlnut.first_trick", controlnut.GAME, 4, -1)]:
         options = game.resolve_options({})
-        state = game.deal(game.shuffled_deck(players, options, rng), 0, players, options)
+        deck = game.shuffled_deck(players, options, rng)
+        while game.is_void_deal(deck, players):
+            deck = game.shuffled_deck(players, options, rng)
+        state = game.deal(deck, 0, players, options)
         while moves != 0 and not (moves < 0 and getattr(state, "phase", -1) == controlnut.PLAY):
             actions = state.legal_actions()
             seat = state.current_player()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from p2pcards import arena
 from p2pcards.cli.main import main
-from p2pcards.games import bidwhist, pasur
+from p2pcards.games import bidwhist, controlnut, pasur
 from p2pcards.history import load, replay
 
 
@@ -17,8 +17,8 @@ def test_duplicate_deals_seat_every_bot_on_both_sides():
     assert result["per"] == "deal" and result["games"] == 3
     by_bot = {e["bot"]: e for e in result["entries"]}
     assert by_bot["ismcts"]["seats"] == [0, 1, 2, 3] == by_bot["random"]["seats"]
-    # each deal is played twice: the two partnerships' wins add up to the plays
-    assert by_bot["ismcts"]["wins"] + by_bot["random"]["wins"] == 6
+    # each deal is played twice, a duplicate pair counting once: the wins add up to 3
+    assert by_bot["ismcts"]["wins"] + by_bot["random"]["wins"] == 3
     lo, hi = by_bot["ismcts"]["win_rate_ci95"]
     assert 0.0 <= lo <= by_bot["ismcts"]["win_rate"] <= hi <= 1.0
     lo, hi = by_bot["ismcts"]["points_ci95"]
@@ -49,6 +49,30 @@ def test_arena_command_json_whole_games_and_saved_histories(tmp_path, capsys):
     assert len(files) == 1
     replayed = replay(load(str(files[0])))
     assert replayed.complete
+
+
+def test_duplicate_plays_see_the_same_chance_and_every_seat_takes_every_hand(tmp_path):
+    save = tmp_path / "cn"
+    arena.run(controlnut.GAME, ["random", "pimc", "random", "pimc"], 2, seed=3, deals=True,
+              players=4, iterations=8, save=str(save))
+    for n in range(2):
+        first, second = (json.loads((save / f"controlnut-{n:04d}-{s}.json").read_text())
+                         for s in (0, 1))
+        chance = [[a for a in doc["hands"][0]["actions"] if a[0] == "chance"][:2]
+                  for doc in (first, second)]
+        assert chance[0] == chance[1]  # the same controls and the same first draw
+        assert first["hands"][0]["deck"] == second["hands"][0]["deck"]
+    assert arena.rotations(pasur.GAME, 3) == (0, 1, 2)
+    assert arena.rotations(bidwhist.GAME, 4) == (0, 1)
+
+
+def test_lineups_must_keep_partners_together(capsys):
+    assert main(["arena", "bidwhist", "--players", "ismcts,random,random,random"]) == 2
+    assert "partners play the same bot" in capsys.readouterr().err
+    assert main(["arena", "nullern", "--players", "random,ismcts", "--deals", "1",
+                 "--save", "x"]) == 2
+    assert "whole games" in capsys.readouterr().err
+    assert main(["arena", "pasur", "--players", "random,ismcts", "--deals", "0"]) == 2
 
 
 def test_arena_command_refuses_unknown_bots_and_seat_counts(capsys):

@@ -192,9 +192,19 @@ def cmd_arena(args: argparse.Namespace) -> int:
         print(f"p2pcards: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
     count = args.deals if args.deals is not None else args.games
-    result = arena.run(game, lineup, count, args.seed, deals=args.deals is not None,
-                       players=len(lineup), iterations=args.iterations, think=args.think,
-                       save=args.save, progress=arena.progress_bar)
+    problems = [f"--deals/--games must be at least 1, not {count}" if count < 1 else "",
+                "--iterations must be at least 1" if (args.iterations or 1) < 1 else "",
+                "--think must be more than 0 seconds" if args.think is not None
+                and args.think <= 0 else ""]
+    try:
+        if any(problems):
+            raise ValueError(next(p for p in problems if p))
+        result = arena.run(game, lineup, count, args.seed, deals=args.deals is not None,
+                           players=len(lineup), iterations=args.iterations, think=args.think,
+                           save=args.save, progress=arena.progress_bar)
+    except ValueError as exc:
+        print(f"p2pcards: {exc}", file=sys.stderr)
+        return EXIT_MALFORMED
     print(json.dumps(result) if args.json else arena.format_report(result))
     return EXIT_OK
 
