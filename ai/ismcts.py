@@ -30,14 +30,25 @@ CLOCK_EVERY = 32
 EXPLORATION = 0.7
 
 
-class Node:
-    """One information set of the searching player: statistics of the move into it."""
+SAMPLED = -(1 << 400)
+"""Tree key of a move the game samples instead of branching on (``sampled_move``)."""
 
-    __slots__ = ("actor", "avail", "children", "reward", "visits")
+
+class Node:
+    """A move into an information set of the searching player, with its statistics.
+
+    ``children`` are the moves possible from the information set the move leads
+    to, keyed by what the searcher observes of them; when the searcher also
+    learns something privately (cards dealt to it, a kitty picked up), the
+    sets it can tell apart branch first on that observation (``after``).
+    """
+
+    __slots__ = ("actor", "after", "avail", "children", "reward", "visits")
 
     def __init__(self, actor: int):
         self.actor = actor
         self.children: dict[int, Node] = {}
+        self.after: dict[int, Node] | None = None
         self.visits = 0
         self.avail = 0
         self.reward = 0.0
@@ -46,6 +57,15 @@ class Node:
         node = self.children.get(key)
         if node is None:
             node = self.children[key] = Node(actor)
+        return node
+
+    def branch(self, observation: int) -> Node:
+        """The information set reached, told apart by the searcher's observation."""
+        if self.after is None:
+            self.after = {}
+        node = self.after.get(observation)
+        if node is None:
+            node = self.after[observation] = Node(-1)
         return node
 
 
@@ -120,10 +140,11 @@ def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
             child = children.get(k)
             if child is not None:
                 child.avail += 1
-        node = node.child(key, actor)
-        path.append(node)
+        move = node.child(key, actor)
+        path.append(move)
         options = by_key[key]
         world.step(options[int(rng.random() * len(options))])
+        node = move.branch(world.observation(seat))
         if expanded:
             break
     if not world.is_terminal():
@@ -148,7 +169,7 @@ def _select(node: Node, by_key: dict[int, list[int]], exploration: float) -> int
 
 
 def tree_stats(root: Node) -> dict[int, int]:
-    """Depth -> number of nodes visited more than once (the tree really grows)."""
+    """Depth in moves -> number of move nodes visited more than once (the tree grows)."""
     out: dict[int, int] = {}
     stack = [(root, 0)]
     while stack:
@@ -156,6 +177,8 @@ def tree_stats(root: Node) -> dict[int, int]:
         if depth and node.visits > 1:
             out[depth] = out.get(depth, 0) + 1
         stack.extend((child, depth + 1) for child in node.children.values())
+        if node.after:
+            stack.extend((later, depth) for later in node.after.values())
     return out
 
 

@@ -68,6 +68,11 @@ class SearchState(Protocol):
         thousands, such as a Bid Whist discard), or None to branch as usual."""
         ...
 
+    def observation(self, seat: int) -> int:
+        """What ``seat`` privately sees now (its hand, say) as a hashable token: the
+        search tells information sets apart by it after each move."""
+        ...
+
     def rollout(self, rng: random.Random) -> None:
         """Play to the end with a cheap policy (random, or the game's heuristic)."""
         ...

@@ -50,8 +50,9 @@ class SearchBot:
         actions = view.legal_actions()
         if len(actions) == 1:
             return actions[0]
-        if len(actions) > SEARCH_LIMIT:
-            return actions[int(rng.random() * len(actions))]
+        if len(actions) > SEARCH_LIMIT:  # the game's own rule, else chance
+            sampled = view.sampled_move(view.current_player(), rng)
+            return sampled if sampled is not None else actions[int(rng.random() * len(actions))]
         if self.kind == "pimc":
             result = pimc(view, rng, iterations=self.iterations, seconds=self.think)
         else:

@@ -16,6 +16,7 @@ from p2pcards.games.bidwhist import (
     BidWhistState,
     first_dealer,
     hand_points,
+    plain_discard,
 )
 from tests.helpers import bidwhist_deck, cards
 
@@ -390,3 +391,14 @@ def test_actions_parse_in_any_case_and_format_canonically():
         == "discard 9S 4D 2C 3C BJ LJ"
     assert state.parse_action("discard ? ? ? ? ? ?") == 256
 
+
+
+def test_plain_discard_keeps_trumps_and_throws_notrump_jokers():
+    fresh = run(suits_deal(), (0, "bid 4 cards"), (1, "pass"), (2, "pass"), (3, "pass"),
+                (0, "trump S"))
+    code = plain_discard(fresh)
+    assert fresh.is_legal(code) and not (code >> 9) & mask("BJ LJ AS KS")
+    nt = run(suits_deal(), (0, "bid 4 notrump"), (1, "pass"), (2, "pass"), (3, "pass"),
+             (0, "direction uptown"))
+    code = plain_discard(nt)
+    assert nt.is_legal(code) and (code >> 9) & mask("BJ LJ") == mask("BJ LJ")

@@ -8,7 +8,7 @@ from typing import Self
 import pytest
 
 from ai.ismcts import pimc, search, tree_stats
-from p2pcards.games import bidwhist, controlnut, nullern, pasur
+from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
 from tests.sim import choose
 
 
@@ -58,6 +58,9 @@ class Pile:
 
     def sampled_move(self, seat: int, rng: random.Random) -> int | None:
         return None
+
+    def observation(self, seat: int) -> int:
+        return self.secret or 0 if seat == 1 else 0
 
     def rollout(self, rng: random.Random) -> None:
         while not self.is_terminal():
@@ -142,3 +145,28 @@ def test_pimc_baseline_uses_the_same_search_on_determinized_worlds():
     assert result.action == 1 and result.iterations == 2000
     full, seat = played_to_a_decision(nullern.GAME, 4, 9, random.Random(3))
     assert pimc(full.view(seat), random.Random(1), iterations=200).action in full.legal_actions()
+
+
+def test_what_the_searcher_is_dealt_inside_the_tree_splits_its_information_sets():
+    rng = random.Random(6)
+    options = pasur.GAME.resolve_options({})
+    while True:  # 2 players, the searcher to play with two cards left before a refill
+        full = pasur.GAME.deal(pasur.GAME.shuffled_deck(2, options, rng), 1, 2, options)
+        if full.phase == pasur.VOID:
+            continue
+        if full.current_player() == CHANCE:
+            full.apply(full.chance_action(rng))
+        while full.count[0] != 2 or full.current_player() != 0:
+            full.apply(choose(full, rng))
+        if len(full.legal_actions()) > 1:
+            break
+    result = search(full.view(0), random.Random(1), iterations=600)
+    branches = []
+    stack = [result.root]
+    while stack:
+        node = stack.pop()
+        if node.after:
+            branches.append(len(node.after))
+            stack.extend(node.after.values())
+        stack.extend(node.children.values())
+    assert max(branches) > 1  # after the refill: one set per hand the searcher could get

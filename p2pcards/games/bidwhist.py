@@ -183,9 +183,12 @@ class BidWhistState(HandState):
         random_playout(self, rng)
 
     def sampled_move(self, seat: int, rng: random.Random) -> int | None:
-        """The discard (18,564 choices) is sampled, not searched, until a discard
-        model lands; another seat's discard is hidden from the searcher anyway."""
-        return random_discard(self, rng.random) if self.phase == DISCARD_PHASE else None
+        """The discard (18,564 choices) is not searched: the searcher's own is the
+        rule of thumb :func:`plain_discard` (the same in every world, so the tree
+        grows past it); another seat's, hidden from the searcher, is drawn at random."""
+        if self.phase != DISCARD_PHASE:
+            return None
+        return plain_discard(self) if seat == self.turn else random_discard(self, rng.random)
 
     def hidden_mask(self) -> int:
         return DECK_MASK[self.kitty_size] & ~(self.won[0] | self.won[1] | mask_of(self.trick))
@@ -683,6 +686,15 @@ def random_discard(state: BidWhistState, rnd: Callable[[], float]) -> int:
         rest &= ~(1 << card)
         mask |= 1 << card
     return discard_code(mask)
+
+
+def plain_discard(state: BidWhistState) -> int:
+    """A first rule of thumb: every joker in notrump, then the weakest cards of the
+    contract (lowest non-trumps first), until the discard is full."""
+    hand = state.may[state.turn]
+    keys = state.tables.keys
+    weakest = sorted(bits(hand), key=lambda c: (keys[c], c))
+    return discard_code(mask_of(weakest[:state.kitty_size]))
 
 
 def random_playout(state: BidWhistState, rng: random.Random) -> None:

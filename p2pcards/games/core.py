@@ -575,6 +575,14 @@ class HandState:
         game hides part of it from that seat."""
         return action
 
+    def observation(self, seat: int) -> int:
+        """The cards in the places ``seat`` sees (a token for the search)."""
+        seen = 0
+        for place, cards in enumerate(self.may):
+            if self.visible(place, seat):
+                seen |= cards << (64 * place)  # keep the places apart
+        return seen
+
     def sampled_move(self, seat: int, rng: random.Random) -> int | None:
         """A move the search samples rather than branches on (none by default)."""
         return None
