@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ai.ismcts import search
+from ai.parallel import RootParallel
 from p2pcards.games import bidwhist, controlnut, nullern, pasur
 from p2pcards.games.core import HandState
 from p2pcards.games.game import Game
@@ -135,13 +136,22 @@ def ai_positions(seed: int = 1) -> dict[str, HandState]:
 def bench_ai(seconds: float = 2.0, seed: int = 1) -> list[Record]:
     """ISMCTS iterations per second on one core at fixed positions (best of two rounds)."""
     records: list[Record] = []
-    for name, view in ai_positions(seed).items():
+    positions = ai_positions(seed)
+    for name, view in positions.items():
         rates = []
         for round_seed in range(2):
             result = search(view, random.Random(round_seed), seconds=seconds / 2)
             rates.append(result.iterations / result.seconds)
         records.append({"name": f"ai.ismcts.{name}", "value": round(max(rates), 1),
                         "unit": "per_s"})
+    # root parallelism: the same position, two worker processes, the same wall time
+    view = positions["bidwhist.first_lead"]
+    with RootParallel(2) as pool:
+        pool.search(view, seed=0, iterations=50)  # start the workers first
+        merged = pool.search(view, seed=1, seconds=seconds / 2)
+    single = records[0]["value"]
+    records.append({"name": "ai.ismcts.bidwhist.first_lead.2proc_speedup",
+                    "value": round(merged.iterations / merged.seconds / single, 2), "unit": "x"})
     return records
 
 

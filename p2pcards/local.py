@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ai.ismcts import pimc, search
+from ai.parallel import RootParallel
 from p2pcards.games import CHANCE, Game, HandState
 from p2pcards.games.core import SPECTATOR
 from p2pcards.history import HandRecord, History
@@ -43,8 +44,10 @@ class SearchBot:
     kind: str
     iterations: int | None = None
     think: float | None = None
+    workers: int = 1
     done: int = 0
     seconds: float = 0.0
+    pool: RootParallel | None = None
 
     def __call__(self, view: HandState, rng: random.Random) -> int:
         actions = view.legal_actions()
@@ -55,6 +58,11 @@ class SearchBot:
             return sampled if sampled is not None else actions[int(rng.random() * len(actions))]
         if self.kind == "pimc":
             result = pimc(view, rng, iterations=self.iterations, seconds=self.think)
+        elif self.workers > 1:  # root parallelism: persistent worker processes
+            if self.pool is None:
+                self.pool = RootParallel(self.workers)
+            result = self.pool.search(view, rng.randrange(1 << 31), iterations=self.iterations,
+                                      seconds=self.think)
         else:
             result = search(view, rng, iterations=self.iterations, seconds=self.think)
         self.done += result.iterations
@@ -62,14 +70,16 @@ class SearchBot:
         return result.action
 
 
-def make_bot(kind: str, iterations: int | None = None, think: float | None = None) -> Bot:
-    """A bot by name: ``random``, or ``ismcts``/``pimc`` with an iteration or time budget."""
+def make_bot(kind: str, iterations: int | None = None, think: float | None = None,
+             workers: int = 1) -> Bot:
+    """A bot by name: ``random``, or ``ismcts``/``pimc`` with an iteration or time budget
+    (``ismcts`` on ``workers`` processes: root parallelism)."""
     if kind == "random":
         return random_bot
     if kind in ("ismcts", "pimc"):
         if iterations is None and think is None:
             iterations = 1000
-        return SearchBot(kind, iterations, think)
+        return SearchBot(kind, iterations, think, workers)
     raise ValueError(f"unknown bot {kind!r} (bots: {', '.join(BOT_NAMES)})")
 
 

@@ -81,7 +81,8 @@ def test_zero_players_is_refused(capsys):
 def test_auto_play_with_searching_bots_finishes_and_replays(tmp_path, capsys):
     path = tmp_path / "s.json"
     code, _, _ = run(capsys, "play", "nullern", "--auto", "--bots", "ismcts", "--iterations", "20",
-                     "--players", "3", "--seed", "2", "--quiet", "--save", str(path))
+                     "--workers", "2", "--players", "3", "--seed", "2", "--quiet", "--save",
+                     str(path))
     assert code == 0
     code, out, _ = run(capsys, "replay", str(path), "--json")
     assert code == 0 and json.loads(out)["complete"]
@@ -93,5 +94,6 @@ def test_bench_ai_json_records(capsys):
     records = json.loads(out)
     assert {r["name"] for r in records} == {
         "ai.ismcts.bidwhist.first_lead", "ai.ismcts.nullern.first_play_10",
-        "ai.ismcts.pasur.mid_round", "ai.ismcts.controlnut.first_trick"}
-    assert all(r["unit"] == "per_s" and r["value"] > 0 for r in records)
+        "ai.ismcts.pasur.mid_round", "ai.ismcts.controlnut.first_trick",
+        "ai.ismcts.bidwhist.first_lead.2proc_speedup"}
+    assert all(r["unit"] in ("per_s", "x") and r["value"] > 0 for r in records)

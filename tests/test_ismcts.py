@@ -8,6 +8,7 @@ from typing import Self
 import pytest
 
 from ai.ismcts import pimc, search, tree_stats
+from ai.parallel import RootParallel
 from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
 from tests.sim import choose
 
@@ -170,3 +171,17 @@ def test_what_the_searcher_is_dealt_inside_the_tree_splits_its_information_sets(
             stack.extend(node.after.values())
         stack.extend(node.children.values())
     assert max(branches) > 1  # after the refill: one set per hand the searcher could get
+
+
+def test_root_parallel_search_merges_the_workers_root_visits():
+    full, seat = played_to_a_decision(nullern.GAME, 4, 9, random.Random(8))
+    view = full.view(seat)
+    with RootParallel(2) as pool:
+        first = pool.search(view, seed=11, iterations=150)
+        again = pool.search(view, seed=11, iterations=150)
+    assert first.action in full.legal_actions()
+    assert first.iterations == 300 == sum(first.visits.values())
+    assert first.visits == again.visits  # the same seeds, the same decision
+    alone = [search(view, random.Random(s), iterations=150).visits for s in (11, 12)]
+    merged = {a: alone[0].get(a, 0) + alone[1].get(a, 0) for a in set(alone[0]) | set(alone[1])}
+    assert first.visits == merged

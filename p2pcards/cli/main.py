@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
                       " determinized-UCT baseline (pimc)")
     play.add_argument("--iterations", type=int, default=200,
                       help="ISMCTS iterations per move (default 200)")
+    play.add_argument("--workers", type=int, default=1,
+                      help="processes per searching bot (root parallelism; default 1)")
     play.add_argument("--seed", type=int, help="seed for the deals and the bots (same seed, "
                       "same game); random if absent")
     play.add_argument("--players", type=int, help="number of players (where the game allows)")
@@ -122,7 +124,8 @@ def cmd_play(args: argparse.Namespace) -> int:
             return EXIT_MALFORMED
     say = (lambda line: None) if args.quiet else print
     print(f"seed {seed}")
-    record = table.play(make_bot(args.bots, args.iterations), say=say)
+    record = table.play(make_bot(args.bots, args.iterations, workers=max(1, args.workers)),
+                        say=say)
     if args.quiet:
         print(f"totals {table.totals}, winner {table.winner}")
     if save is not None:
