@@ -31,8 +31,9 @@ def random_bot(view: HandState, rng: random.Random) -> int:
 
 
 SEARCH_LIMIT = 300
-"""Decisions with more legal actions than this (a Bid Whist discard has 18,564) are
-left to random play until the per-game bidding and discard knowledge lands."""
+"""Decisions with more legal actions than this are not searched: the game's own rule
+decides (the Bid Whist discard, 18,564 choices), else chance (Control Nut! bids
+from a long hand), until the per-game bidding and discard knowledge lands."""
 BOT_NAMES = ("random", "ismcts", "pimc")
 
 
