@@ -91,10 +91,7 @@ def search(view: SearchState, rng: random.Random, iterations: int | None = None,
     """Search from ``view`` (whose player is to act) and return the move to play."""
     if iterations is None and seconds is None:
         raise ValueError("give an iteration or a time budget")
-    seat = view.current_player()
-    legal = view.legal_actions()
-    if seat < 0 or not legal:
-        raise ValueError("the searching player is not to act")
+    seat, legal = root_moves(view)
     root = Node(-1)
     start = time.perf_counter()
     done = 0
@@ -108,8 +105,22 @@ def search(view: SearchState, rng: random.Random, iterations: int | None = None,
             _iterate(view.determinize(rng), root, seat, rng, exploration)
             done += 1
     visits = {a: root.children[a].visits for a in legal if a in root.children}
-    action = max(legal, key=lambda a: (visits.get(a, 0), -a))
+    action = most_visited(legal, visits)
     return SearchResult(action, visits, done, time.perf_counter() - start, root)
+
+
+def root_moves(view: SearchState) -> tuple[int, list[int]]:
+    """The searching seat and its legal moves; ValueError if nobody is to act."""
+    seat = view.current_player()
+    legal = view.legal_actions()
+    if seat < 0 or not legal:
+        raise ValueError("the searching player is not to act")
+    return seat, legal
+
+
+def most_visited(legal: list[int], visits: dict[int, int]) -> int:
+    """The move to play: the most visits, ties to the lowest action code."""
+    return max(legal, key=lambda a: (visits.get(a, 0), -a))
 
 
 def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
@@ -192,10 +203,7 @@ def pimc(view: SearchState, rng: random.Random, iterations: int | None = None,
     """
     if iterations is None and seconds is None:
         raise ValueError("give an iteration or a time budget")
-    seat = view.current_player()
-    legal = view.legal_actions()
-    if seat < 0 or not legal:
-        raise ValueError("the searching player is not to act")
+    _, legal = root_moves(view)
     start = time.perf_counter()
     visits: dict[int, int] = {}
     done = 0
@@ -209,5 +217,5 @@ def pimc(view: SearchState, rng: random.Random, iterations: int | None = None,
             for action, count in result.visits.items():
                 visits[action] = visits.get(action, 0) + count
             done += result.iterations
-    action = max(legal, key=lambda a: (visits.get(a, 0), -a))
+    action = most_visited(legal, visits)
     return SearchResult(action, visits, done, time.perf_counter() - start, root)

@@ -12,7 +12,7 @@ import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from ai.ismcts import Node, SearchResult, search
+from ai.ismcts import Node, SearchResult, most_visited, root_moves, search
 from ai.protocol import SearchState
 
 
@@ -46,9 +46,7 @@ class RootParallel:
                seconds: float | None = None) -> SearchResult:
         """Search ``view`` on every worker (``iterations`` each, or ``seconds`` of wall
         time) with seeds ``seed``, ``seed + 1`` ...; merged root visits decide."""
-        legal = view.legal_actions()
-        if view.current_player() < 0 or not legal:
-            raise ValueError("the searching player is not to act")
+        _, legal = root_moves(view)
         start = time.perf_counter()
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
@@ -61,5 +59,5 @@ class RootParallel:
             done += iterations_done
             for action, count in counts.items():
                 visits[action] = visits.get(action, 0) + count
-        action = max(legal, key=lambda a: (visits.get(a, 0), -a))
+        action = most_visited(legal, visits)
         return SearchResult(action, visits, done, time.perf_counter() - start, Node(-1))
