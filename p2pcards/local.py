@@ -15,6 +15,7 @@ from ai.ismcts import pimc, search
 from ai.parallel import RootParallel
 from p2pcards.games import CHANCE, Game, HandState
 from p2pcards.games.core import SPECTATOR
+from p2pcards.games.trick_heuristics import heuristic_bot
 from p2pcards.history import HandRecord, History
 
 DEFAULT_NAMES = ("ana", "ben", "cy", "dee", "eve", "fay", "gus")
@@ -34,7 +35,7 @@ SEARCH_LIMIT = 300
 """Decisions with more legal actions than this are not searched: the game's own rule
 decides (the Bid Whist discard, 18,564 choices), else chance (Control Nut! bids
 from a long hand), until the per-game bidding and discard knowledge lands."""
-BOT_NAMES = ("random", "ismcts", "pimc")
+BOT_NAMES = ("random", "heuristic", "ismcts", "pimc")
 
 
 @dataclass
@@ -77,6 +78,8 @@ def make_bot(kind: str, iterations: int | None = None, think: float | None = Non
     (``ismcts`` on ``workers`` processes: root parallelism)."""
     if kind == "random":
         return random_bot
+    if kind == "heuristic":
+        return heuristic_bot
     if kind in ("ismcts", "pimc"):
         if iterations is None and think is None:
             iterations = 1000

@@ -1,0 +1,127 @@
+"""Rule-based ``heuristic`` bots for the two plain trick games: Bid Whist and Nullern.
+
+A decent club player's rules, deciding from the bot's own view only:
+
+* follow cheaply: when the partner already wins the trick, or nothing can win
+  it, play the lowest card; otherwise win with the lowest card that does;
+* Bid Whist: bid on the books counted in hand (aces, kings guarded, long
+  suits, jokers) plus two for the partner and one for the discard, name the
+  longest suit, discard the weakest cards, lead winners and draw trumps;
+* Nullern: bid the tricks counted in hand (high trumps, very high cards),
+  then win tricks while the bid is short and duck once it is made.
+"""
+
+from __future__ import annotations
+
+import random
+
+from p2pcards.cards import SUIT_MASKS, bits
+from p2pcards.games import bidwhist, nullern
+from p2pcards.games.bidwhist import (
+    BID,
+    DECLARE,
+    DISCARD_PHASE,
+    DOWNTOWN,
+    JOKERS,
+    NOTRUMP_BID,
+    PASS,
+    TRUMP,
+    UPTOWN,
+    BidWhistState,
+    plain_discard,
+)
+from p2pcards.games.nullern import NullernState
+
+
+def _beats(keys: tuple[int, ...], suits: tuple[int, ...], card: int, led: int,
+           win_key: int) -> bool:
+    key = keys[card]
+    return (suits[card] == led or key >= 100) and key > win_key
+
+
+# --------------------------------------------------------------- Bid Whist
+
+
+def _books(hand: int, downtown: bool) -> float:
+    """Books a hand should take with its longest suit as trump, either direction."""
+    books = (hand & JOKERS).bit_count() * 1.0
+    longest = 0
+    for suit in range(4):
+        cards = hand & SUIT_MASKS[suit]
+        n = cards.bit_count()
+        longest = max(longest, n)
+        ranks = {c % 13 for c in bits(cards)}
+        top = (12, 0, 1) if downtown else (12, 11, 10)  # A 2 3 or A K Q
+        books += (top[0] in ranks) + 0.7 * (top[1] in ranks and n >= 2) \
+            + 0.4 * (top[2] in ranks and n >= 3)
+    return books + max(0, longest - 4)
+
+
+def bidwhist_action(view: BidWhistState, rng: random.Random) -> int:
+    seat = view.turn
+    hand = view.may[seat]
+    if view.phase == BID:
+        up, down = _books(hand, False), _books(hand, True)
+        kind = 0 if up >= down else 1
+        level = int(max(up, down) + 3) - 6  # + partner 2, + the discard 1
+        legal = view.legal_actions()
+        wanted = [c for c in legal if c != PASS and bidwhist.bid_of(c)[1] == kind
+                  and bidwhist.bid_of(c)[0] <= level]
+        if wanted:
+            return min(wanted, key=bidwhist.bid_strength)
+        if PASS in legal:
+            return PASS
+        return min((c for c in legal if bidwhist.bid_of(c)[1] == kind),
+                   key=bidwhist.bid_strength)
+    if view.phase == DECLARE:
+        if view.kind == NOTRUMP_BID:
+            return DOWNTOWN if _books(hand, True) > _books(hand, False) else UPTOWN
+        suit = max(range(4), key=lambda s: ((hand & SUIT_MASKS[s]).bit_count(), s))
+        return TRUMP + suit
+    if view.phase == DISCARD_PHASE:
+        return plain_discard(view)
+    return _trick_card(view.legal_mask(), view.tables.keys, view.tables.suits, view.led,
+                       view.win_key, view.trick, (view.win_seat - seat) % 2 == 0)
+
+
+def _trick_card(legal: int, keys: tuple[int, ...], suits: tuple[int, ...], led: int,
+                win_key: int, trick: list[int], partner_wins: bool) -> int:
+    cards = sorted(bits(legal), key=lambda c: (keys[c], c))
+    if not trick:  # lead the strongest card: a winner or a trump drawing trumps
+        return cards[-1]
+    winners = [c for c in cards if _beats(keys, suits, c, led, win_key)]
+    if partner_wins or not winners:
+        return cards[0]
+    return winners[0]
+
+
+# ----------------------------------------------------------------- Nullern
+
+
+def nullern_action(view: NullernState, rng: random.Random) -> int:
+    seat = view.turn
+    hand = view.may[seat]
+    keys = view.keys
+    if view.phase == nullern.BIDDING:
+        if view.blind:
+            return nullern.BID
+        strong = sum(1.0 if keys[c] >= nullern.TRUMP_KEY + 11 else
+                     0.5 if keys[c] >= nullern.TRUMP_KEY + 5 else
+                     0.6 if keys[c] % 20 >= 18 else 0.0 for c in bits(hand))
+        return nullern.BID + min(view.cards, round(strong))
+    legal = sorted(bits(view.legal_mask()), key=lambda c: (keys[c], c))
+    need = view.bids[seat] - view.tricks[seat]
+    winning = [c for c in legal if keys[c] > view.win_key]
+    if need > 0:  # still short: win as cheaply as possible, or lead high
+        return winning[0] if view.trick and winning else legal[-1]
+    losing = [c for c in legal if keys[c] <= view.win_key] if view.trick else []
+    return losing[-1] if losing else legal[0]  # made: duck with the highest loser
+
+
+def heuristic_bot(view: object, rng: random.Random) -> int:
+    """The ``heuristic`` bot for the games that have one."""
+    if isinstance(view, BidWhistState):
+        return bidwhist_action(view, rng)
+    if isinstance(view, NullernState):
+        return nullern_action(view, rng)
+    raise ValueError("no heuristic bot for this game yet")

@@ -1,0 +1,44 @@
+"""The rule-based ``heuristic`` bots: legal from their own view, and clearly better than chance."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from p2pcards import arena
+from p2pcards.games import CHANCE, bidwhist, nullern, pasur
+from p2pcards.games.trick_heuristics import heuristic_bot
+
+
+@pytest.mark.parametrize(("game", "players", "number"),
+                         [(bidwhist.GAME, 4, 0), (nullern.GAME, 5, 9), (nullern.GAME, 3, 19)],
+                         ids=["bidwhist", "nullern-5p", "nullern-blind"])
+def test_heuristic_moves_are_legal_from_the_bots_own_view(game, players, number):
+    rng = random.Random(f"heuristic:{game.name}:{players}")
+    options = game.resolve_options({})
+    for _ in range(150):
+        full = game.deal(game.shuffled_deck(players, options, rng), rng.randrange(players),
+                         players, options, number=number)
+        while not full.is_terminal():
+            seat = full.current_player()
+            forced = full.forced_action()
+            if seat == CHANCE:
+                action = full.chance_action(rng)
+            else:
+                action = forced if forced is not None else heuristic_bot(full.view(seat), rng)
+            full.apply(action)  # raises if the bot chose an illegal move
+
+
+@pytest.mark.parametrize("game", [bidwhist.GAME, nullern.GAME], ids=["bidwhist", "nullern"])
+def test_heuristic_beats_random_over_duplicate_deals(game):
+    result = arena.run(game, ["heuristic", "random", "heuristic", "random"], 30, seed=5,
+                       deals=True, players=4)
+    by_bot = {e["bot"]: e for e in result["entries"]}
+    assert by_bot["heuristic"]["points_ci95"][0] > by_bot["random"]["points_ci95"][1]
+
+
+def test_games_without_a_heuristic_say_so():
+    state = pasur.GAME.deal(list(range(52)), 0, 2, pasur.GAME.resolve_options({}))
+    with pytest.raises(ValueError, match="no heuristic bot"):
+        heuristic_bot(state.view(1), random.Random(1))
