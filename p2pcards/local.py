@@ -15,7 +15,7 @@ from ai.ismcts import pimc, search
 from ai.parallel import RootParallel
 from p2pcards.games import CHANCE, Game, HandState
 from p2pcards.games.core import SPECTATOR
-from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.games.trick_heuristics import bidding_model, heuristic_bot
 from p2pcards.history import HandRecord, History
 
 DEFAULT_NAMES = ("ana", "ben", "cy", "dee", "eve", "fay", "gus")
@@ -55,6 +55,10 @@ class SearchBot:
         actions = view.legal_actions()
         if len(actions) == 1:
             return actions[0]
+        if self.kind == "ismcts":
+            modelled = bidding_model(view, rng)
+            if modelled is not None:
+                return modelled
         if len(actions) > SEARCH_LIMIT:  # the game's own rule, else chance
             sampled = view.sampled_move(view.current_player(), rng)
             return sampled if sampled is not None else actions[int(rng.random() * len(actions))]

@@ -9,6 +9,7 @@ import pytest
 from p2pcards import arena
 from p2pcards.games import CHANCE, bidwhist, nullern, pasur
 from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.local import SearchBot, make_bot
 
 
 @pytest.mark.parametrize(("game", "players", "number"),
@@ -42,3 +43,12 @@ def test_games_without_a_heuristic_say_so():
     state = pasur.GAME.deal(list(range(52)), 0, 2, pasur.GAME.resolve_options({}))
     with pytest.raises(ValueError, match="no heuristic bot"):
         heuristic_bot(state.view(1), random.Random(1))
+
+
+def test_searching_bots_bid_with_the_heuristic_model_and_search_the_play():
+    full = bidwhist.GAME.deal(bidwhist.GAME.shuffled_deck(4, {"kitty": 6}, random.Random(3)), 3, 4,
+                              bidwhist.GAME.resolve_options({}))
+    bot = make_bot("ismcts", iterations=50)
+    view = full.view(0)
+    assert bot(view, random.Random(1)) == heuristic_bot(view, random.Random(1))
+    assert isinstance(bot, SearchBot) and bot.done == 0  # no search spent on the bid

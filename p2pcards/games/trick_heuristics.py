@@ -118,6 +118,16 @@ def nullern_action(view: NullernState, rng: random.Random) -> int:
     return losing[-1] if losing else legal[0]  # made: duck with the highest loser
 
 
+def bidding_model(view: object, rng: random.Random) -> int | None:
+    """The heuristic's auction and declaration, for the searching bot (random
+    rollouts bid hopelessly); None where the search should decide."""
+    if isinstance(view, BidWhistState) and view.phase in (BID, DECLARE):
+        return bidwhist_action(view, rng)
+    if isinstance(view, NullernState) and view.phase == nullern.BIDDING:
+        return nullern_action(view, rng)
+    return None
+
+
 def heuristic_bot(view: object, rng: random.Random) -> int:
     """The ``heuristic`` bot for the games that have one."""
     if isinstance(view, BidWhistState):
