@@ -119,12 +119,11 @@ def nullern_action(view: NullernState, rng: random.Random) -> int:
 
 
 def bidding_model(view: object, rng: random.Random) -> int | None:
-    """The heuristic's auction and declaration, for the searching bot (random
-    rollouts bid hopelessly); None where the search should decide."""
+    """Bid Whist's auction and declaration by the heuristic, for the searching bot:
+    searched with random rollouts, its bids lost to the heuristic (see docs/bots.md).
+    None where the search decides (Nullern's bids search well)."""
     if isinstance(view, BidWhistState) and view.phase in (BID, DECLARE):
         return bidwhist_action(view, rng)
-    if isinstance(view, NullernState) and view.phase == nullern.BIDDING:
-        return nullern_action(view, rng)
     return None
 
 
