@@ -7,14 +7,15 @@ import random
 import pytest
 
 from p2pcards import arena
-from p2pcards.games import CHANCE, bidwhist, nullern, pasur
+from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
 from p2pcards.games.trick_heuristics import heuristic_bot
 from p2pcards.local import SearchBot, make_bot
 
 
 @pytest.mark.parametrize(("game", "players", "number"),
-                         [(bidwhist.GAME, 4, 0), (nullern.GAME, 5, 9), (nullern.GAME, 3, 19)],
-                         ids=["bidwhist", "nullern-5p", "nullern-blind"])
+                         [(bidwhist.GAME, 4, 0), (nullern.GAME, 5, 9), (nullern.GAME, 3, 19),
+                          (pasur.GAME, 3, 0)],
+                         ids=["bidwhist", "nullern-5p", "nullern-blind", "pasur-3p"])
 def test_heuristic_moves_are_legal_from_the_bots_own_view(game, players, number):
     rng = random.Random(f"heuristic:{game.name}:{players}")
     options = game.resolve_options({})
@@ -31,7 +32,8 @@ def test_heuristic_moves_are_legal_from_the_bots_own_view(game, players, number)
             full.apply(action)  # raises if the bot chose an illegal move
 
 
-@pytest.mark.parametrize("game", [bidwhist.GAME, nullern.GAME], ids=["bidwhist", "nullern"])
+@pytest.mark.parametrize("game", [bidwhist.GAME, nullern.GAME, pasur.GAME],
+                         ids=["bidwhist", "nullern", "pasur"])
 def test_heuristic_beats_random_over_duplicate_deals(game):
     result = arena.run(game, ["heuristic", "random", "heuristic", "random"], 30, seed=5,
                        deals=True, players=4)
@@ -40,7 +42,7 @@ def test_heuristic_beats_random_over_duplicate_deals(game):
 
 
 def test_games_without_a_heuristic_say_so():
-    state = pasur.GAME.deal(list(range(52)), 0, 2, pasur.GAME.resolve_options({}))
+    state = controlnut.GAME.deal(list(range(52)), 0, 4, controlnut.GAME.resolve_options({}))
     with pytest.raises(ValueError, match="no heuristic bot"):
         heuristic_bot(state.view(1), random.Random(1))
 

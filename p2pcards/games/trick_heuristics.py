@@ -31,6 +31,8 @@ from p2pcards.games.bidwhist import (
     plain_discard,
 )
 from p2pcards.games.nullern import NullernState
+from p2pcards.games.pasur import PasurState
+from p2pcards.games.pasur_heuristics import pasur_action
 
 
 def _beats(keys: tuple[int, ...], suits: tuple[int, ...], card: int, led: int,
@@ -133,4 +135,6 @@ def heuristic_bot(view: object, rng: random.Random) -> int:
         return bidwhist_action(view, rng)
     if isinstance(view, NullernState):
         return nullern_action(view, rng)
+    if isinstance(view, PasurState):
+        return pasur_action(view, rng)
     raise ValueError("no heuristic bot for this game yet")
