@@ -14,8 +14,8 @@ from p2pcards.local import SearchBot, make_bot
 
 @pytest.mark.parametrize(("game", "players", "number"),
                          [(bidwhist.GAME, 4, 0), (nullern.GAME, 5, 9), (nullern.GAME, 3, 19),
-                          (pasur.GAME, 3, 0)],
-                         ids=["bidwhist", "nullern-5p", "nullern-blind", "pasur-3p"])
+                          (pasur.GAME, 3, 0), (controlnut.GAME, 4, 0)],
+                         ids=["bidwhist", "nullern-5p", "nullern-blind", "pasur-3p", "controlnut"])
 def test_heuristic_moves_are_legal_from_the_bots_own_view(game, players, number):
     rng = random.Random(f"heuristic:{game.name}:{players}")
     options = game.resolve_options({})
@@ -32,19 +32,13 @@ def test_heuristic_moves_are_legal_from_the_bots_own_view(game, players, number)
             full.apply(action)  # raises if the bot chose an illegal move
 
 
-@pytest.mark.parametrize("game", [bidwhist.GAME, nullern.GAME, pasur.GAME],
-                         ids=["bidwhist", "nullern", "pasur"])
+@pytest.mark.parametrize("game", [bidwhist.GAME, nullern.GAME, pasur.GAME, controlnut.GAME],
+                         ids=["bidwhist", "nullern", "pasur", "controlnut"])
 def test_heuristic_beats_random_over_duplicate_deals(game):
     result = arena.run(game, ["heuristic", "random", "heuristic", "random"], 30, seed=5,
                        deals=True, players=4)
     by_bot = {e["bot"]: e for e in result["entries"]}
     assert by_bot["heuristic"]["points_ci95"][0] > by_bot["random"]["points_ci95"][1]
-
-
-def test_games_without_a_heuristic_say_so():
-    state = controlnut.GAME.deal(list(range(52)), 0, 4, controlnut.GAME.resolve_options({}))
-    with pytest.raises(ValueError, match="no heuristic bot"):
-        heuristic_bot(state.view(1), random.Random(1))
 
 
 def test_searching_bots_bid_with_the_heuristic_model_and_search_the_play():

@@ -30,6 +30,8 @@ from p2pcards.games.bidwhist import (
     BidWhistState,
     plain_discard,
 )
+from p2pcards.games.controlnut import ControlNutState
+from p2pcards.games.controlnut_heuristics import controlnut_action
 from p2pcards.games.nullern import NullernState
 from p2pcards.games.pasur import PasurState
 from p2pcards.games.pasur_heuristics import pasur_action
@@ -137,4 +139,6 @@ def heuristic_bot(view: object, rng: random.Random) -> int:
         return nullern_action(view, rng)
     if isinstance(view, PasurState):
         return pasur_action(view, rng)
-    raise ValueError("no heuristic bot for this game yet")
+    if isinstance(view, ControlNutState):
+        return controlnut_action(view, rng)
+    raise ValueError("no heuristic bot for this game")
