@@ -33,8 +33,8 @@ def random_bot(view: HandState, rng: random.Random) -> int:
 
 SEARCH_LIMIT = 300
 """Decisions with more legal actions than this are not searched: the game's own rule
-decides (the Bid Whist discard, 18,564 choices), else chance (Control Nut! bids
-from a long hand), until the per-game bidding and discard knowledge lands."""
+decides (the Bid Whist discard, 18,564 choices), else the heuristic bot (Control
+Nut! bids from a long hand, up to 560)."""
 BOT_NAMES = ("random", "heuristic", "ismcts", "pimc")
 
 
@@ -59,9 +59,9 @@ class SearchBot:
             modelled = bidding_model(view, rng)
             if modelled is not None:
                 return modelled
-        if len(actions) > SEARCH_LIMIT:  # the game's own rule, else chance
+        if len(actions) > SEARCH_LIMIT:  # the game's own rule, else the heuristic's
             sampled = view.sampled_move(view.current_player(), rng)
-            return sampled if sampled is not None else actions[int(rng.random() * len(actions))]
+            return sampled if sampled is not None else heuristic_bot(view, rng)
         if self.kind == "pimc":
             result = pimc(view, rng, iterations=self.iterations, seconds=self.think)
         elif self.workers > 1:  # root parallelism: persistent worker processes
