@@ -1,0 +1,20 @@
+"""Bots off the event loop: a decision runs in a worker thread, the Trio loop goes on.
+
+The REPL and the network node (issues 5 and 8) await :func:`decide`; prompts,
+chat and network messages keep flowing while a bot thinks.  A search with
+root parallelism (``--workers``) does its work in other processes anyway.
+"""
+
+from __future__ import annotations
+
+import random
+
+import trio
+
+from p2pcards.games import HandState
+from p2pcards.local import Bot
+
+
+async def decide(bot: Bot, view: HandState, rng: random.Random) -> int:
+    """The bot's action for ``view``, computed without blocking the event loop."""
+    return await trio.to_thread.run_sync(bot, view, rng)
