@@ -15,7 +15,7 @@ import random
 import pytest
 
 from p2pcards.cards import bits
-from p2pcards.games import CHANCE, bidwhist, nullern
+from p2pcards.games import CHANCE, bidwhist, nullern, pasur
 from tests.sim import choose
 
 
@@ -93,3 +93,75 @@ def replay_world(game, world, actions, played, dealer, players, number, options)
 def _some_kitty(world) -> int:
     """Before the discard: any six of the bidder's cards not yet played stand for the kitty."""
     return sum(1 << c for c in bits(world.may[world.bidder])[:world.kitty_size])
+
+
+def pasur_starting_deck(world, true_deck: list[int], plays: list[list[int]], dealer: int,
+                        players: int) -> tuple[list[int], list[int]]:
+    """(a starting deck, the stock order after an opening jack) rebuilt from a world.
+
+    Each seat's cards of deal segment r are the 4 it played in that segment, the
+    segment in progress adding what the world says it holds; the stock then holds
+    the segments in deal order and whatever the world leaves in it."""
+    opening = 4 * players
+    segments: list[list[int]] = []  # segments[r][seat] = mask
+    current = min(len(p) // 4 for p in plays)  # the deal segment being played
+    for r in range(current + 1):
+        row = []
+        for seat in range(players):
+            cards = plays[seat][4 * r:4 * r + 4]
+            mask = sum(1 << c for c in cards)
+            if r == current:
+                mask |= world.may[seat]
+            row.append(mask)
+        if any(row):
+            segments.append(row)
+    queues = [[bits(m) for m in row] for row in segments]
+    dealt = []
+    for row in queues:
+        for i in range(4 * players):
+            dealt.append(row[(dealer + 1 + i) % players].pop())
+    rest = bits(world.may[players])
+    pool = true_deck[opening:opening + 4]
+    jacks = sum(1 for c in pool if c % 13 == pasur.JACK)
+    if jacks == 1:  # the shown replacement stays; the stock order is the chance action's
+        deck = dealt[:opening] + pool + [true_deck[opening + 4]]
+        used = set(deck)
+        filler = [c for c in range(52) if c not in used]
+        stock_order = dealt[opening:] + rest
+        return deck + filler, stock_order
+    return dealt[:opening] + pool + dealt[opening:] + rest, []
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_pasur_worlds_replay_from_the_start(players):
+    rng = random.Random(f"history:pasur:{players}")
+    options = pasur.GAME.resolve_options({})
+    worlds = 0
+    while worlds < 800:
+        true_deck = pasur.GAME.shuffled_deck(players, options, rng)
+        if pasur.GAME.is_void_deal(true_deck, players):
+            continue
+        dealer = rng.randrange(players)
+        full = pasur.GAME.deal(true_deck, dealer, players, options)
+        actions: list[tuple[int, int]] = []
+        plays: list[list[int]] = [[] for _ in range(players)]
+        while not full.is_terminal():
+            seat = full.current_player()
+            action = full.chance_action(rng) if seat == CHANCE else choose(full, rng)
+            full.apply(action)
+            actions.append((seat, action))
+            if action >= 0:
+                plays[seat].append(action & 63)
+            if full.is_terminal():
+                break
+            world = full.view(rng.randrange(players)).determinize(rng)
+            worlds += 1
+            deck, stock_order = pasur_starting_deck(world, true_deck, plays, dealer, players)
+            state = pasur.GAME.deal(deck, dealer, players, options)
+            for actor, past in actions:
+                if actor == CHANCE:
+                    past = pasur.stock_code(stock_order)
+                state.check_actor(actor)
+                state.apply(past)  # raises if the world made a past action illegal
+            assert state.may == world.may and state.pool == world.pool
+            assert state.piles == world.piles
