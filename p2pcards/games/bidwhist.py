@@ -211,9 +211,6 @@ class BidWhistState(HandState):
     def min_bid(self) -> int:
         return 3 if self.kitty_size == 5 else 4
 
-    def hand(self, seat: int) -> int:
-        return self.may[seat]
-
     def contract_text(self) -> str:
         if not self.level:  # the auction is not over
             return ""

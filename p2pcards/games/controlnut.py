@@ -163,11 +163,26 @@ class ControlNutState(HandState):
     def clone(self) -> ControlNutState:
         new = ControlNutState.__new__(ControlNutState)
         self._copy_core(new)
-        for name in ("cards_played", "dealer", "phase", "turn", "in_play", "remaining", "set_aside",
-                     "auction_card", "high", "high_seat", "give_cards", "last_winner", "trump",
-                     "star_banked", "bonus", "order_front", "leader", "led", "last_trick",
-                     "penalty"):
-            setattr(new, name, getattr(self, name))
+        new.cards_played = self.cards_played
+        new.dealer = self.dealer
+        new.phase = self.phase
+        new.turn = self.turn
+        new.in_play = self.in_play
+        new.remaining = self.remaining
+        new.set_aside = self.set_aside
+        new.auction_card = self.auction_card
+        new.high = self.high
+        new.high_seat = self.high_seat
+        new.give_cards = self.give_cards
+        new.last_winner = self.last_winner
+        new.trump = self.trump
+        new.star_banked = self.star_banked
+        new.bonus = self.bonus
+        new.order_front = self.order_front
+        new.leader = self.leader
+        new.led = self.led
+        new.last_trick = self.last_trick
+        new.penalty = self.penalty
         new.pending = self.pending[:]
         new.bids = self.bids[:]
         new.win_order = self.win_order[:]

@@ -152,9 +152,6 @@ class NullernState(HandState):
     def is_terminal(self) -> bool:
         return self.phase == DONE
 
-    def hand(self, seat: int) -> int:
-        return self.may[seat]
-
     def legal_mask(self) -> int:
         """The cards the player to move may play (exact when its hand is known)."""
         hand = self.may[self.turn]

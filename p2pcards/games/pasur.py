@@ -260,9 +260,6 @@ class PasurState(HandState):
         """No more cards to deal: surs no longer score."""
         return self.count[self.players] == 0
 
-    def hand(self, seat: int) -> int:
-        return self.may[seat]
-
     def legal_actions(self) -> list[int]:
         if self.phase != PLAY:
             return []
