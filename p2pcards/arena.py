@@ -11,15 +11,17 @@ Nullern) how often its bids were met, with 95% confidence intervals.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import random
 import statistics
 import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from p2pcards.games import CHANCE, Game, HandState, nullern
+from p2pcards.games import CHANCE, GAMES, Game, HandState, nullern
 from p2pcards.history import HandRecord, History
 from p2pcards.local import Bot, LocalGame, SearchBot, make_bot
 
@@ -75,50 +77,149 @@ def rotations(game: Game, players: int) -> tuple[int, ...]:
     return (0, 1) if game.units == "teams" or players == 2 else tuple(range(players))
 
 
+@dataclass(frozen=True)
+class SetSpec:
+    """One observation of the arena: a duplicate deal set, or one whole game."""
+
+    n: int
+    deck: tuple[int, ...] = ()
+    dealer: int = 0
+    number: int = 0
+    shifts: tuple[int, ...] = (0,)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every process of the arena needs to play any set (picklable)."""
+
+    game: str
+    lineup: tuple[str, ...]
+    seed: int
+    deals: bool
+    iterations: int | None
+    think: float | None
+    save: str | None
+
+
+_BOTS: dict[tuple[str, int | None, float | None], Bot] = {}
+"""The bots of this process, kept across sets (a search bot counts its iterations)."""
+
+
+def _bot(kind: str, iterations: int | None, think: float | None) -> Bot:
+    key = (kind, iterations, think)
+    if key not in _BOTS:
+        _BOTS[key] = make_bot(kind, iterations, think)
+    return _BOTS[key]
+
+
+def _counters(setup: Setup) -> dict[str, tuple[int, float]]:
+    counts = {}
+    for kind in set(setup.lineup):
+        bot = _bot(kind, setup.iterations, setup.think)
+        if isinstance(bot, SearchBot):
+            counts[kind] = (bot.done, bot.seconds)
+    return counts
+
+
+def play_set(setup: Setup, spec: SetSpec) -> tuple[dict[str, Tally], dict[str, tuple[int, float]]]:
+    """Play one set; return each bot's tally and the iterations and seconds it searched.
+
+    Everything random in a set follows from the arena's seed and the set's number,
+    so a set's result does not depend on which process plays it.
+    """
+    game = GAMES[setup.game]
+    lineup, players = setup.lineup, len(setup.lineup)
+    options = game.resolve_options({})
+    before = _counters(setup)
+    pair = {kind: Tally() for kind in sorted(set(lineup))}
+    for shift in spec.shifts:
+        seated = [lineup[(seat - shift) % players] for seat in range(players)]
+        seat_bots = [_bot(k, setup.iterations, setup.think) for k in seated]
+        if setup.deals:
+            state, record = play_deal(
+                game, spec.deck, spec.dealer, players, options, spec.number, seat_bots,
+                random.Random(f"arena:{setup.seed}:{spec.n}:chance"),
+                random.Random(f"arena:{setup.seed}:{spec.n}:{shift}"))
+            _score_deal(game, state, seated, pair)
+            history = History(game.name, seated, game.non_default(options), [record])
+        else:
+            table = LocalGame(game, players, options, setup.seed * 100_003 + spec.n, names=seated)
+            history = table.play(seat_bots)
+            _score_game(game, table, seated, pair)
+        if setup.save:
+            path = os.path.join(setup.save, f"{game.name}-{spec.n:04d}-{shift}.json")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(history.dumps())
+    after = _counters(setup)
+    searched = {kind: (done - before[kind][0], secs - before[kind][1])
+                for kind, (done, secs) in after.items()}
+    return pair, searched
+
+
+def _play_set_job(setup: Setup, spec: SetSpec
+                  ) -> tuple[dict[str, Tally], dict[str, tuple[int, float]]]:
+    return play_set(setup, spec)
+
+
+def plan(game: Game, count: int, seed: int, deals: bool, players: int) -> list[SetSpec]:
+    """The sets of an arena run, drawn in order from the seed."""
+    if not deals:
+        return [SetSpec(n, shifts=(n % players,)) for n in range(count)]
+    options = game.resolve_options({})
+    rng = random.Random(f"arena:{seed}")
+    specs = []
+    for n in range(count):
+        deck = game.shuffled_deck(players, options, rng)
+        while game.is_void_deal(deck, players):  # a deal that counts
+            deck = game.shuffled_deck(players, options, rng)
+        dealer = rng.randrange(players)
+        number = rng.randrange(20) if game is nullern.GAME else 0
+        specs.append(SetSpec(n, tuple(deck), dealer, number, rotations(game, players)))
+    return specs
+
+
 def run(game: Game, lineup: Sequence[str], count: int, seed: int, *, deals: bool,
         players: int, iterations: int | None = None, think: float | None = None,
-        save: str | None = None, progress: Callable[[int, int], None] | None = None
-        ) -> dict[str, Any]:
-    """Play the arena and return its report (see :func:`report`)."""
+        save: str | None = None, jobs: int = 1,
+        progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Play the arena and return its report (see :func:`report`).
+
+    ``jobs`` processes play the sets side by side; with an iteration budget the
+    report is the same for any number of jobs.
+    """
     if len(lineup) != players:
         raise ValueError(f"{len(lineup)} bots for {players} seats")
+    if jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, not {jobs}")
     check_lineup(game, lineup)
     if deals and save and game is nullern.GAME:
         raise ValueError("a Nullern hand history holds whole games (a round's size follows "
                          "from its place): use whole games to keep histories")
-    options = game.resolve_options({})
-    kinds = sorted(set(lineup))
-    bots = {kind: make_bot(kind, iterations, think) for kind in kinds}
-    tallies = {kind: Tally() for kind in kinds}
-    rng = random.Random(f"arena:{seed}")
+    for kind in set(lineup):
+        make_bot(kind, iterations, think)  # an unknown bot fails here, before any play
+    setup = Setup(game.name, tuple(lineup), seed, deals, iterations, think, save)
+    specs = plan(game, count, seed, deals, players)
     if save:
         os.makedirs(save, exist_ok=True)
-    for n in range(count):
-        shifts = rotations(game, players) if deals else (n % players,)
-        deck = game.shuffled_deck(players, options, rng)
-        while deals and game.is_void_deal(deck, players):  # a deal that counts
-            deck = game.shuffled_deck(players, options, rng)
-        dealer = rng.randrange(players)
-        number = rng.randrange(20) if game is nullern.GAME else 0
-        pair = {kind: Tally() for kind in kinds}
-        for shift in shifts:
-            seated = [lineup[(seat - shift) % players] for seat in range(players)]
-            seat_bots = [bots[k] for k in seated]
-            if deals:
-                state, record = play_deal(
-                    game, deck, dealer, players, options, number, seat_bots,
-                    random.Random(f"arena:{seed}:{n}:chance"),
-                    random.Random(f"arena:{seed}:{n}:{shift}"))
-                _score_deal(game, state, seated, pair)
-                history = History(game.name, seated, game.non_default(options), [record])
-            else:
-                table = LocalGame(game, players, options, seed * 100_003 + n, names=seated)
-                history = table.play(seat_bots)
-                _score_game(game, table, seated, pair)
-            if save:
-                path = os.path.join(save, f"{game.name}-{n:04d}-{shift}.json")
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(history.dumps())
+    results: list[tuple[dict[str, Tally], dict[str, tuple[int, float]]] | None] = [None] * count
+    if jobs == 1:
+        for spec in specs:
+            results[spec.n] = play_set(setup, spec)
+            if progress:
+                progress(spec.n + 1, count)
+    else:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = {pool.submit(_play_set_job, setup, spec): spec.n for spec in specs}
+            for done, future in enumerate(as_completed(futures), 1):
+                results[futures[future]] = future.result()
+                if progress:
+                    progress(done, count)
+    kinds = sorted(set(lineup))
+    tallies = {kind: Tally() for kind in kinds}
+    searched: dict[str, list[float]] = {}
+    for result in results:
+        assert result is not None
+        pair, spent = result
         for kind, tally in pair.items():  # a duplicate set is one observation
             total = tallies[kind]
             total.seats |= tally.seats
@@ -126,9 +227,12 @@ def run(game: Game, lineup: Sequence[str], count: int, seed: int, *, deals: bool
             total.points.append(statistics.fmean(tally.points))
             total.bids += tally.bids
             total.exact += tally.exact
-        if progress:
-            progress(n + 1, count)
-    return report(game, count, tallies, bots, deals)
+        for kind, (done, secs) in spent.items():
+            acc = searched.setdefault(kind, [0.0, 0.0])
+            acc[0] += done
+            acc[1] += secs
+    rates = {kind: round(done / secs, 1) for kind, (done, secs) in searched.items() if secs}
+    return report(game, count, tallies, rates, deals)
 
 
 def _units_of(game: Game, seated: Sequence[str], kind: str, players: int) -> list[int]:
@@ -201,26 +305,40 @@ def _wilson(rate: float, n: int) -> list[float]:
     return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
 
 
-def report(game: Game, count: int, tallies: dict[str, Tally], bots: dict[str, Bot],
+def report(game: Game, count: int, tallies: dict[str, Tally], rates: dict[str, float],
            deals: bool) -> dict[str, Any]:
-    """``{"game", "games", "entries": [...]}`` as the arena's ``--json`` prints it."""
+    """``{"game", "games", "per", "entries": [...], "difference"}`` as ``--json`` prints it.
+
+    With two bots, ``difference`` is the first bot's points minus the second's, set
+    by set (paired: both played the same cards), with its 95% interval.
+    """
     entries = []
     for kind, tally in tallies.items():
         win_rate = statistics.fmean(tally.wins) if tally.wins else 0.0
         win_ci = _wilson(win_rate, len(tally.wins))
         points, points_ci = _mean_ci(tally.points)
-        bot = bots[kind]
-        rate = (round(bot.done / bot.seconds, 1) if isinstance(bot, SearchBot) and bot.seconds
-                else None)
         entries.append({
             "bot": kind, "seats": sorted(tally.seats), "wins": sum(tally.wins),
             "win_rate": round(win_rate, 4), "win_rate_ci95": win_ci,
             "points_per_game": round(points, 4), "points_ci95": points_ci,
             "exact_bid_rate": round(tally.exact / tally.bids, 4) if tally.bids else None,
-            "iterations_per_s": rate,
+            "iterations_per_s": rates.get(kind),
         })
+    difference = None
+    if len(tallies) == 2:
+        (first, a), (second, b) = sorted(tallies.items(), key=_search_first)
+        diffs = [x - y for x, y in zip(a.points, b.points, strict=True)]
+        mean, ci = _mean_ci(diffs)
+        difference = {"bots": [first, second], "points": round(mean, 4), "points_ci95": ci}
     return {"game": game.name, "games": count, "per": "deal" if deals else "game",
-            "entries": entries}
+            "entries": entries, "difference": difference}
+
+
+def _search_first(item: tuple[str, Tally]) -> tuple[int, str]:
+    """The order of a difference: the stronger kind of bot first (ismcts, pimc,
+    heuristic, random)."""
+    order = ("ismcts", "pimc", "heuristic", "random")
+    return (order.index(item[0]) if item[0] in order else len(order), item[0])
 
 
 def format_report(result: dict[str, Any]) -> str:
@@ -238,6 +356,11 @@ def format_report(result: dict[str, Any]) -> str:
         if e["iterations_per_s"]:
             line += f", {e['iterations_per_s']:,.0f} iterations/s"
         lines.append(line)
+    diff = result.get("difference")
+    if diff:
+        lo, hi = diff["points_ci95"]
+        lines.append(f"  {diff['bots'][0]} - {diff['bots'][1]}: {diff['points']:+.2f} points per "
+                     f"{per} (95% CI {lo:+.2f} to {hi:+.2f})")
     return "\n".join(lines)
 
 

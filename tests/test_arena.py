@@ -36,6 +36,25 @@ def test_same_seed_same_report():
     assert first == second
 
 
+def test_jobs_play_the_same_sets_and_the_difference_is_paired():
+    lineup = ["ismcts", "heuristic", "ismcts", "heuristic"]
+    one = arena.run(bidwhist.GAME, lineup, 4, seed=5, deals=True, players=4, iterations=15)
+    two = arena.run(bidwhist.GAME, lineup, 4, seed=5, deals=True, players=4, iterations=15,
+                    jobs=2)
+    assert "ismcts - heuristic" in arena.format_report(one)
+    for entry in one["entries"] + two["entries"]:
+        rate = entry.pop("iterations_per_s")
+        assert rate is None if entry["bot"] == "heuristic" else rate > 0
+    assert one == two
+    by_bot = {e["bot"]: e for e in one["entries"]}
+    diff = one["difference"]
+    assert diff["bots"] == ["ismcts", "heuristic"]
+    assert diff["points"] == round(by_bot["ismcts"]["points_per_game"]
+                                   - by_bot["heuristic"]["points_per_game"], 4)
+    lo, hi = diff["points_ci95"]
+    assert lo <= diff["points"] <= hi
+
+
 def test_arena_command_json_whole_games_and_saved_histories(tmp_path, capsys):
     save = tmp_path / "histories"
     code = main(["arena", "nullern", "--players", "random,ismcts,random", "--games", "1",

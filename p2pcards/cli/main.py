@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     budget.add_argument("--think", type=float, help="search seconds per move")
     arena_p.add_argument("--json", action="store_true", help="print one JSON object")
     arena_p.add_argument("--save", metavar="DIR", help="keep every hand history in DIR")
+    arena_p.add_argument("--jobs", type=int, default=1,
+                         help="processes playing sets side by side (default 1; with "
+                         "--iterations the report does not depend on it)")
     arena_p.set_defaults(func=cmd_arena)
 
     bench_p = sub.add_parser("bench", help="measure speed", description="Measure speed.")
@@ -204,7 +207,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
             raise ValueError(next(p for p in problems if p))
         result = arena.run(game, lineup, count, args.seed, deals=args.deals is not None,
                            players=len(lineup), iterations=args.iterations, think=args.think,
-                           save=args.save, progress=arena.progress_bar)
+                           save=args.save, jobs=args.jobs,
+                           progress=arena.progress_bar)
     except ValueError as exc:
         print(f"p2pcards: {exc}", file=sys.stderr)
         return EXIT_MALFORMED

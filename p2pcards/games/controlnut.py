@@ -621,6 +621,8 @@ class ControlNutState(HandState):
             self.exposed.pop(card, None)
         if self.private:
             self._forget(card)
+        if self.transfers:
+            self._shown_after_transfer(card, seat)
 
     def _end_trick(self) -> None:
         plays = self.plays

@@ -30,6 +30,13 @@ view from the truth, the claims and the known whereabouts alone:
 * a hidden place ``p`` the seat does not see may hold every other card the
   seat has not seen, unless ``p`` is empty or claims not to hold it.
 
+A face-down move the observer does not see (a HAND steal) spreads the known
+whereabouts of the source's cards to "source or destination"; per card that
+is right, but only ``n`` of them crossed.  ``transfers`` keeps that joint
+fact (destination; the cards it can hold only by the transfer: known to be in
+the source, or claimed absent from the destination; ``n``; those of them shown
+from the destination since), and the determinizer respects it.
+
 Candidate sets are not closed under counting ("these three cards must be
 the last three of seat 2"): that search belongs to the determinizer.
 
@@ -111,7 +118,7 @@ class HandState:
     """Base class of every game's deal state (see the module docstring)."""
 
     __slots__ = ("awaiting", "count", "exposed", "may", "moves", "observer", "players", "private",
-                 "proofs", "void")
+                 "proofs", "transfers", "void")
 
     notation: ClassVar[Notation]
     game: ClassVar[str]
@@ -129,6 +136,7 @@ class HandState:
     exposed: dict[int, int]
     private: dict[tuple[int, int], int]
     proofs: list[Proof]
+    transfers: list[tuple[int, int, int, int, int]]
     awaiting: int
     moves: int
 
@@ -143,6 +151,7 @@ class HandState:
         self.exposed = {}
         self.private = {}
         self.proofs = []
+        self.transfers = []
         self.awaiting = 0
         self.moves = 0
 
@@ -155,6 +164,7 @@ class HandState:
         new.exposed = self.exposed.copy() if self.exposed else {}
         new.private = self.private.copy() if self.private else {}
         new.proofs = self.proofs[:] if self.proofs else []
+        new.transfers = self.transfers[:] if self.transfers else []
         new.awaiting = self.awaiting
         new.moves = self.moves
 
@@ -204,7 +214,7 @@ class HandState:
     def knowledge(self) -> tuple[object, ...]:
         """Everything card-related this state knows, for comparing views."""
         return (tuple(self.may), tuple(self.count), tuple(self.void),
-                tuple(sorted(self.exposed.items())), self.awaiting)
+                tuple(sorted(self.exposed.items())), self.awaiting, tuple(self.transfers))
 
     # ---------------------------------------------------------- card movement
 
@@ -233,6 +243,51 @@ class HandState:
             self.exposed.pop(card, None)
         if self.private:
             self._forget(card)
+        if self.transfers:
+            self._shown_after_transfer(card, src)
+
+    def _shown_after_transfer(self, card: int, src: int) -> None:
+        """``card`` was shown from ``src``: if it crossed in a transfer into ``src``
+        it counts toward that transfer (a card several could have brought: the
+        one still open whose source it was known to be in).  When only that
+        transfer could have brought the cards that complete the transfer, the other
+        cards never crossed: those whose whereabouts everyone knew are then known
+        not to be in ``src``."""
+        transfers = self.transfers
+        # A card in several: the transfer still open whose source it was known to be in.
+        likely = sorted(range(len(transfers)),
+                        key=lambda i: (transfers[i][3].bit_count() >= transfers[i][2],
+                                       not transfers[i][4] >> card & 1))
+        for i in likely:
+            dst, group, n, shown, from_src = transfers[i]
+            if dst != src or not group >> card & 1:
+                continue
+            shown |= 1 << card
+            transfers[i] = (dst, group, n, shown, from_src)
+            if shown.bit_count() < n or any(  # unsure which transfer brought one
+                    sum(t[0] == src and t[1] >> c & 1 for t in transfers) > 1
+                    for c in bits(shown)):
+                return
+            dst_bit = 1 << dst
+            exposed = self.exposed
+            elsewhere = 0  # cards another transfer into dst could have brought
+            for j, t in enumerate(transfers):
+                if j != i and t[0] == dst:
+                    elsewhere |= t[1]
+            for other in bits(group & ~shown & ~elsewhere):
+                where = exposed.get(other, 0)
+                if where & dst_bit and where != dst_bit:
+                    exposed[other] = where & ~dst_bit
+            if self.observer != FULL and not self._sees(dst):
+                self.may[dst] = self._derived_may(dst, self._derivation_basis())
+            return
+
+    def transfers_hold(self, may: Sequence[int]) -> bool:
+        """Whether hands ``may`` (a world's) respect every hidden transfer: of the cards
+        the destination could get only by the transfer, at most the number moved
+        can be there now or have been shown from it since."""
+        return all(((may[dst] | shown) & group).bit_count() <= n
+                   for dst, group, n, shown, _ in self.transfers)
 
     def _forget(self, card: int) -> None:
         """A card became public: nobody's private knowledge of it matters any more."""
@@ -309,6 +364,21 @@ class HandState:
                 self.awaiting |= 1 << dst
             if self._sees(src):
                 self.awaiting |= 1 << src
+        # Public: the cards dst can hold now only if they crossed (known to be in src,
+        # or claimed absent from dst before this or an earlier unseen transfer into
+        # it), of which at most n did.
+        from_src = 0
+        src_only = 1 << src
+        for card, where in self.exposed.items():
+            if where == src_only and eligible >> card & 1:
+                from_src |= 1 << card
+        absent = self.void[dst]  # what dst could not hold before any transfer into it
+        for t in self.transfers:
+            if t[0] == dst:
+                absent |= t[1] & ~t[4]
+        group = from_src | absent & eligible
+        if group.bit_count() > n:
+            self.transfers.append((dst, group, n, 0, from_src))
         self.void[dst] &= ~eligible
         if count[src] == 0:
             may[src] = 0

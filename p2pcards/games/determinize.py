@@ -6,7 +6,9 @@ a transportation problem, solved here by a randomised greedy pass (most
 constrained card first, a random place with room among its candidates) with
 augmenting paths when the greedy pass gets stuck.  The result honours every
 candidate set of the view (voids, claims, exposed and privately known cards)
-whenever that is possible at all.
+whenever that is possible at all.  A view's unseen transfers (a HAND steal:
+only one of the victim's known cards crossed) limit how many of their cards
+may be in the destination; a random choice of which decides the candidates.
 
 A view that holds a proven contradiction (a renege) may admit no consistent
 world; the leftover cards then go to any place with room, so the search
@@ -86,7 +88,8 @@ def determinize(view: S, rng: random.Random) -> S:
     room = [view.count[p] - (view.may[p].bit_count() if view.visible(p, view.observer) else 0)
             for p in range(len(view.may))]
     unknown = view.hidden_mask() & ~seen
-    if all(view.may[p] & unknown == unknown for p, r in enumerate(room) if r > 0):
+    if not view.transfers and all(view.may[p] & unknown == unknown
+                                  for p, r in enumerate(room) if r > 0):
         # Every unknown card may be anywhere with room (no claim, nothing exposed
         # among them): a shuffled deal is a consistent world, uniformly drawn.
         return _deal_unknown(view, world, unknown, room, rng)
@@ -99,7 +102,14 @@ def determinize(view: S, rng: random.Random) -> S:
     stranded = [card for card, places in candidates.items() if not places]
     for card in stranded:  # ruled out everywhere: a proven contradiction, placed last
         del candidates[card]
-    holder, left = assign(candidates, room, rng)
+    if view.transfers:
+        for _ in range(8):  # which cards may have crossed: another draw if none fits
+            limited = _limit_transfers(view.transfers, candidates, rng)
+            holder, left = assign(limited, room, rng)
+            if not left:
+                break
+    else:
+        holder, left = assign(candidates, room, rng)
     left += stranded
     world.may = [view.may[p] if view.visible(p, view.observer) else 0
                  for p in range(len(view.may))]
@@ -115,6 +125,26 @@ def determinize(view: S, rng: random.Random) -> S:
     world.awaiting = 0
     world._finish_world(rng)
     return world
+
+
+def _limit_transfers(transfers: list[tuple[int, int, int, int, int]],
+                     candidates: dict[int, list[int]], rng: random.Random
+                     ) -> dict[int, list[int]]:
+    """Candidate sets in which at most the number of cards that crossed in each
+    unseen transfer can be in its destination: a random choice of which may."""
+    limited = dict(candidates)
+    for dst, group, n, shown, _ in transfers:
+        room = n - (shown & group).bit_count()
+        movable = [c for c in bits(group) if dst in limited.get(c, ())]
+        if len(movable) <= room:
+            continue
+        forced = [c for c in movable if len(limited[c]) == 1]
+        rest = [c for c in movable if len(limited[c]) > 1]
+        allowed = set(forced + rng.sample(rest, max(0, min(len(rest), room - len(forced)))))
+        for card in movable:
+            if card not in allowed and len(limited[card]) > 1:
+                limited[card] = [p for p in limited[card] if p != dst]
+    return limited
 
 
 def _deal_unknown(view: S, world: S, unknown: int, room: list[int], rng: random.Random) -> S:
