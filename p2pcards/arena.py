@@ -3,8 +3,10 @@
 Every bot sees only its own seat's view.  With ``deals`` each deal is played
 twice with the line-up moved round by one seat (duplicate play: in the
 partnership games the two partnerships swap cards), so the luck of the deal
-cancels out; otherwise whole games are played with the line-up rotated by one
-seat from game to game.  The report gives, per bot, wins, points and (in
+cancels out, and a set is won by the bot that scored most over its plays (as a
+duplicate board is won against the other table's score on the same cards);
+otherwise whole games are played with the line-up rotated by one seat from
+game to game.  The report gives, per bot, wins, points and (in
 Nullern) how often its bids were met, with 95% confidence intervals.
 """
 
@@ -220,11 +222,16 @@ def run(game: Game, lineup: Sequence[str], count: int, seed: int, *, deals: bool
     for result in results:
         assert result is not None
         pair, spent = result
+        means = {kind: statistics.fmean(tally.points) for kind, tally in pair.items()}
+        leaders = [kind for kind, mean in means.items() if mean == max(means.values())]
         for kind, tally in pair.items():  # a duplicate set is one observation
             total = tallies[kind]
             total.seats |= tally.seats
-            total.wins.append(statistics.fmean(tally.wins))
-            total.points.append(statistics.fmean(tally.points))
+            if deals:  # duplicate: won by the best score on the same cards
+                total.wins.append(1.0 / len(leaders) if kind in leaders else 0.0)
+            else:
+                total.wins.append(statistics.fmean(tally.wins))
+            total.points.append(means[kind])
             total.bids += tally.bids
             total.exact += tally.exact
         for kind, (done, secs) in spent.items():
@@ -247,14 +254,11 @@ def _score_deal(game: Game, state: HandState, seated: Sequence[str],
     players = len(seated)
     means = {kind: statistics.fmean(points[u] for u in _units_of(game, seated, kind, players))
              for kind in tallies if kind in seated}
-    best = max(means.values())
-    leaders = [kind for kind, mean in means.items() if mean == best]
-    for kind, tally in tallies.items():
+    for kind, tally in tallies.items():  # the set's winner is decided over all its plays
         if kind not in means:
             continue
         tally.seats.update(s for s in range(players) if seated[s] == kind)
         tally.points.append(means[kind])
-        tally.wins.append(1.0 / len(leaders) if kind in leaders else 0.0)
         _count_bids([state], seated, kind, tally)
 
 
@@ -310,7 +314,8 @@ def report(game: Game, count: int, tallies: dict[str, Tally], rates: dict[str, f
     """``{"game", "games", "per", "entries": [...], "difference"}`` as ``--json`` prints it.
 
     With two bots, ``difference`` is the first bot's points minus the second's, set
-    by set (paired: both played the same cards), with its 95% interval.
+    by set (paired: both played the same cards), with its 95% interval, and how
+    many sets the first scored more, the same, less.
     """
     entries = []
     for kind, tally in tallies.items():
@@ -329,7 +334,9 @@ def report(game: Game, count: int, tallies: dict[str, Tally], rates: dict[str, f
         (first, a), (second, b) = sorted(tallies.items(), key=_search_first)
         diffs = [x - y for x, y in zip(a.points, b.points, strict=True)]
         mean, ci = _mean_ci(diffs)
-        difference = {"bots": [first, second], "points": round(mean, 4), "points_ci95": ci}
+        difference = {"bots": [first, second], "points": round(mean, 4), "points_ci95": ci,
+                      "won": sum(d > 0 for d in diffs), "tied": sum(d == 0 for d in diffs),
+                      "lost": sum(d < 0 for d in diffs)}
     return {"game": game.name, "games": count, "per": "deal" if deals else "game",
             "entries": entries, "difference": difference}
 
@@ -360,7 +367,8 @@ def format_report(result: dict[str, Any]) -> str:
     if diff:
         lo, hi = diff["points_ci95"]
         lines.append(f"  {diff['bots'][0]} - {diff['bots'][1]}: {diff['points']:+.2f} points per "
-                     f"{per} (95% CI {lo:+.2f} to {hi:+.2f})")
+                     f"{per} (95% CI {lo:+.2f} to {hi:+.2f}); {diff['bots'][0]} scored more in "
+                     f"{diff['won']}, the same in {diff['tied']}, less in {diff['lost']}")
     return "\n".join(lines)
 
 

@@ -53,6 +53,9 @@ def test_jobs_play_the_same_sets_and_the_difference_is_paired():
                                    - by_bot["heuristic"]["points_per_game"], 4)
     lo, hi = diff["points_ci95"]
     assert lo <= diff["points"] <= hi
+    assert diff["won"] + diff["tied"] + diff["lost"] == 4
+    # a tie counts half a win for each side
+    assert by_bot["ismcts"]["wins"] == diff["won"] + diff["tied"] / 2
 
 
 def test_arena_command_json_whole_games_and_saved_histories(tmp_path, capsys):
