@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from p2pcards.cards import STANDARD
-from p2pcards.games import IllegalAction
+from p2pcards.games import IllegalAction, bidwhist
 from p2pcards.games.bidwhist import (
     DECLARE,
     DISCARD_PHASE,
@@ -18,7 +20,9 @@ from p2pcards.games.bidwhist import (
     hand_points,
     plain_discard,
 )
+from p2pcards.games.core import pick
 from tests.helpers import bidwhist_deck, cards
+from tests.sim import choose
 
 SPADES = "AS KS QS JS TS 9S 8S 7S 6S 5S 4S 3S"
 HEARTS = "AH KH QH JH TH 9H 8H 7H 6H 5H 4H 3H"
@@ -402,3 +406,34 @@ def test_plain_discard_keeps_trumps_and_throws_notrump_jokers():
              (0, "direction uptown"))
     code = plain_discard(nt)
     assert nt.is_legal(code) and (code >> 9) & mask("BJ LJ") == mask("BJ LJ")
+
+
+def test_the_rollout_loop_plays_exactly_like_one_card_at_a_time():
+    """``random_playout`` finishes full-information hands in one tight loop; it must
+    make the same moves from the same random draws as ``_play`` card by card, for
+    trump and notrump contracts, from the first lead and from mid-trick."""
+    rng = random.Random("rollout-loop")
+    options = bidwhist.GAME.resolve_options({})
+    notrump = 0
+    for _ in range(300):
+        state = bidwhist.GAME.deal(bidwhist.GAME.shuffled_deck(4, options, rng),
+                                   rng.randrange(4), 4, options)
+        while state.phase != bidwhist.PLAY:
+            state.apply(choose(state, rng))
+        for _ in range(rng.randrange(40)):
+            state.apply(choose(state, rng))
+        if state.is_terminal():
+            continue
+        notrump += state.kind == bidwhist.NOTRUMP_BID
+        one_by_one = state.clone()
+        seed = rng.random()
+        draws = random.Random(seed).random
+        while not one_by_one.is_terminal():
+            one_by_one._play(pick(one_by_one.legal_mask(), draws()))
+            one_by_one.moves += 1
+        bidwhist.random_playout(state, random.Random(seed))
+        assert state.is_terminal()
+        assert state.books == one_by_one.books and state.won == one_by_one.won
+        assert state.may[:4] == one_by_one.may[:4] and state.count[:4] == [0] * 4
+        assert state.moves == one_by_one.moves and state.points() == one_by_one.points()
+    assert notrump > 20
