@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ai.ismcts import pimc, search
 from ai.parallel import RootParallel
 from p2pcards.games import CHANCE, Game, HandState
-from p2pcards.games.core import SPECTATOR
+from p2pcards.games.core import FULL, SPECTATOR
 from p2pcards.games.trick_heuristics import bidding_model, heuristic_bot
 from p2pcards.history import HandRecord, History
 
@@ -52,16 +52,21 @@ class SearchBot:
     pool: RootParallel | None = None
 
     def __call__(self, view: HandState, rng: random.Random) -> int:
+        return self.choose(view, rng)[0]
+
+    def choose(self, view: HandState, rng: random.Random) -> tuple[int, float | None]:
+        """The action, and its share of the root visits when a search chose it
+        (None: the only move, a model's or a rule's choice)."""
         actions = view.legal_actions()
         if len(actions) == 1:
-            return actions[0]
+            return actions[0], None
         if self.kind == "ismcts":
             modelled = bidding_model(view, rng)
             if modelled is not None:
-                return modelled
+                return modelled, None
         if len(actions) > SEARCH_LIMIT:  # the game's own rule, else the heuristic's
             sampled = view.sampled_move(view.current_player(), rng)
-            return sampled if sampled is not None else heuristic_bot(view, rng)
+            return (sampled if sampled is not None else heuristic_bot(view, rng)), None
         if self.kind == "pimc":
             result = pimc(view, rng, iterations=self.iterations, seconds=self.think)
         elif self.workers > 1:  # root parallelism: persistent worker processes
@@ -73,7 +78,7 @@ class SearchBot:
             result = search(view, rng, iterations=self.iterations, seconds=self.think)
         self.done += result.iterations
         self.seconds += result.seconds
-        return result.action
+        return result.action, result.share
 
 
 def make_bot(kind: str, iterations: int | None = None, think: float | None = None,
@@ -110,6 +115,9 @@ class LocalGame:
         self.history = History(game.name, self.names, game.non_default(self.options), [])
         self.finished: list[HandState] = []
         """The deals played out, in order (the arena reads them)."""
+        self.state: HandState | None = None
+        """The deal in progress (full information), once dealt."""
+        self.record: HandRecord | None = None
 
     def play(self, bot: Bot | Sequence[Bot] = random_bot,
              say: Callable[[str], None] = lambda line: None) -> History:
@@ -133,45 +141,103 @@ class LocalGame:
 
     def play_deal(self, bot: Bot | Sequence[Bot], say: Callable[[str], None]) -> HandState:
         bots = list(bot) if isinstance(bot, Sequence) else [bot] * self.players
-        game, names = self.game, self.names
-        deck = game.shuffled_deck(self.players, self.options, self.rng)
-        record = HandRecord(self.dealer, [game.notation.name(c) for c in deck])
-        self.history.hands.append(record)
-        say("")
-        say(f"deal {len(self.history.hands)}, dealer {names[self.dealer]}")
-        state = game.deal(deck, self.dealer, self.players, self.options, number=self.deals)
-        if state.is_terminal():  # voided by the rules before any action
-            record.void = True
-            record.reason = "jacks in the opening pool"
-            say(f"  {state.summary(names)}: the same dealer deals again")
-            self.dealer = game.next_dealer(self.dealer, self.players, True)
-            return state
+        for line in self.start_deal():
+            say(line)
+        state = self.state
+        assert state is not None
         while not state.is_terminal():
             seat = state.current_player()
-            before = state.clone()
             if seat == CHANCE:
-                action = state.chance_action(self.rng)
-                text = state.format_action(action)
-                record.actions.append(("chance", text))
-                say(f"  chance: {state.format_action(action, seat=SPECTATOR)}")
+                lines = self.act_chance()
             else:
                 forced = state.forced_action()
                 action = forced if forced is not None else bots[seat](state.view(seat),
                                                                        self.bot_rngs[seat])
-                text = state.format_action(action)
-                record.actions.append((seat, text))
-                say(f"  {names[seat]}: {text}")
-            state.apply(action)
-            for line in state.narrate(before, action, names):
-                say(f"    {line}")
+                lines = self.act(seat, action)
+            for line in lines:
+                say(line)
+        for line in self.end_deal():
+            say(line)
+        return state
+
+    # ------------------------------------------------- one step at a time (the REPL)
+
+    def start_deal(self) -> list[str]:
+        """Shuffle and deal the next deal; the lines say what happened.  A deal the
+        rules void at once (Pasur: jacks in the opening pool) is recorded and over."""
+        game, names = self.game, self.names
+        deck = game.shuffled_deck(self.players, self.options, self.rng)
+        self.record = HandRecord(self.dealer, [game.notation.name(c) for c in deck])
+        self.history.hands.append(self.record)
+        lines = ["", f"deal {len(self.history.hands)}, dealer {names[self.dealer]}"]
+        self.state = game.deal(deck, self.dealer, self.players, self.options, number=self.deals)
+        if self.state.is_terminal():  # voided by the rules before any action
+            self.record.void = True
+            self.record.reason = "jacks in the opening pool"
+            lines.append(f"  {self.state.summary(names)}: the same dealer deals again")
+            self.dealer = game.next_dealer(self.dealer, self.players, True)
+        return lines
+
+    def act(self, seat: int, action: int, observer: int = FULL) -> list[str]:
+        """``seat`` takes ``action``, checked (:class:`IllegalAction` names the rule
+        broken; nothing changes then).  The lines tell it as ``observer`` sees it
+        (cards it does not see are ``?``)."""
+        state, record = self.state, self.record
+        assert state is not None and record is not None
+        state.check_actor(seat)
+        before = state.clone()
+        state.apply(action)
+        record.actions.append((seat, before.format_action(action)))
+        return [f"  {self.names[seat]}: {before.format_action(action, seat=observer)}",
+                *(f"    {line}" for line in state.narrate(before, action, self.names))]
+
+    def act_chance(self, observer: int = SPECTATOR) -> list[str]:
+        """The table draws the pending chance event (controls, a steal, a reshuffle)."""
+        state, record = self.state, self.record
+        assert state is not None and record is not None
+        before = state.clone()
+        action = state.chance_action(self.rng)
+        record.actions.append(("chance", state.format_action(action)))
+        state.apply(action)
+        return [f"  chance: {before.format_action(action, seat=observer)}",
+                *(f"    {line}" for line in state.narrate(before, action, self.names))]
+
+    def end_deal(self) -> list[str]:
+        """Score the finished deal; the lines give the result and the totals."""
+        state = self.state
+        assert state is not None and state.is_terminal()
+        if self.record is not None and self.record.void:
+            return []
+        game, names = self.game, self.names
         self.finished.append(state)
         points = state.points()
         for unit, pts in enumerate(points):
             self.totals[unit] += pts
         self.deals += 1
-        say(f"  result: {state.summary(names)}")
-        say("  totals: " + ", ".join(f"{game.unit_name(u, names)} {t}"
-                                     for u, t in enumerate(self.totals)))
         self.winner = game.winner(self.totals, self.deals, self.options)
         self.dealer = game.next_dealer(self.dealer, self.players, False)
-        return state
+        return [f"  result: {state.summary(names)}",
+                "  totals: " + ", ".join(f"{game.unit_name(u, names)} {t}"
+                                         for u, t in enumerate(self.totals))]
+
+    def snapshot(self) -> Snapshot:
+        """Everything a move changes, for ``undo`` (within the deal)."""
+        assert self.state is not None and self.record is not None
+        return Snapshot(self.state.clone(), len(self.record.actions), self.rng.getstate(),
+                        [r.getstate() for r in self.bot_rngs])
+
+    def restore(self, snap: Snapshot) -> None:
+        assert self.record is not None
+        self.state = snap.state.clone()
+        del self.record.actions[snap.actions:]
+        self.rng.setstate(snap.rng)
+        for r, st in zip(self.bot_rngs, snap.bot_rngs, strict=True):
+            r.setstate(st)
+
+
+@dataclass
+class Snapshot:
+    state: HandState
+    actions: int
+    rng: tuple[object, ...]
+    bot_rngs: list[tuple[object, ...]]

@@ -9,8 +9,9 @@ import sys
 from collections.abc import Sequence
 
 from p2pcards import arena, bench, history
+from p2pcards.cli import repl
 from p2pcards.games import GAMES, OptionError, get_game
-from p2pcards.local import BOT_NAMES, LocalGame, make_bot
+from p2pcards.local import BOT_NAMES, DEFAULT_NAMES, LocalGame, SearchBot, make_bot
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_MALFORMED = 0, 1, 2
 
@@ -28,16 +29,20 @@ def build_parser() -> argparse.ArgumentParser:
         description="A serverless card table: Control Nut!, Bid Whist, Nullern and Pasur.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    play = sub.add_parser("play", help="play a game at a local table",
-                          description="Play a game at a local table.")
+    play = sub.add_parser("play", help="play a game against bots at a local table",
+                          description="Play a game against bots at a local table: you take "
+                          "a seat, bots take the others (--auto: bots in every seat).")
     play.add_argument("game", choices=sorted(GAMES), help="the game")
-    play.add_argument("--auto", action="store_true",
-                      help="a simple bot in every seat; print the game as it goes")
-    play.add_argument("--bots", choices=BOT_NAMES, default="random",
-                      help="the bots of --auto: random legal moves, search (ismcts), or the"
-                      " determinized-UCT baseline (pimc)")
-    play.add_argument("--iterations", type=int, default=200,
-                      help="ISMCTS iterations per move (default 200)")
+    play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    play.add_argument("--bots", choices=BOT_NAMES,
+                      help="the other seats' bots: search (ismcts, the default), the rule-based "
+                      "heuristic, random legal moves, or the determinized-UCT baseline (pimc);"
+                      " with --auto the default is random")
+    play.add_argument("--think", type=float, default=1.0,
+                      help="seconds a searching bot thinks per move (default 1)")
+    play.add_argument("--iterations", type=int,
+                      help="search iterations per move instead of --think (same seed, same "
+                      "game; --auto default 200)")
     play.add_argument("--workers", type=int, default=1,
                       help="processes per searching bot (root parallelism; default 1)")
     play.add_argument("--seed", type=int, help="seed for the deals and the bots (same seed, "
@@ -50,8 +55,17 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--sur", type=int, help="Pasur: points per sur, 5 or 10")
     play.add_argument("-o", "--option", type=_option_pair, action="append", default=[],
                       metavar="NAME=N", help="any other table option")
-    play.add_argument("--save", metavar="FILE", help="write the game's hand history to FILE")
-    play.add_argument("--quiet", action="store_true", help="print only the final result")
+    play.add_argument("--pace", type=float, default=0.6,
+                      help="seconds between the bots' moves on screen (default 0.6)")
+    play.add_argument("--autoplay", action="store_true",
+                      help="play your move for you when it is the only legal one")
+    play.add_argument("--four-colour", action="store_true",
+                      help="four suit colours (spades black, hearts red, diamonds blue, clubs "
+                      "green); NO_COLOR turns colour off")
+    play.add_argument("--auto", action="store_true",
+                      help="bots in every seat; print the game as it goes")
+    play.add_argument("--save", metavar="FILE", help="--auto: write the game's hand history")
+    play.add_argument("--quiet", action="store_true", help="--auto: print only the result")
     play.set_defaults(func=cmd_play)
 
     replay = sub.add_parser("replay", help="check a hand history and print its results",
@@ -108,16 +122,26 @@ def cmd_play(args: argparse.Namespace) -> int:
         if value is not None:
             options[key] = value
     players = args.players if args.players is not None else game.default_players
-    if not args.auto:
-        print("p2pcards: interactive play at the prompt is not available yet; "
-              f"watch a game with: p2pcards play {game.name} --auto", file=sys.stderr)
+    problem = ("--think must be more than 0 seconds" if args.think <= 0 else
+               "--iterations must be at least 1" if (args.iterations or 1) < 1 else
+               "--pace must not be negative" if args.pace < 0 else
+               "--workers must be at least 1" if args.workers < 1 else "")
+    if not args.auto and not 0 <= args.seat < players:
+        problem = f"--seat must be a seat of the table: 0 to {players - 1}, not {args.seat}"
+    if problem:
+        print(f"p2pcards: {problem}", file=sys.stderr)
         return EXIT_MALFORMED
     seed = args.seed if args.seed is not None else secrets.randbits(32)
+    names = None if args.auto else [
+        "you" if s == args.seat else name
+        for s, name in enumerate(n for n in DEFAULT_NAMES if n != "you")][:players]
     try:
-        table = LocalGame(game, players, options, seed)
+        table = LocalGame(game, players, options, seed, names=names)
     except OptionError as exc:
         print(f"p2pcards: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
+    if not args.auto:
+        return _play_interactive(args, table, seed)
     save = None
     if args.save:
         try:  # fail now, not after the whole game
@@ -127,8 +151,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             return EXIT_MALFORMED
     say = (lambda line: None) if args.quiet else print
     print(f"seed {seed}")
-    record = table.play(make_bot(args.bots, args.iterations, workers=max(1, args.workers)),
-                        say=say)
+    iterations = args.iterations if args.iterations is not None else 200
+    record = table.play(make_bot(args.bots or "random", iterations,
+                                 workers=max(1, args.workers)), say=say)
     if args.quiet:
         print(f"totals {table.totals}, winner {table.winner}")
     if save is not None:
@@ -136,6 +161,18 @@ def cmd_play(args: argparse.Namespace) -> int:
             save.write(record.dumps())
         print(f"hand history saved to {args.save}")
     return EXIT_OK
+
+
+def _play_interactive(args: argparse.Namespace, table: LocalGame, seed: int) -> int:
+    think = None if args.iterations is not None else args.think
+    kind = args.bots or "ismcts"
+    bots = [None if s == args.seat else make_bot(kind, args.iterations, think,
+                                                  workers=max(1, args.workers))
+            for s in range(table.players)]
+    hint = SearchBot("ismcts", args.iterations, None if args.iterations else min(args.think, 1.0))
+    session = repl.Repl(table, args.seat, bots, hint_bot=hint, pace=args.pace,
+                        autoplay=args.autoplay, four_colour=args.four_colour, seed=seed)
+    return repl.play(session)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -431,11 +431,12 @@ class BidWhistState(HandState):
         self.won[team] |= (1 << trick[0]) | (1 << trick[1]) | (1 << trick[2]) | (1 << trick[3])
         self.last_trick = (self.leader, tuple(trick))
         self.tricks_played += 1
+        self.leader = winner  # after the last trick too: who won the last trick
         if self.tricks_played == HAND_SIZE:
             self.phase = DONE
             self.trick = []
             return
-        self.leader = self.turn = winner
+        self.turn = winner
         self.trick = []
         self.led = -1
         self.win_key = -1000

@@ -265,10 +265,11 @@ class NullernState(HandState):
         self.led_trump = False
         self.win_key = -1
         self.win_seat = -1
+        self.leader = winner  # after the last trick too: who won the last trick
         if self.tricks_played == self.cards:
             self.phase = DONE
             return
-        self.leader = self.turn = winner
+        self.turn = winner
 
     # ------------------------------------------------------------- results
 

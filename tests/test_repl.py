@@ -1,0 +1,345 @@
+"""The REPL of ``p2pcards play``, driven through prompt-toolkit's pipe input.
+
+Each test types into a real PromptSession (pipe input, dummy output) from a
+hook that runs as every prompt opens, so whole games go through the same
+key handling, parsing, refusals and commands as at a terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import ColorDepth, DummyOutput
+
+from p2pcards.cli import repl, screen
+from p2pcards.cli.main import main
+from p2pcards.games import bidwhist, get_game
+from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.history import load, replay
+from p2pcards.local import LocalGame, SearchBot, make_bot
+
+Answer = Callable[[repl.Repl, str], str | None]
+
+
+@contextmanager
+def seated(game_name: str, answer: Answer, *, players: int | None = None, seat: int = 0,
+           options: dict[str, int] | None = None, seed: int = 1, bots: str = "heuristic",
+           autoplay: bool = False) -> Iterator[repl.Repl]:
+    """A REPL at a local table whose prompts are answered by ``answer``."""
+    game = get_game(game_name)
+    players = players or game.default_players
+    names = ["you" if s == seat else f"bot{s}" for s in range(players)]
+    table = LocalGame(game, players, options or {}, seed, names=names)
+    with create_pipe_input() as pipe:
+        session = repl.Repl(table, seat, [None if s == seat else make_bot(bots)
+                                          for s in range(players)],
+                            hint_bot=SearchBot("ismcts", 30), pace=0, autoplay=autoplay,
+                            input=pipe, output=DummyOutput(), seed=seed)
+
+        def typed(r: repl.Repl, message: str) -> None:
+            line = answer(r, message)
+            if line is not None:  # None: the answer typed its own keys
+                pipe.send_text(line + "\n")
+
+        session.before_prompt = typed
+        yield session
+
+
+def legal_move(r: repl.Repl, rng: random.Random) -> str:
+    turn = r.turn
+    assert turn is not None, "a move prompt without a turn"
+    if turn.texts:
+        return rng.choice(sorted(turn.texts))
+    return turn.view.format_action(heuristic_bot(turn.view, rng), seat=r.seat)
+
+
+def player(rng: random.Random, extra: Callable[[repl.Repl, str], str | None] | None = None
+           ) -> Answer:
+    """Plays legal moves (in mixed case), deals on, and declines to save."""
+
+    def answer(r: repl.Repl, message: str) -> str:
+        if extra is not None:
+            line = extra(r, message)
+            if line is not None:
+                return line
+        if message.startswith("your move"):
+            move = legal_move(r, rng)
+            return move.upper() if rng.random() < 0.3 else move
+        return ""  # next deal / no save
+
+    return answer
+
+
+@pytest.mark.parametrize(("game", "players", "options"), [
+    ("bidwhist", 4, {"target": 3}),
+    ("pasur", 3, {"target": 20}),
+    ("nullern", 3, {}),
+    ("controlnut", 4, {"target": 60}),
+])
+def test_whole_games_through_the_prompt(game, players, options, tmp_path):
+    rng = random.Random(f"repl:{game}")
+    with seated(game, player(rng), players=players, options=options, seat=1) as r:
+        assert repl.play(r) == 0
+    table = r.table
+    assert table.winner is not None
+    assert any(line.startswith(("winner:", "shared win:")) for line in r.transcript)
+    lines = "\n".join(r.transcript).splitlines()
+    assert any(re.match(r"\s+1\s+[+-]\d+ =-?\d+", line) for line in lines)  # score table
+    path = tmp_path / "game.json"
+    path.write_text(table.history.dumps())
+    result = replay(load(str(path)))
+    assert result.complete and result.winner == table.winner
+
+
+def test_illegal_and_malformed_entries_are_refused_with_the_reason_and_the_choices():
+    bad = iter(["play XX", "bid 99", "take", "zz zz", "play 2", "discard AS"])
+    refusals: list[str] = []
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        if message.startswith("your move"):
+            return next(bad, None)
+        return None
+
+    rng = random.Random(2)
+    with seated("bidwhist", player(rng, extra), options={"target": 1}) as r:
+        repl.play(r)
+    refusals = [line for line in r.transcript if line.startswith("not accepted")]
+    assert len(refusals) == 6
+    assert "unknown card 'XX'" in refusals[0]
+    lists = [line for line in r.transcript if line.startswith("legal: ")]
+    assert len(lists) >= 6 and all(len(line) > len("legal: ") for line in lists)
+    assert r.table.winner is not None  # and the game went on to its end
+
+
+def test_tab_completes_only_legal_moves_and_the_commands():
+    seen: list[tuple[set[str], set[str]]] = []
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        if message.startswith("your move") and len(seen) < 5:
+            turn = r.turn
+            assert turn is not None
+            completer = repl.MoveCompleter(r)
+            offered = {c.text for c in completer.get_completions(Document(""), CompleteEvent())}
+            seen.append((offered, set(turn.texts)))
+            plays = {c.text for c in completer.get_completions(Document("PLAY "),
+                                                               CompleteEvent())}
+            assert plays == {t for t in turn.texts if t.startswith("play ")}
+        return None
+
+    rng = random.Random(3)
+    with seated("pasur", player(rng, extra), players=2, options={"target": 1}) as r:
+        repl.play(r)
+    assert len(seen) == 5
+    for offered, legal in seen:
+        assert offered == legal | set(repl.COMMANDS)
+
+
+def test_tab_key_in_the_prompt_completes_a_legal_move():
+    """A real Tab keypress: the move typed but its last letter completes, and Enter
+    (sent once the completion has been applied) plays it."""
+    completed: list[str] = []
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        turn = r.turn
+        if not message.startswith("your move") or turn is None or len(completed) >= 3:
+            return None
+        for text in sorted(turn.texts):
+            if sum(t.startswith(text[:-1]) for t in turn.texts) == 1:
+                completed.append(text)
+                asyncio.get_running_loop().call_later(0.3, r.session.app.input.send_text,
+                                                      "\n")
+                return text[:-1].lower() + "\t"
+        return None
+
+    def answer(r: repl.Repl, message: str) -> str | None:
+        line = extra(r, message)
+        if line is not None:
+            r.session.app.input.send_text(line)
+            return None
+        return player(random.Random(4))(r, message)
+
+    with seated("pasur", answer, players=2, options={"target": 1}) as r:
+        repl.play(r)
+    assert len(completed) == 3
+    for text in completed:
+        assert f"  you: {text}" in r.transcript
+    assert not any("not accepted" in line for line in r.transcript)
+
+
+def test_the_discard_completes_card_by_card_from_the_hand():
+    checked: list[bool] = []
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        turn = r.turn
+        if message.startswith("your move") and turn is not None and not turn.texts:
+            completer = repl.MoveCompleter(r)
+            hand = turn.view.may[r.seat]
+            first = next(iter(sorted(turn.view.notation.name(c) for c in screen.bits(hand))))
+            offered = [c.text for c in completer.get_completions(
+                Document(f"discard {first} "), CompleteEvent())]
+            names = {turn.view.notation.name(c) for c in screen.bits(hand)}
+            assert offered and set(offered) == names - {first}
+            checked.append(True)
+        return None
+
+    for seed in range(1, 12):  # until this seat wins a bid
+        rng = random.Random(seed)
+        with seated("bidwhist", player(rng, extra), options={"target": 1}, seed=seed,
+                    bots="random") as r:
+            repl.play(r)
+        if checked:
+            break
+    assert checked
+
+
+def test_commands_help_hand_table_score_last_history_save(tmp_path):
+    script = iter(["help", "help rules", "help moves", "hand", "table", "last", "score",
+                   "history", "hint", f"save {tmp_path / 'mid.json'}", "help nonsense",
+                   f"save {tmp_path / 'no' / 'such' / 'dir.json'}"])
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        state = r.table.state
+        if message.startswith("your move") and isinstance(state, bidwhist.BidWhistState) \
+                and state.tricks_played >= 1:
+            return next(script, None)
+        return None
+
+    rng = random.Random(5)
+    with seated("bidwhist", player(rng, extra), options={"target": 1}) as r:
+        repl.play(r)
+    text = "\n".join(r.transcript)
+    assert "Tab completes the legal moves only" in text
+    assert "Bid Whist: two partnerships" in text
+    assert "Moves are the action texts" in text
+    assert "your hand: " in text and "table: " in text
+    assert "last trick: " in text or "no trick has been played yet" in text
+    assert any(line.startswith("hint: ") for line in r.transcript)
+    assert "no help on 'nonsense'" in text
+    assert "cannot write" in text
+    saved = json.loads((tmp_path / "mid.json").read_text())
+    assert saved["game"] == "bidwhist" and len(saved["hands"]) == 1
+    assert replay(load(str(tmp_path / "mid.json"))).complete is False  # saved mid-deal
+    logs = [e for e in r.transcript if e.startswith(("you: ", "bot")) and "\nbot" in e]
+    assert logs and "trick 1: " in logs[0]  # history: the deal so far, as this seat saw it
+
+
+def test_history_shows_unseen_cards_as_question_marks():
+    logs: list[list[str]] = []
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        if message.startswith("your move") and r.table.state is not None \
+                and r.table.state.phase == bidwhist.PLAY and not logs:
+            logs.append(list(r.log))
+            return "history"
+        return None
+
+    for seed in range(1, 10):
+        rng = random.Random(seed)
+        logs.clear()
+        with seated("bidwhist", player(rng, extra), options={"target": 1}, seed=seed) as r:
+            repl.play(r)
+        discards = [line for line in (logs[0] if logs else []) if ": discard" in line]
+        if discards and not discards[0].startswith("you"):
+            assert discards[0].endswith("discard ? ? ? ? ? ?")
+            return
+    pytest.fail("no deal in which a bot won the bid")
+
+
+def test_undo_takes_back_the_persons_move_and_the_bots_replies():
+    positions: list[object] = []
+    script = iter(["__move__", "undo", "undo"])
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        if not message.startswith("your move"):
+            return None
+        state = r.table.state
+        assert state is not None
+        step = next(script, None)
+        if step == "__move__":
+            positions.append(state.knowledge())
+            return None  # the player's legal move
+        if step == "undo":
+            positions.append(state.knowledge())
+        return step
+
+    rng = random.Random(6)
+    with seated("pasur", player(rng, extra), players=2, options={"target": 1}) as r:
+        repl.play(r)
+    assert "took back your last move" in r.transcript
+    assert positions[0] == positions[2]  # after undo: the position before the move
+    assert "undo: nothing of yours to take back in this deal" in r.transcript
+
+
+@pytest.mark.parametrize(("answer", "stays"), [("n", True), ("y", False)])
+def test_quit_asks_first(answer, stays):
+    asked: list[str] = []
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        if message.startswith("Leave"):
+            asked.append(message)
+            return answer
+        if message.startswith("your move") and not asked:
+            return "quit"
+        return None
+
+    rng = random.Random(7)
+    with seated("pasur", player(rng, extra), players=2, options={"target": 1}) as r:
+        repl.play(r)
+    assert asked
+    assert (r.table.winner is not None) is stays
+    assert ("left the game" in r.transcript) is not stays
+
+
+def test_autoplay_plays_the_only_legal_move():
+    rng = random.Random(8)
+    with seated("nullern", player(rng), players=3, autoplay=True) as r:
+        repl.play(r)
+    # the one-card rounds' plays (a single legal card) were never asked for
+    asked = sum(1 for line in r.transcript if line.startswith("your hand: "))
+    played = sum(1 for line in r.transcript if line.strip().startswith("you: play"))
+    assert played > asked
+
+
+def test_no_color_turns_colour_off(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert screen.color_depth() == ColorDepth.DEPTH_1_BIT
+    monkeypatch.delenv("NO_COLOR")
+    assert screen.color_depth() is None
+
+
+def test_the_screen_shows_only_the_seats_view():
+    game = bidwhist.GAME
+    options = game.resolve_options({})
+    state = game.deal(game.shuffled_deck(4, options, random.Random(9)), 0, 4, options)
+    view = state.view(2)
+    shown = "".join(t for _, t in screen.hand_fragments(game.notation, screen.own_hand(view)))
+    assert len(shown.split()) == 12
+    for card in screen.bits(state.may[2]):
+        assert screen.card_text(game.notation, card) in shown
+    table = "".join(t for _, t in screen.table_fragments(view, ["a", "b", "c", "d"]))
+    assert "bids: " in table
+    for other in (0, 1, 3):  # nobody else's cards appear
+        for card in screen.bits(state.may[other]):
+            assert f" {screen.card_text(game.notation, card)} " not in f" {shown} "
+
+
+def test_score_table_has_points_and_running_totals():
+    text = screen.score_table(get_game("pasur"), ["you", "ben"], [[5, 15], [20, 2]])
+    lines = text.splitlines()
+    assert "you" in lines[0] and "ben" in lines[0]
+    assert "+5 =5" in lines[1] and "+15 =15" in lines[1]
+    assert "+20 =25" in lines[2] and "+2 =17" in lines[2]
+
+
+def test_play_refuses_a_seat_outside_the_table(capsys):
+    assert main(["play", "pasur", "--players", "2", "--seat", "2"]) == 2
+    assert "--seat must be a seat of the table: 0 to 1" in capsys.readouterr().err
