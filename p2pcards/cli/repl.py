@@ -337,7 +337,7 @@ class Repl:
             await trio.sleep(wait)
 
     def record_lines(self, lines: list[str]) -> None:
-        lines = [_unseen_runs(line) for line in lines]
+        lines = [_unseen_runs(_second_person(line)) for line in lines]
         self.log += [line.strip() for line in lines if line.strip()]
         self.say(lines)
 
@@ -436,6 +436,12 @@ class Repl:
             return
         if line.strip():
             self.save(line.strip())
+
+
+def _second_person(line: str) -> str:
+    """The narration names the person "you": "you wins" reads "you win"."""
+    return re.sub(r"\byou (wins|takes|clears|adds|bids)\b", lambda m: f"you {m.group(1)[:-1]}",
+                  line)
 
 
 def _unseen_runs(line: str) -> str:
