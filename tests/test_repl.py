@@ -206,10 +206,13 @@ def test_commands_help_hand_table_score_last_history_save(tmp_path):
                    "history", "hint", f"save {tmp_path / 'mid.json'}", "help nonsense",
                    f"save {tmp_path / 'no' / 'such' / 'dir.json'}"])
 
+    toolbars: list[str] = []
+
     def extra(r: repl.Repl, message: str) -> str | None:
         state = r.table.state
         if message.startswith("your move") and isinstance(state, bidwhist.BidWhistState) \
                 and state.tricks_played >= 1:
+            toolbars.append("".join(text for _, text in r.toolbar()))
             return next(script, None)
         return None
 
@@ -228,6 +231,8 @@ def test_commands_help_hand_table_score_last_history_save(tmp_path):
     saved = json.loads((tmp_path / "mid.json").read_text())
     assert saved["game"] == "bidwhist" and len(saved["hands"]) == 1
     assert replay(load(str(tmp_path / "mid.json"))).complete is False  # saved mid-deal
+    assert toolbars[0].strip() == "Bid Whist | deal 1 | play | your turn | team 0 (you & bot2) " \
+        "0, team 1 (bot1 & bot3) 0"
     logs = [e for e in r.transcript if e.startswith(("you: ", "bot")) and "\nbot" in e]
     assert logs and "trick 1: " in logs[0]  # history: the deal so far, as this seat saw it
 
