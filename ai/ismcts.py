@@ -87,11 +87,21 @@ class SearchResult:
 
 
 def search(view: SearchState, rng: random.Random, iterations: int | None = None,
-           seconds: float | None = None, exploration: float = EXPLORATION) -> SearchResult:
-    """Search from ``view`` (whose player is to act) and return the move to play."""
+           seconds: float | None = None, exploration: float = EXPLORATION,
+           root_actions: list[int] | None = None) -> SearchResult:
+    """Search from ``view`` (whose player is to act) and return the move to play.
+
+    ``root_actions``: search only these of the player's legal moves (a model's
+    candidates when the legal moves are too many); the rest of the tree is whole.
+    """
     if iterations is None and seconds is None:
         raise ValueError("give an iteration or a time budget")
     seat, legal = root_moves(view)
+    if root_actions is not None:
+        legal = [a for a in legal if a in set(root_actions)]
+        if not legal:
+            raise ValueError("none of the root actions is legal")
+    only = set(legal) if root_actions is not None else None
     root = Node(-1)
     start = time.perf_counter()
     done = 0
@@ -102,7 +112,7 @@ def search(view: SearchState, rng: random.Random, iterations: int | None = None,
             if seconds is not None and done % CLOCK_EVERY == 0 and done \
                     and time.perf_counter() - start >= seconds:
                 break
-            _iterate(view.determinize(rng), root, seat, rng, exploration)
+            _iterate(view.determinize(rng), root, seat, rng, exploration, only)
             done += 1
     visits = {a: root.children[a].visits for a in legal if a in root.children}
     action = most_visited(legal, visits)
@@ -124,7 +134,7 @@ def most_visited(legal: list[int], visits: dict[int, int]) -> int:
 
 
 def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
-             exploration: float) -> None:
+             exploration: float, only: set[int] | None = None) -> None:
     node = root
     path: list[Node] = []
     expanded = False
@@ -135,8 +145,11 @@ def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
             node = node.child(world.public_action(outcome, seat), actor)
             world.step(outcome)
             continue
-        sampled = world.sampled_move(seat, rng)
-        legal = [sampled] if sampled is not None else world.legal_actions()
+        if only is not None and node is root:  # the model's candidates, searched
+            legal = [a for a in world.legal_actions() if a in only]
+        else:
+            sampled = world.sampled_move(seat, rng)
+            legal = [sampled] if sampled is not None else world.legal_actions()
         by_key: dict[int, list[int]] = {}
         for action in legal:
             by_key.setdefault(world.public_action(action, seat), []).append(action)
@@ -194,7 +207,8 @@ def tree_stats(root: Node) -> dict[int, int]:
 
 
 def pimc(view: SearchState, rng: random.Random, iterations: int | None = None,
-         seconds: float | None = None, worlds: int = 10) -> SearchResult:
+         seconds: float | None = None, worlds: int = 10,
+         root_actions: list[int] | None = None) -> SearchResult:
     """Determinized UCT (perfect-information Monte Carlo), the baseline ``pimc``.
 
     ``worlds`` determinizations of the view, each searched as if every card
@@ -204,6 +218,8 @@ def pimc(view: SearchState, rng: random.Random, iterations: int | None = None,
     if iterations is None and seconds is None:
         raise ValueError("give an iteration or a time budget")
     _, legal = root_moves(view)
+    if root_actions is not None:
+        legal = [a for a in legal if a in set(root_actions)]
     start = time.perf_counter()
     visits: dict[int, int] = {}
     done = 0
@@ -213,7 +229,8 @@ def pimc(view: SearchState, rng: random.Random, iterations: int | None = None,
         for _ in range(worlds):
             world = view.determinize(rng)  # a full-information world: UCT on it
             result = search(world, rng, iterations=share,
-                            seconds=None if seconds is None else seconds / worlds)
+                            seconds=None if seconds is None else seconds / worlds,
+                            root_actions=root_actions)
             for action, count in result.visits.items():
                 visits[action] = visits.get(action, 0) + count
             done += result.iterations

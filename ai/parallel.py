@@ -17,8 +17,10 @@ from ai.protocol import SearchState
 
 
 def _work(view: SearchState, seed: int, iterations: int | None,
-          seconds: float | None) -> tuple[dict[int, int], int]:
-    result = search(view, random.Random(seed), iterations=iterations, seconds=seconds)
+          seconds: float | None, root_actions: list[int] | None = None
+          ) -> tuple[dict[int, int], int]:
+    result = search(view, random.Random(seed), iterations=iterations, seconds=seconds,
+                    root_actions=root_actions)
     return result.visits, result.iterations
 
 
@@ -43,14 +45,17 @@ class RootParallel:
             self._pool = None
 
     def search(self, view: SearchState, seed: int, iterations: int | None = None,
-               seconds: float | None = None) -> SearchResult:
+               seconds: float | None = None, root_actions: list[int] | None = None
+               ) -> SearchResult:
         """Search ``view`` on every worker (``iterations`` each, or ``seconds`` of wall
         time) with seeds ``seed``, ``seed + 1`` ...; merged root visits decide."""
         _, legal = root_moves(view)
+        if root_actions is not None:
+            legal = [a for a in legal if a in set(root_actions)]
         start = time.perf_counter()
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
-        futures = [self._pool.submit(_work, view, seed + i, iterations, seconds)
+        futures = [self._pool.submit(_work, view, seed + i, iterations, seconds, root_actions)
                    for i in range(self.workers)]
         visits: dict[int, int] = {}
         done = 0

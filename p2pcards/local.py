@@ -32,9 +32,10 @@ def random_bot(view: HandState, rng: random.Random) -> int:
 
 
 SEARCH_LIMIT = 300
-"""Decisions with more legal actions than this are not searched: the game's own rule
-decides (the Bid Whist discard, 18,564 choices), else the heuristic bot (Control
-Nut! bids from a long hand, up to 560)."""
+"""Decisions with more legal actions than this are searched over the game's
+candidates (``candidate_actions``: the Bid Whist discard, 18,564 choices, and
+Control Nut! bids from a long hand, up to 560); without candidates the game's own
+rule decides, else the heuristic bot."""
 BOT_NAMES = ("random", "heuristic", "ismcts", "pimc")
 
 
@@ -64,18 +65,23 @@ class SearchBot:
             modelled = bidding_model(view, rng)
             if modelled is not None:
                 return modelled, None
-        if len(actions) > SEARCH_LIMIT:  # the game's own rule, else the heuristic's
-            sampled = view.sampled_move(view.current_player(), rng)
-            return (sampled if sampled is not None else heuristic_bot(view, rng)), None
+        only = None
+        if len(actions) > SEARCH_LIMIT:  # a model proposes, the search chooses
+            only = view.candidate_actions(rng)
+            if not only:  # no model: the game's own rule, else the heuristic's
+                sampled = view.sampled_move(view.current_player(), rng)
+                return (sampled if sampled is not None else heuristic_bot(view, rng)), None
         if self.kind == "pimc":
-            result = pimc(view, rng, iterations=self.iterations, seconds=self.think)
+            result = pimc(view, rng, iterations=self.iterations, seconds=self.think,
+                          root_actions=only)
         elif self.workers > 1:  # root parallelism: persistent worker processes
             if self.pool is None:
                 self.pool = RootParallel(self.workers)
             result = self.pool.search(view, rng.randrange(1 << 31), iterations=self.iterations,
-                                      seconds=self.think)
+                                      seconds=self.think, root_actions=only)
         else:
-            result = search(view, rng, iterations=self.iterations, seconds=self.think)
+            result = search(view, rng, iterations=self.iterations, seconds=self.think,
+                            root_actions=only)
         self.done += result.iterations
         self.seconds += result.seconds
         return result.action, result.share

@@ -9,7 +9,9 @@ import pytest
 
 from ai.ismcts import pimc, search, tree_stats
 from ai.parallel import RootParallel
+from p2pcards.cards import bits
 from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
+from p2pcards.local import SearchBot
 from tests.sim import choose
 
 
@@ -185,3 +187,59 @@ def test_root_parallel_search_merges_the_workers_root_visits():
     alone = [search(view, random.Random(s), iterations=150).visits for s in (11, 12)]
     merged = {a: alone[0].get(a, 0) + alone[1].get(a, 0) for a in set(alone[0]) | set(alone[1])}
     assert first.visits == merged
+
+
+def test_root_actions_limit_the_search_to_a_models_candidates():
+    # with 5 counters taking 2 wins; told to consider only taking 1, the search must
+    result = search(Pile(5, secret=None), random.Random(3), iterations=300, root_actions=[1])
+    assert result.action == 1 and set(result.visits) <= {1}
+    with pytest.raises(ValueError, match="none of the root actions"):
+        search(Pile(5, secret=None), random.Random(3), iterations=10, root_actions=[7])
+
+
+def _at_phase(game, phase_of, rng, players=4):
+    """A full state of ``game`` at the first decision for which ``phase_of`` holds."""
+    options = game.resolve_options({})
+    while True:
+        full = game.deal(game.shuffled_deck(players, options, rng), rng.randrange(players),
+                         players, options)
+        while not full.is_terminal():
+            if phase_of(full):
+                return full
+            full.apply(choose(full, rng))
+
+
+def test_the_bid_whist_discard_is_searched_over_the_models_candidates():
+    rng = random.Random(11)
+    kinds = set()
+    for _ in range(30):
+        full = _at_phase(bidwhist.GAME, lambda s: s.phase == bidwhist.DISCARD_PHASE, rng)
+        view = full.view(full.current_player())
+        candidates = view.candidate_actions(rng)
+        assert candidates and len(candidates) == len(set(candidates)) <= 12
+        assert bidwhist.plain_discard(view) in candidates
+        for code in candidates:
+            full.clone().apply(code)  # every candidate is a legal discard
+        kinds.add(full.kind)
+        bot = SearchBot("ismcts", iterations=60)
+        action, share = bot.choose(view, random.Random(5))
+        assert action in view.candidate_actions(random.Random(5)) and share is not None
+    assert bidwhist.NOTRUMP_BID in kinds  # the jokers-first rule was exercised
+
+
+def test_control_nut_bids_from_a_long_hand_are_searched_over_a_spread_of_totals():
+    rng = random.Random(12)
+    full = _at_phase(controlnut.GAME, lambda s: s.phase == controlnut.AUCTION
+                     and len(s.legal_actions()) > 300, rng)
+    view = full.view(full.current_player())
+    candidates = view.candidate_actions(rng)
+    legal = view.legal_actions()
+    assert candidates and set(candidates) <= set(legal) and 2 <= len(candidates) <= 8
+
+    def total(action: int) -> int:
+        return sum(controlnut.VALUE[c] for c in bits(action & controlnut.PAYLOAD))
+
+    assert min(map(total, candidates)) == min(map(total, legal))
+    assert max(map(total, candidates)) == max(map(total, legal))
+    action, share = SearchBot("ismcts", iterations=40).choose(view, rng)
+    assert action in candidates and share is not None

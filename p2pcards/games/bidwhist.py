@@ -190,6 +190,11 @@ class BidWhistState(HandState):
             return None
         return plain_discard(self) if seat == self.turn else random_discard(self, rng.random)
 
+    def candidate_actions(self, rng: random.Random) -> list[int] | None:
+        if self.phase != DISCARD_PHASE:
+            return None
+        return discard_candidates(self, rng)
+
     def hidden_mask(self) -> int:
         return DECK_MASK[self.kitty_size] & ~(self.won[0] | self.won[1] | mask_of(self.trick))
 
@@ -684,6 +689,48 @@ def random_discard(state: BidWhistState, rnd: Callable[[], float]) -> int:
         rest &= ~(1 << card)
         mask |= 1 << card
     return discard_code(mask)
+
+
+def discard_candidates(state: BidWhistState, rng: random.Random) -> list[int]:
+    """Discards worth searching: the weakest cards (:func:`plain_discard`); each side
+    suit thrown away whole (a void to trump in on) with the weakest cards to fill;
+    the weakest cards outside the longest side suit; and a few draws among the
+    nine weakest.  Every joker goes first in notrump, as the rules require."""
+    hand = state.may[state.turn]
+    size = state.kitty_size
+    keys = state.tables.keys
+    forced = hand & JOKERS if state.notrump else 0
+    weakest = sorted(bits(hand & ~forced), key=lambda c: (keys[c], c))
+
+    def fill(base: int, avoid: int = 0) -> int | None:
+        mask = forced | base
+        for card in weakest:
+            if mask.bit_count() >= size:
+                break
+            if not (avoid >> card & 1):
+                mask |= 1 << card
+        return mask if mask.bit_count() == size else None
+
+    trump = state.trump if 0 <= state.trump < NO_SUIT else -1
+    side = [s for s in range(4) if s != trump and hand & SUIT_MASKS[s]]
+    options = [fill(0)]
+    for suit in side:
+        cards = hand & SUIT_MASKS[suit]
+        if (forced | cards).bit_count() <= size:
+            options.append(fill(cards))
+    if side:
+        longest = max(side, key=lambda s: ((hand & SUIT_MASKS[s]).bit_count(), s))
+        options.append(fill(0, avoid=SUIT_MASKS[longest]))
+    pool = weakest[:9]
+    need = size - forced.bit_count()
+    for _ in range(4):
+        if need <= len(pool):
+            options.append(forced | mask_of(rng.sample(pool, need)))
+    out: list[int] = []
+    for mask in options:
+        if mask is not None and discard_code(mask) not in out:
+            out.append(discard_code(mask))
+    return out
 
 
 def plain_discard(state: BidWhistState) -> int:

@@ -218,6 +218,25 @@ class ControlNutState(HandState):
     def rollout(self, rng: random.Random) -> None:
         random_playout(self, rng)
 
+    def candidate_actions(self, rng: random.Random) -> list[int] | None:
+        """Bids worth searching: for a spread of totals from the lowest to the highest
+        legal one, the bid of that total giving away the fewest stars."""
+        if self.phase != AUCTION:
+            return None
+        masks = self._bid_masks(self.pending[0])
+        if len(masks) < 2:
+            return None
+        best: dict[int, tuple[int, int]] = {}
+        for mask in masks:
+            cards = bits(mask)
+            total = sum(VALUE[c] for c in cards)
+            key = (sum(STARS[c] for c in cards), mask)
+            if total not in best or key < best[total]:
+                best[total] = key
+        totals = sorted(best)
+        picks = {totals[round(i * (len(totals) - 1) / 7)] for i in range(8)}
+        return [tagged(BID, best[t][1]) for t in sorted(picks)]
+
     def hidden_mask(self) -> int:
         held = 0
         for controls in self.ctrl_hand:

@@ -657,6 +657,12 @@ class HandState:
         """A move the search samples rather than branches on (none by default)."""
         return None
 
+    def candidate_actions(self, rng: random.Random) -> list[int] | None:
+        """A short list of sensible actions for the player to move, when the legal
+        ones are too many to search (the Bid Whist discard, a Control Nut! bid from
+        a long hand): a model proposes, the search chooses.  None: no model."""
+        return None
+
     def rollout(self, rng: random.Random) -> None:
         """Play to the end at random (games replace it with their fast playout)."""
         while not self.is_terminal():
