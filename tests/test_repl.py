@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import re
+import signal
+import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent
@@ -22,7 +27,7 @@ from prompt_toolkit.output import ColorDepth, DummyOutput
 
 from p2pcards.cli import repl, screen
 from p2pcards.cli.main import main
-from p2pcards.games import bidwhist, get_game
+from p2pcards.games import bidwhist, controlnut, get_game
 from p2pcards.games.trick_heuristics import heuristic_bot
 from p2pcards.history import load, replay
 from p2pcards.local import LocalGame, SearchBot, make_bot
@@ -229,8 +234,8 @@ def test_commands_help_hand_table_score_last_history_save(tmp_path):
     assert "no help on 'nonsense'" in text
     assert "cannot write" in text
     saved = json.loads((tmp_path / "mid.json").read_text())
-    assert saved["game"] == "bidwhist" and len(saved["hands"]) == 1
-    assert replay(load(str(tmp_path / "mid.json"))).complete is False  # saved mid-deal
+    assert saved["game"] == "bidwhist" and saved["hands"] == []  # the deal is still secret
+    assert any(line.endswith("the one in progress is still secret)") for line in r.transcript)
     assert toolbars[0].strip() == "Bid Whist | deal 1 | play | your turn | team 0 (you & bot2) " \
         "0, team 1 (bot1 & bot3) 0"
     logs = [e for e in r.transcript if e.startswith(("you: ", "bot")) and "\nbot" in e]
@@ -276,9 +281,19 @@ def test_undo_takes_back_the_persons_move_and_the_bots_replies():
             positions.append(state.knowledge())
         return step
 
+    def between(r: repl.Repl, message: str) -> str | None:
+        if message.startswith("Enter for the next deal") and not asked_between:
+            asked_between.append(message)
+            return "undo"
+        return extra(r, message)
+
+    asked_between: list[str] = []
     rng = random.Random(6)
-    with seated("pasur", player(rng, extra), players=2, options={"target": 1}) as r:
+    with seated("pasur", player(rng, between), players=2, options={"target": 30}) as r:
         repl.play(r)
+    assert asked_between
+    assert "undo: the deal is over; moves are taken back only during a deal" in r.transcript
+    assert replay(load_doc(r.table.history.dumps())).complete
     assert "took back your last move" in r.transcript
     assert positions[0] == positions[2]  # after undo: the position before the move
     assert "undo: nothing of yours to take back in this deal" in r.transcript
@@ -312,6 +327,7 @@ def test_autoplay_plays_the_only_legal_move():
     asked = sum(1 for line in r.transcript if line.startswith("your hand: "))
     played = sum(1 for line in r.transcript if line.strip().startswith("you: play"))
     assert played > asked
+    assert any("1 card you cannot see (blind round)" in line for line in r.transcript)
 
 
 def test_no_color_turns_colour_off(monkeypatch):
@@ -348,3 +364,79 @@ def test_score_table_has_points_and_running_totals():
 def test_play_refuses_a_seat_outside_the_table(capsys):
     assert main(["play", "pasur", "--players", "2", "--seat", "2"]) == 2
     assert "--seat must be a seat of the table: 0 to 1" in capsys.readouterr().err
+
+
+def load_doc(text: str):
+    path = Path(tempfile.mkdtemp()) / "h.json"
+    path.write_text(text)
+    return load(str(path))
+
+
+def test_the_final_offer_to_save_takes_no_for_an_answer(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        return "n" if message.startswith("save the hand history") else None
+
+    with seated("pasur", player(random.Random(10), extra), players=2,
+                options={"target": 1}) as r:
+        repl.play(r)
+    assert list(tmp_path.iterdir()) == []
+    assert not any("saved to" in line for line in r.transcript)
+
+
+def test_a_control_card_alone_is_not_played_by_accident():
+    rng = random.Random(13)
+    game = get_game("controlnut")
+    table = LocalGame(game, 4, {}, 13, names=["you", "b1", "b2", "b3"])
+    table.start_deal()
+    state = table.state
+    assert state is not None
+    while state.phase != controlnut.PLAY or state.current_player() != 0 \
+            or not state.ctrl_hand[0]:
+        if state.is_terminal():
+            table.end_deal()
+            table.start_deal()
+            state = table.state
+            assert state is not None
+            continue
+        mover = state.current_player()
+        if mover < 0:
+            table.act_chance()
+        else:
+            table.act(mover, heuristic_bot(state.view(mover), rng))
+    with create_pipe_input() as pipe:
+        r = repl.Repl(table, 0, [None, None, None, None], hint_bot=SearchBot("ismcts", 5),
+                      pace=0, input=pipe, output=DummyOutput())
+        turn = repl.Turn.of(r.view())
+        control = game.notation.name(screen.bits(state.ctrl_hand[0])[0])
+        assert r.parse(turn, control.lower()) is None
+        assert r.transcript[-2].startswith("not accepted")
+        nut = next(c for c in screen.bits(state.may[0] & controlnut.NUT_MASK)
+                   if game.notation.parse(f"{game.notation.name(c)}") == c)
+        assert r.parse(turn, game.notation.name(nut)) in (nut, None)  # a nut card alone: play
+
+
+def test_ctrl_c_while_a_bot_thinks_asks_before_leaving():
+    sent: list[bool] = []
+    asked: list[str] = []
+
+    def slow_bot(view, rng):
+        if not sent:
+            sent.append(True)
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)
+        return heuristic_bot(view, rng)
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        if message.startswith("Leave"):
+            asked.append(message)
+            return "n"
+        return None
+
+    with seated("pasur", player(random.Random(14), extra), players=2,
+                options={"target": 1}) as r:
+        r.bots = [None, slow_bot]
+        repl.play(r)
+    assert sent and asked == ["Leave the game? [y/N] "]
+    assert r.table.winner is not None  # the game went on after "n"

@@ -25,7 +25,8 @@ def test_a_whole_game_in_a_terminal(tmp_path: Path):
     env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1", "PROMPT_TOOLKIT_NO_CPR": "1"}
     child = pexpect.spawn(str(script), ["play", "pasur", "--players", "2", "--bots", "random",
                                         "--seed", "3", "--pace", "0", "--target", "1"],
-                          env=env, dimensions=(50, 250), encoding="utf-8", timeout=60)
+                          env=env, dimensions=(50, 250), encoding="utf-8", timeout=60,
+                          cwd=str(tmp_path))
     saved = tmp_path / "game.json"
     moves = 0
     try:

@@ -22,12 +22,13 @@ MOVES = """\
 Moves are the action texts of a hand history, in any case:
   play AS, play 10h, play A♠ (or just the card: AS), pass, bid 4 cards,
   bid 5 notrump, trump H, direction downtown, discard 2C 3C 4D 9S LJ BJ,
-  bid 2 (Nullern), play 7H take 2C 5D (Pasur), bid A3 W7 H13, give A3:1 W7:3,
+  bid 2 (Nullern), play 7H take 2C 2D (Pasur), bid A3 W7 H13, give A3:1 W7:2 H13:0,
   play VALUE A7, star bank, bonus 9, order, sitout (Control Nut!).
 Cards: rank then suit; T or 10; suits S H D C or the symbols; jokers BJ LJ.
 Nullern cards are colour then rank (R12, B3); Control Nut! nuts are suit then
 value (A7: acorn 7; H hazelnut, P pecan, W walnut) and the controls by
-name (TRUMP, TRICK, STAR, HAND, ORDER, BONUS, VALUE, SCORE)."""
+name (TRUMP, TRICK, STAR, HAND, ORDER, BONUS, VALUE, SCORE); a control card
+is played with its verb: play TRUMP, play VALUE A7."""
 
 RULES = {
     "bidwhist": """\
@@ -37,8 +38,9 @@ than the last: books over six in cards (uptown: high cards win; downtown
 with special: low cards win) or in notrump. The winner takes the kitty,
 names trump or a direction and discards. Follow suit when you can; the
 jokers are the highest trumps (in notrump they never win). Make the bid and
-score the books over six (double in notrump); fall short and the other side
-scores the bid. Full rules: docs/rules/bidwhist.md""",
+score the books over six; fall short and the other side scores the bid, plus
+its books over six in a trump contract; notrump doubles either score. Full
+rules: docs/rules/bidwhist.md""",
     "nullern": """\
 Nullern: each for themselves, 80 cards in four colours ranked 1-20, twenty
 rounds of 1 up to 10 cards and back, the last one blind (nobody sees their
@@ -65,13 +67,17 @@ the other players. Trump is named, STAR is banked or kept, BONUS declared,
 then the play: follow suit; each control bends one rule (TRICK wins a
 trick, HAND steals cards, ORDER sits out, VALUE adds to a nut card...). A
 side scores its tricks times the stars it took (1s two stars, 3s and 7s
-one, marked *), plus points for controls; 300 wins.
+one, marked *), plus points for controls; more than 300 wins.
 Full rules: docs/rules/controlnut.md""",
 }
 
 
-def help_text(game: str, topic: str) -> str:
+def help_text(game: str, topic: str, options: dict[str, int] | None = None) -> str:
+    """The text of ``help topic`` at a table of ``game`` with these table options."""
     topic = topic.strip().lower()
+    if topic in ("rules", game) and options:
+        table = ", ".join(f"{k} {v}" for k, v in sorted(options.items()))
+        return f"{RULES[game]}\nThis table: {table}."
     if topic in ("", "commands"):
         return COMMANDS
     if topic in ("moves", "input", "cards"):

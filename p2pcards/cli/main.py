@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "green); NO_COLOR turns colour off")
     play.add_argument("--auto", action="store_true",
                       help="bots in every seat; print the game as it goes")
-    play.add_argument("--save", metavar="FILE", help="--auto: write the game's hand history")
+    play.add_argument("--save", metavar="FILE", help="write the game's hand history at the end")
     play.add_argument("--quiet", action="store_true", help="--auto: print only the result")
     play.set_defaults(func=cmd_play)
 
@@ -128,6 +128,8 @@ def cmd_play(args: argparse.Namespace) -> int:
                "--workers must be at least 1" if args.workers < 1 else "")
     if not args.auto and not 0 <= args.seat < players:
         problem = f"--seat must be a seat of the table: 0 to {players - 1}, not {args.seat}"
+    if not args.auto and args.quiet:
+        problem = "--quiet goes with --auto (at the prompt the game is the output)"
     if problem:
         print(f"p2pcards: {problem}", file=sys.stderr)
         return EXIT_MALFORMED
@@ -171,7 +173,8 @@ def _play_interactive(args: argparse.Namespace, table: LocalGame, seed: int) -> 
             for s in range(table.players)]
     hint = SearchBot("ismcts", args.iterations, None if args.iterations else min(args.think, 1.0))
     session = repl.Repl(table, args.seat, bots, hint_bot=hint, pace=args.pace,
-                        autoplay=args.autoplay, four_colour=args.four_colour, seed=seed)
+                        autoplay=args.autoplay, four_colour=args.four_colour, seed=seed,
+                        save_to=args.save)
     return repl.play(session)
 
 

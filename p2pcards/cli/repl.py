@@ -9,11 +9,13 @@ comes from the person's own view: the full deal is the table's, not theirs.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
+import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import trio
 from prompt_toolkit import PromptSession, print_formatted_text
@@ -29,14 +31,12 @@ from p2pcards.cards import CardError, bits
 from p2pcards.cli import guest, screen
 from p2pcards.cli.botrun import decide
 from p2pcards.cli.helptext import help_text
-from p2pcards.games import CHANCE, HandState, IllegalAction
+from p2pcards.games import CHANCE, HandState, IllegalAction, bidwhist, controlnut
 from p2pcards.games.core import ActionSyntaxError
 from p2pcards.local import Bot, LocalGame, SearchBot, Snapshot
 
 COMMANDS = ("help", "hint", "hand", "table", "score", "last", "history", "save", "undo",
             "quit")
-TOKEN_VERBS = ("discard", "bid", "give")
-"""Moves of several cards: completed card by card when there are too many to list."""
 MANY = 300
 LISTED = 24
 
@@ -84,17 +84,18 @@ class MoveCompleter(Completer):
                 if text.lower().startswith(lower):
                     yield Completion(text, start_position=-len(typed))
             return
-        yield from self._card_by_card(turn.view, typed)
+        yield from self._card_by_card(turn, typed)
 
     @staticmethod
-    def _card_by_card(view: HandState, typed: str) -> Iterable[Completion]:
-        """Long multi-card moves (the Bid Whist discard): the verb, then the cards of
-        the hand not yet named."""
+    def _card_by_card(turn: Turn, typed: str) -> Iterable[Completion]:
+        """Long multi-card moves (the Bid Whist discard, a Control Nut! bid from a long
+        hand): the verb, then the cards that may still be named."""
+        view = turn.view
+        verb = view.format_action(turn.legal[0], seat=view.observer).split()[0]
         words = typed.split(" ")
         if len(words) == 1:
-            for verb in TOKEN_VERBS:
-                if verb.startswith(words[0].lower()):
-                    yield Completion(verb + " ", start_position=-len(typed))
+            if verb.startswith(words[0].lower()):
+                yield Completion(verb + " ", start_position=-len(typed))
             return
         notation = view.notation
         named = set()
@@ -103,11 +104,25 @@ class MoveCompleter(Completer):
                 named.add(notation.parse(word))
             except CardError:
                 continue
+        limit, eligible = multi_card_rule(view)
+        if len(named) >= limit:
+            return
         last = words[-1].upper()
-        for card in bits(view.may[view.observer]):
+        for card in bits(eligible):
             name = notation.name(card)
             if card not in named and name.startswith(last):
                 yield Completion(name, start_position=-len(words[-1]))
+
+
+def multi_card_rule(view: HandState) -> tuple[int, int]:
+    """(how many cards a multi-card move names, the cards it may name)."""
+    hand = view.may[view.observer]
+    if isinstance(view, bidwhist.BidWhistState):
+        return view.kitty_size, hand
+    if isinstance(view, controlnut.ControlNutState):
+        nuts = hand & controlnut.NUT_MASK
+        return min(3, nuts.bit_count()), nuts
+    return len(bits(hand)), hand
 
 
 class Repl:
@@ -116,7 +131,7 @@ class Repl:
     def __init__(self, table: LocalGame, seat: int, bots: Sequence[Bot | None], *,
                  hint_bot: SearchBot, pace: float = 0.6, autoplay: bool = False,
                  four_colour: bool = False, input: Input | None = None,
-                 output: Output | None = None, seed: int = 0):
+                 output: Output | None = None, seed: int = 0, save_to: str | None = None):
         self.table = table
         self.game = table.game
         self.seat = seat
@@ -125,12 +140,16 @@ class Repl:
         self.hint_rng = random.Random(f"hint:{seed}")
         self.pace = pace
         self.autoplay = autoplay
+        self.save_to = save_to
         self.output = output
         self.style: Style = screen.FOUR_COLOUR if four_colour else screen.STYLE
         self.session: PromptSession[str] = PromptSession(
             input=input, output=output, history=InMemoryHistory(), style=self.style,
             completer=MoveCompleter(self), complete_while_typing=False,
             bottom_toolbar=self.toolbar, color_depth=screen.color_depth())
+        self.plain: PromptSession[str] = PromptSession(
+            input=input, output=output, style=self.style, color_depth=screen.color_depth())
+        """For yes/no and file names: no move completion, no toolbar."""
         self.transcript: list[str] = []
         """Everything printed, as plain text (tests read it)."""
         self.turn: Turn | None = None
@@ -138,6 +157,9 @@ class Repl:
         self.undo_stack: list[tuple[Snapshot, int]] = []
         self.rows: list[list[int]] = []
         self._last_print = 0.0
+        self.waiting: trio.CancelScope | None = None
+        """The wait for a bot (or the pace) that Ctrl-C interrupts."""
+        self.interrupted = False
         self.before_prompt: Callable[[Repl, str], None] | None = None
         """Called as each prompt opens (tests type their answer into the input here)."""
 
@@ -162,6 +184,12 @@ class Repl:
 
     def show_hand(self) -> None:
         view = self.view()
+        if not view.visible(self.seat, self.seat):  # Nullern's blind round
+            count = view.count[self.seat]
+            self.echo([("class:title", "your hand: "),
+                       ("class:dim", f"{count} card{'s' if count != 1 else ''} you cannot see"
+                        " (blind round)")])
+            return
         self.echo([("class:title", "your hand: "),
                    *screen.hand_fragments(view.notation, screen.own_hand(view))])
 
@@ -198,10 +226,10 @@ class Repl:
         (end of input) leaves at once.  ``moves``: complete moves, show the toolbar."""
         if self.before_prompt is not None:
             self.before_prompt(self, message)
-        extra = {} if moves else {"completer": None, "bottom_toolbar": None}
+        session = self.session if moves else self.plain
         try:
             return await guest.await_asyncio(
-                lambda: self.session.prompt_async(message, **extra))  # type: ignore[arg-type]
+                lambda: session.prompt_async(message, handle_sigint=False))
         except KeyboardInterrupt:
             return "quit"
         except EOFError:
@@ -220,7 +248,7 @@ class Repl:
             return False
         state = self.table.state
         if word == "help":
-            self.echo(help_text(self.game.name, rest))
+            self.echo(help_text(self.game.name, rest, self.table.options))
         elif word == "quit":
             await self.confirm_quit()
         elif word == "score":
@@ -244,16 +272,25 @@ class Repl:
         return True
 
     def save(self, path: str) -> None:
+        """Write the finished deals' hand history; the deal in progress stays out (its
+        record holds every seat's cards)."""
         if not path:
             self.echo("save FILE: name the file to write")
             return
+        history = self.table.history
+        state = self.table.state
+        note = ""
+        if state is not None and not state.is_terminal():
+            history = replace(history, hands=history.hands[:-1])
+            note = " (the finished deals: the one in progress is still secret)"
         try:
             with open(path, "w", encoding="utf-8") as f:
-                f.write(self.table.history.dumps())
-        except OSError as exc:
-            self.echo([("class:error", f"cannot write {path}: {exc.strerror}")])
+                f.write(history.dumps())
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+            self.echo([("class:error", f"cannot write {path!r}: {reason}")])
             return
-        self.echo(f"hand history saved to {path}")
+        self.echo(f"hand history saved to {path}{note}")
 
     async def hint(self) -> None:
         turn = self.turn
@@ -268,6 +305,10 @@ class Repl:
         self.echo(f"hint: {text}{how}")
 
     def undo(self) -> None:
+        state = self.table.state
+        if state is None or state.is_terminal():
+            self.echo("undo: the deal is over; moves are taken back only during a deal")
+            return
         if not self.undo_stack:
             self.echo("undo: nothing of yours to take back in this deal")
             return
@@ -284,7 +325,10 @@ class Repl:
         try:
             action = view.parse_action(text)
         except (ActionSyntaxError, CardError, ValueError) as first:
-            try:  # a bare card means playing it
+            try:  # a nut or playing card alone means playing it (controls need "play")
+                if " " in text or (view.notation.parse(text) >= 52
+                                   and isinstance(view, controlnut.ControlNutState)):
+                    raise first
                 action = view.parse_action("play " + text)
             except (ActionSyntaxError, CardError, ValueError):
                 self.refuse(turn, str(first))
@@ -301,6 +345,8 @@ class Repl:
         return action
 
     def refuse(self, turn: Turn, reason: str) -> None:
+        if len(reason) > 160:
+            reason = reason[:157] + "..."
         self.echo([("class:error", f"not accepted: {reason}")])
         self.echo(self.legal_summary(turn))
 
@@ -364,10 +410,17 @@ class Repl:
                 continue
             bot = self.bots[mover]
             assert bot is not None
-            action = await decide(bot, state.view(mover), table.bot_rngs[mover])
-            await self.pause_for_pace()
+            with trio.CancelScope() as self.waiting:
+                action = await decide(bot, state.view(mover), table.bot_rngs[mover])
+                await self.pause_for_pace()
+            self.waiting = None
+            if self.interrupted:  # Ctrl-C while the bot thought: ask, then go on
+                self.interrupted = False
+                await self.confirm_quit()
+                continue
             self.record_lines(table.act(mover, action, observer=self.seat))
         self.say(table.end_deal())
+        self.undo_stack = []
         record = table.record
         if record is not None and not record.void:
             self.rows.append(table.finished[-1].points())
@@ -389,7 +442,26 @@ class Repl:
         self.undo_stack.append((snap, len(self.log)))
         self.record_lines(table.act(self.seat, action, observer=self.seat))
 
+    def _interrupt(self) -> None:
+        """Ctrl-C with no prompt open (a bot thinking): stop waiting and ask."""
+        self.interrupted = True
+        if self.waiting is not None:
+            self.waiting.cancel()
+
     async def run(self) -> int:
+        """Play the game to its end; Ctrl-C outside a prompt asks before leaving."""
+        loop = asyncio.get_running_loop()
+        token = trio.lowlevel.current_trio_token()
+        try:
+            loop.add_signal_handler(signal.SIGINT, token.run_sync_soon, self._interrupt)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+            return await self._run()
+        try:
+            return await self._run()
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+
+    async def _run(self) -> int:
         table = self.table
         names = table.names
         self.echo([("class:title", f"{self.game.title}"),
@@ -430,11 +502,15 @@ class Repl:
                 self.echo("between deals: Enter deals on; the commands work too (help)")
 
     async def offer_save(self) -> None:
+        if self.save_to:
+            self.save(self.save_to)
+            return
         try:
-            line = await self.ask("save the hand history? file name, or Enter to skip> ")
+            line = await self.ask("save the hand history? file name, or Enter to skip> ",
+                                  moves=False)
         except Quit:
             return
-        if line.strip():
+        if line.strip().lower() not in ("", "n", "no", "quit", "q"):
             self.save(line.strip())
 
 
