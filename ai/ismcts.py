@@ -98,10 +98,11 @@ def search(view: SearchState, rng: random.Random, iterations: int | None = None,
         raise ValueError("give an iteration or a time budget")
     seat, legal = root_moves(view)
     if root_actions is not None:
-        legal = [a for a in legal if a in set(root_actions)]
+        wanted = set(root_actions)
+        legal = [a for a in legal if a in wanted]
         if not legal:
             raise ValueError("none of the root actions is legal")
-    only = set(legal) if root_actions is not None else None
+    only = legal if root_actions is not None else None
     root = Node(-1)
     start = time.perf_counter()
     done = 0
@@ -134,7 +135,7 @@ def most_visited(legal: list[int], visits: dict[int, int]) -> int:
 
 
 def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
-             exploration: float, only: set[int] | None = None) -> None:
+             exploration: float, only: list[int] | None = None) -> None:
     node = root
     path: list[Node] = []
     expanded = False
@@ -146,7 +147,7 @@ def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
             world.step(outcome)
             continue
         if only is not None and node is root:  # the model's candidates, searched
-            legal = [a for a in world.legal_actions() if a in only]
+            legal = only  # legal in every world: the searcher's own moves
         else:
             sampled = world.sampled_move(seat, rng)
             legal = [sampled] if sampled is not None else world.legal_actions()
@@ -219,7 +220,8 @@ def pimc(view: SearchState, rng: random.Random, iterations: int | None = None,
         raise ValueError("give an iteration or a time budget")
     _, legal = root_moves(view)
     if root_actions is not None:
-        legal = [a for a in legal if a in set(root_actions)]
+        wanted = set(root_actions)
+        legal = [a for a in legal if a in wanted]
     start = time.perf_counter()
     visits: dict[int, int] = {}
     done = 0

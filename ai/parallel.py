@@ -51,7 +51,8 @@ class RootParallel:
         time) with seeds ``seed``, ``seed + 1`` ...; merged root visits decide."""
         _, legal = root_moves(view)
         if root_actions is not None:
-            legal = [a for a in legal if a in set(root_actions)]
+            wanted = set(root_actions)
+            legal = [a for a in legal if a in wanted]
         start = time.perf_counter()
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
