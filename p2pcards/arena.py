@@ -158,11 +158,6 @@ def play_set(setup: Setup, spec: SetSpec) -> tuple[dict[str, Tally], dict[str, t
     return pair, searched
 
 
-def _play_set_job(setup: Setup, spec: SetSpec
-                  ) -> tuple[dict[str, Tally], dict[str, tuple[int, float]]]:
-    return play_set(setup, spec)
-
-
 def plan(game: Game, count: int, seed: int, deals: bool, players: int) -> list[SetSpec]:
     """The sets of an arena run, drawn in order from the seed."""
     if not deals:
@@ -211,7 +206,7 @@ def run(game: Game, lineup: Sequence[str], count: int, seed: int, *, deals: bool
                 progress(spec.n + 1, count)
     else:
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = {pool.submit(_play_set_job, setup, spec): spec.n for spec in specs}
+            futures = {pool.submit(play_set, setup, spec): spec.n for spec in specs}
             for done, future in enumerate(as_completed(futures), 1):
                 results[futures[future]] = future.result()
                 if progress:

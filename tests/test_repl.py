@@ -13,11 +13,9 @@ import os
 import random
 import re
 import signal
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent
@@ -264,7 +262,7 @@ def test_history_shows_unseen_cards_as_question_marks():
     pytest.fail("no deal in which a bot won the bid")
 
 
-def test_undo_takes_back_the_persons_move_and_the_bots_replies():
+def test_undo_takes_back_the_persons_move_and_the_bots_replies(tmp_path):
     positions: list[object] = []
     script = iter(["__move__", "undo", "undo"])
 
@@ -293,7 +291,9 @@ def test_undo_takes_back_the_persons_move_and_the_bots_replies():
         repl.play(r)
     assert asked_between
     assert "undo: the deal is over; moves are taken back only during a deal" in r.transcript
-    assert replay(load_doc(r.table.history.dumps())).complete
+    saved = tmp_path / "game.json"
+    saved.write_text(r.table.history.dumps())
+    assert replay(load(str(saved))).complete
     assert "took back your last move" in r.transcript
     assert positions[0] == positions[2]  # after undo: the position before the move
     assert "undo: nothing of yours to take back in this deal" in r.transcript
@@ -364,12 +364,6 @@ def test_score_table_has_points_and_running_totals():
 def test_play_refuses_a_seat_outside_the_table(capsys):
     assert main(["play", "pasur", "--players", "2", "--seat", "2"]) == 2
     assert "--seat must be a seat of the table: 0 to 1" in capsys.readouterr().err
-
-
-def load_doc(text: str):
-    path = Path(tempfile.mkdtemp()) / "h.json"
-    path.write_text(text)
-    return load(str(path))
 
 
 def test_the_final_offer_to_save_takes_no_for_an_answer(tmp_path, monkeypatch):
