@@ -96,12 +96,7 @@ def search(view: SearchState, rng: random.Random, iterations: int | None = None,
     """
     if iterations is None and seconds is None:
         raise ValueError("give an iteration or a time budget")
-    seat, legal = root_moves(view)
-    if root_actions is not None:
-        wanted = set(root_actions)
-        legal = [a for a in legal if a in wanted]
-        if not legal:
-            raise ValueError("none of the root actions is legal")
+    seat, legal = root_moves(view, root_actions)
     only = legal if root_actions is not None else None
     root = Node(-1)
     start = time.perf_counter()
@@ -120,12 +115,19 @@ def search(view: SearchState, rng: random.Random, iterations: int | None = None,
     return SearchResult(action, visits, done, time.perf_counter() - start, root)
 
 
-def root_moves(view: SearchState) -> tuple[int, list[int]]:
-    """The searching seat and its legal moves; ValueError if nobody is to act."""
+def root_moves(view: SearchState, root_actions: list[int] | None = None
+               ) -> tuple[int, list[int]]:
+    """The searching seat and its legal moves (only those of ``root_actions`` when
+    given); ValueError if nobody is to act or none of ``root_actions`` is legal."""
     seat = view.current_player()
     legal = view.legal_actions()
     if seat < 0 or not legal:
         raise ValueError("the searching player is not to act")
+    if root_actions is not None:
+        wanted = set(root_actions)
+        legal = [a for a in legal if a in wanted]
+        if not legal:
+            raise ValueError("none of the root actions is legal")
     return seat, legal
 
 
@@ -218,10 +220,7 @@ def pimc(view: SearchState, rng: random.Random, iterations: int | None = None,
     """
     if iterations is None and seconds is None:
         raise ValueError("give an iteration or a time budget")
-    _, legal = root_moves(view)
-    if root_actions is not None:
-        wanted = set(root_actions)
-        legal = [a for a in legal if a in wanted]
+    _, legal = root_moves(view, root_actions)
     start = time.perf_counter()
     visits: dict[int, int] = {}
     done = 0

@@ -49,10 +49,7 @@ class RootParallel:
                ) -> SearchResult:
         """Search ``view`` on every worker (``iterations`` each, or ``seconds`` of wall
         time) with seeds ``seed``, ``seed + 1`` ...; merged root visits decide."""
-        _, legal = root_moves(view)
-        if root_actions is not None:
-            wanted = set(root_actions)
-            legal = [a for a in legal if a in wanted]
+        _, legal = root_moves(view, root_actions)
         start = time.perf_counter()
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
