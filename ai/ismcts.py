@@ -153,24 +153,32 @@ def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
         else:
             sampled = world.sampled_move(seat, rng)
             legal = [sampled] if sampled is not None else world.legal_actions()
-        by_key: dict[int, list[int]] = {}
-        for action in legal:
-            by_key.setdefault(world.public_action(action, seat), []).append(action)
+        public = world.public_action
+        keys = [public(action, seat) for action in legal]
+        by_key: dict[int, list[int]] | None = None
+        if keys != legal:  # some moves look alike to the searcher: group them
+            by_key = {}
+            for key, action in zip(keys, legal, strict=True):
+                by_key.setdefault(key, []).append(action)
+            keys = list(by_key)
         children = node.children
-        untried = [k for k in by_key if k not in children]
+        untried = [k for k in keys if k not in children]
         if untried:
             key = untried[int(rng.random() * len(untried))]
             expanded = True
         else:
-            key = _select(node, by_key, exploration)
-        for k in by_key:
+            key = _select(children, keys, exploration)
+        for k in keys:
             child = children.get(k)
             if child is not None:
                 child.avail += 1
         move = node.child(key, actor)
         path.append(move)
-        options = by_key[key]
-        world.step(options[int(rng.random() * len(options))])
+        if by_key is None:
+            world.step(key)
+        else:
+            options = by_key[key]
+            world.step(options[int(rng.random() * len(options))])
         node = move.branch(world.observation(seat))
         if expanded:
             break
@@ -182,14 +190,16 @@ def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
         visited.reward += rewards[visited.actor]
 
 
-def _select(node: Node, by_key: dict[int, list[int]], exploration: float) -> int:
+def _select(children: dict[int, Node], keys: list[int], exploration: float) -> int:
     best_key = -1
     best = -math.inf
-    children = node.children
-    for key in by_key:
+    log, sqrt = math.log, math.sqrt
+    for key in keys:
         child = children[key]
-        score = child.reward / child.visits + exploration * math.sqrt(
-            math.log(max(child.avail, 1)) / child.visits)
+        visits = child.visits
+        avail = child.avail
+        score = child.reward / visits + exploration * sqrt(
+            (log(avail) if avail > 1 else 0.0) / visits)
         if score > best:
             best, best_key = score, key
     return best_key

@@ -17,13 +17,27 @@ class CardError(ValueError):
     """Card text that names no card of the deck; the message quotes the text."""
 
 
+_BYTE_BITS: list[list[tuple[int, ...]]] = [
+    [tuple(8 * k + i for i in range(8) if byte >> i & 1) for byte in range(256)]
+    for k in range(12)
+]
+"""``_BYTE_BITS[k][byte]``: the card ids of ``byte`` as the k-th byte of a mask."""
+
+
 def bits(mask: int) -> list[int]:
-    """The card ids in ``mask``, lowest first."""
+    """The card ids in ``mask``, lowest first (a byte at a time, by table lookup,
+    up to 96 cards; the search lists legal moves and unknown cards this way)."""
     out: list[int] = []
+    k = 0
     while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+        byte = mask & 255
+        if byte:
+            if k < 12:
+                out += _BYTE_BITS[k][byte]
+            else:
+                out += [8 * k + i for i in range(8) if byte >> i & 1]
+        mask >>= 8
+        k += 1
     return out
 
 

@@ -6,8 +6,10 @@ import random
 
 import pytest
 
+from p2pcards.bench import ai_positions
 from p2pcards.cards import bits
 from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
+from p2pcards.games.core import HandState
 from p2pcards.games.determinize import assign
 from tests.sim import choose, state_key
 
@@ -66,3 +68,60 @@ def test_a_view_with_a_proven_renege_still_gets_a_world():
     world = view.determinize(random.Random(2))
     assert world.count == view.count
     assert sum(m.bit_count() for m in world.may) == 54
+
+
+@pytest.mark.parametrize("position", ["bidwhist.first_lead", "nullern.first_play_10"])
+def test_the_shuffled_deal_of_unconstrained_cards_is_uniform(position):
+    """With no claim on the unknown cards the determinizer deals them by a partial
+    shuffle (the largest place takes the rest): each unknown card lands in each
+    hidden place in proportion to its room (chi-square over cards x places)."""
+    view = ai_positions(1)[position]
+    rng = random.Random("uniform")
+    hidden = [p for p in range(len(view.may)) if not view.visible(p, view.observer)
+              and view.count[p] > 0]
+    seen = 0
+    for p in range(len(view.may)):
+        if view.visible(p, view.observer):
+            seen |= view.may[p]
+    unknown = view.hidden_mask() & ~seen
+    cards = bits(unknown)
+    total = sum(view.count[p] for p in hidden)
+    assert total == len(cards) and len(hidden) > 2
+    draws = 3000
+    tally = {(c, p): 0 for c in cards for p in hidden}
+    for _ in range(draws):
+        world = view.determinize(rng)
+        for p in hidden:
+            for c in bits(world.may[p]):
+                tally[c, p] += 1
+    chi2 = 0.0
+    for (_, p), observed in tally.items():
+        expected = draws * view.count[p] / total
+        chi2 += (observed - expected) ** 2 / expected
+    dof = (len(cards) - 1) * (len(hidden) - 1)
+    # mean dof, sd sqrt(2 dof): five standard deviations is a failure, not bad luck
+    assert chi2 < dof + 5 * (2 * dof) ** 0.5, (chi2, dof)
+
+
+@pytest.mark.parametrize(("game", "players", "number"), CONFIGS,
+                         ids=[f"{g.name}-{n}p-{r}" for g, n, r in CONFIGS])
+def test_games_own_observations_equal_the_generic_one(game, players, number):
+    """Bid Whist and Nullern compute the search's observation token directly; it must
+    be the token of :meth:`HandState.observation` in every state and view."""
+    rng = random.Random(f"observation:{game.name}:{number}")
+    options = game.resolve_options({})
+    compared = 0
+    for _ in range(10):
+        full = game.deal(game.shuffled_deck(players, options, rng), rng.randrange(players),
+                         players, options, number=number)
+        views = [full.view(s) for s in range(players)]
+        while not full.is_terminal():
+            for state in [full, *views]:
+                for seat in range(players):
+                    assert state.observation(seat) == HandState.observation(state, seat)
+                    compared += 1
+            seat = full.current_player()
+            action = full.chance_action(rng) if seat == CHANCE else choose(full, rng)
+            full.apply(action)
+            views = [full.view(s) for s in range(players)]
+    assert compared > 1000

@@ -9,7 +9,7 @@ import pytest
 
 from p2pcards.cards import NULLERN
 from p2pcards.games import ActionSyntaxError, IllegalAction, OptionError
-from p2pcards.games.core import HandState
+from p2pcards.games.core import HandState, pick
 from p2pcards.games.nullern import (
     BID,
     BIDDING,
@@ -545,3 +545,38 @@ def test_a_whole_game_replays_from_its_history():
         details: list[Any] = [h.detail for h in result.hands]
         assert [d["cards"] for d in details] == list(ROUND_CARDS)
         assert all(sum(d["tricks"]) == d["cards"] for d in details)
+
+
+def test_the_rollout_loop_plays_exactly_like_one_card_at_a_time():
+    """``random_playout`` finishes full-information rounds in one tight loop; it must
+    make the same moves from the same random draws as ``_play`` card by card, for
+    every round size and player count, from the first lead and from mid-trick."""
+    rng = random.Random("rollout-loop")
+    checked = 0
+    for _ in range(300):
+        players = rng.randrange(2, 8)
+        state = GAME.deal(GAME.shuffled_deck(players, OPTIONS, rng), rng.randrange(players),
+                          players, OPTIONS, number=rng.randrange(20))
+        while state.phase == BIDDING:
+            actions = state.legal_actions()
+            state.apply(actions[rng.randrange(len(actions))])
+        for _ in range(rng.randrange(players * state.cards)):
+            actions = state.legal_actions()
+            state.apply(actions[rng.randrange(len(actions))])
+        if state.is_terminal():
+            continue
+        checked += 1
+        one_by_one = state.clone()
+        seed = rng.random()
+        draws = random.Random(seed).random
+        while not one_by_one.is_terminal():
+            one_by_one._play(pick(one_by_one.legal_mask(), draws()))
+            one_by_one.moves += 1
+        random_playout(state, random.Random(seed))
+        assert state.is_terminal()
+        assert state.tricks == one_by_one.tricks and state.played == one_by_one.played
+        assert state.may == one_by_one.may and state.count == one_by_one.count
+        assert (state.moves, state.turn, state.leader) == (
+            one_by_one.moves, one_by_one.turn, one_by_one.leader)
+        assert state.points() == one_by_one.points()
+    assert checked > 200

@@ -88,8 +88,8 @@ def determinize(view: S, rng: random.Random) -> S:
     room = [view.count[p] - (view.may[p].bit_count() if view.visible(p, view.observer) else 0)
             for p in range(len(view.may))]
     unknown = view.hidden_mask() & ~seen
-    if not view.transfers and all(view.may[p] & unknown == unknown
-                                  for p, r in enumerate(room) if r > 0):
+    if not view.transfers and sum(room) == unknown.bit_count() and all(
+            view.may[p] & unknown == unknown for p, r in enumerate(room) if r > 0):
         # Every unknown card may be anywhere with room (no claim, nothing exposed
         # among them): a shuffled deal is a consistent world, uniformly drawn.
         return _deal_unknown(view, world, unknown, room, rng)
@@ -148,18 +148,35 @@ def _limit_transfers(transfers: list[tuple[int, int, int, int, int]],
 
 
 def _deal_unknown(view: S, world: S, unknown: int, room: list[int], rng: random.Random) -> S:
+    """Deal the unknown cards at random into the hidden places' room: a partial
+    Fisher-Yates draws the cards of every place but the largest, which takes the
+    rest as one mask (the stock or the undealt cards need no drawing card by card)."""
     cards = bits(unknown)
-    rng.shuffle(cards)
-    at = 0
+    hidden = [p for p in range(len(room)) if not view.visible(p, view.observer)]
     may = world.may
-    for place, size in enumerate(room):
-        if view.visible(place, view.observer):
-            continue
-        dealt = 0
-        for card in cards[at:at + size]:
-            dealt |= 1 << card
-        may[place] = dealt
-        at += size
+    for place in hidden:
+        may[place] = 0
+    filled = [p for p in hidden if room[p] > 0]
+    if filled:
+        largest = max(filled, key=lambda p: room[p])
+        draw = sum(room[p] for p in filled) - room[largest]
+        n = len(cards)
+        rnd = rng.random
+        for i in range(min(draw, n - 1)):  # partial Fisher-Yates: the hot path
+            j = i + int(rnd() * (n - i))
+            cards[i], cards[j] = cards[j], cards[i]
+        at = 0
+        taken = 0
+        for place in filled:
+            if place == largest:
+                continue
+            dealt = 0
+            for card in cards[at:at + room[place]]:
+                dealt |= 1 << card
+            may[place] = dealt
+            taken |= dealt
+            at += room[place]
+        may[largest] = unknown & ~taken
     world.observer = -1  # core.FULL
     world.awaiting = 0
     world._finish_world(rng)

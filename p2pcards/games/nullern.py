@@ -20,7 +20,7 @@ Action codes (the fast path; text forms in HAND_HISTORY.md):
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 
 from p2pcards.cards import COLOURS, NULLERN, bits
@@ -145,6 +145,10 @@ class NullernState(HandState):
 
     def visible(self, place: int, seat: int) -> bool:
         return place == seat and not self.blind
+
+    def observation(self, seat: int) -> int:
+        """As :meth:`HandState.observation`, without asking every place (the search's hot path)."""
+        return 0 if self.blind else self.may[seat] << (64 * seat)
 
     def current_player(self) -> int:
         return TERMINAL if self.phase == DONE else self.turn
@@ -478,14 +482,74 @@ def random_playout(state: NullernState, rng: random.Random) -> None:
     while state.phase == BIDDING:
         state.moves += 1
         state._bid(int(rnd() * (state.cards + 1)))
+    if state.phase != PLAY:
+        return
+    if state.observer == FULL:
+        _play_out_full(state, rnd)
+        return
     play = state._play
     while state.phase == PLAY:
-        mask = state.may[state.turn]
-        if state.led_trump and mask & state.trump_mask:
-            mask &= state.trump_mask
+        mask = state.legal_mask()
         k = int(rnd() * mask.bit_count())
         while k:  # the k-th card of the mask (core.pick, inlined: this is the hot path)
             mask &= mask - 1
             k -= 1
         state.moves += 1
         play((mask & -mask).bit_length() - 1)
+
+
+def _play_out_full(state: NullernState, rnd: Callable[[], float]) -> None:
+    """The rest of the play at random, full information, in one tight loop.
+
+    The same moves and the same random draws as :meth:`NullernState._play` one
+    card at a time (tested), without the bookkeeping nobody reads afterwards
+    (the last trick).
+    """
+    hands, counts, tricks = state.may, state.count, state.tricks
+    keys, trump_mask, players = state.keys, state.trump_mask, state.players
+    trick = state.trick
+    in_trick = len(trick)
+    played = state.played
+    led_trump, win_key, win_seat = state.led_trump, state.win_key, state.win_seat
+    turn = state.turn
+    done = state.tricks_played
+    moves = 0
+    while done < state.cards:
+        hand = hands[turn]
+        mask = hand
+        if led_trump and hand & trump_mask:
+            mask = hand & trump_mask
+        k = int(rnd() * mask.bit_count())
+        while k:
+            mask &= mask - 1
+            k -= 1
+        bit = mask & -mask
+        card = bit.bit_length() - 1
+        hands[turn] = hand ^ bit
+        counts[turn] -= 1
+        played |= bit
+        moves += 1
+        key = keys[card]
+        if not in_trick:
+            led_trump = key >= TRUMP_KEY
+        if key > win_key:
+            win_key, win_seat = key, turn
+        in_trick += 1
+        if in_trick < players:
+            turn = turn + 1 if turn + 1 < players else 0
+            continue
+        tricks[win_seat] += 1
+        done += 1
+        state.leader = win_seat
+        if done == state.cards:  # as _play: the turn stays with the last card
+            break
+        turn = win_seat
+        in_trick = 0
+        led_trump, win_key, win_seat = False, -1, -1
+    state.played = played
+    state.moves += moves
+    state.tricks_played = done
+    state.trick = []
+    state.led_trump, state.win_key, state.win_seat = False, -1, -1
+    state.turn = turn
+    state.phase = DONE
