@@ -1,0 +1,144 @@
+"""Joint randomness by commit and reveal: a seed no single party can bias.
+
+Each party draws a 32-byte share, broadcasts a hash commitment to it, and
+reveals the share only once every commitment is in; the seed is the hash of
+all shares in party order.  Choices (the first dealer, Control Nut!'s four
+controls, an auction's draw, HAND's pick) come from the seed by rejection
+sampling, so they are uniform.  A party that has committed can still refuse
+to reveal; :meth:`JointRandom.missing` names it, and the table makes it
+forfeit: withholding never buys a second draw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from protocol.curve import SecretSource
+from protocol.errors import LocalProtocolError, RemoteProtocolError
+
+DOMAIN = b"p2pcards/joint-random/v1"
+SHARE_BYTES = 32
+
+
+def _check(party: object, blob: object, what: str) -> None:
+    if not isinstance(party, int) or isinstance(party, bool) or not 0 <= party < 64:
+        raise ValueError("party must be a seat number from 0 to 63")
+    if not isinstance(blob, bytes) or len(blob) != SHARE_BYTES:
+        raise ValueError(f"{what} must be {SHARE_BYTES} bytes")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Commit:
+    party: int
+    digest: bytes
+
+    def __post_init__(self) -> None:
+        _check(self.party, self.digest, "digest")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reveal:
+    party: int
+    share: bytes
+
+    def __post_init__(self) -> None:
+        _check(self.party, self.share, "share")
+
+
+class JointRandom:
+    """One party's side of one joint draw; ``label`` names the table, deal and purpose."""
+
+    def __init__(self, label: bytes, parties: int, me: int, source: SecretSource):
+        if not 0 <= me < parties:
+            raise LocalProtocolError(f"party {me} is not among {parties}")
+        self.label = label
+        self.parties = parties
+        self.me = me
+        self._share = source.token_bytes(SHARE_BYTES)
+        self.commits: dict[int, bytes] = {me: self._digest(me, self._share)}
+        self.shares: dict[int, bytes] = {}
+
+    def _digest(self, party: int, share: bytes) -> bytes:
+        return hashlib.sha256(b"".join([DOMAIN, len(self.label).to_bytes(2, "big"),
+                                        self.label, party.to_bytes(1, "big"), share])).digest()
+
+    def commit(self) -> Commit:
+        return Commit(party=self.me, digest=self.commits[self.me])
+
+    def reveal(self) -> Reveal:
+        """This party's share: only once every commitment is in."""
+        if len(self.commits) < self.parties:
+            raise LocalProtocolError("a share is revealed only after every commitment")
+        self.shares[self.me] = self._share
+        return Reveal(party=self.me, share=self._share)
+
+    def receive(self, message: Commit | Reveal) -> None:
+        """Another party's commitment or share; RemoteProtocolError (and no change)
+        if it breaks the protocol."""
+        party = message.party
+        step = "commit" if isinstance(message, Commit) else "reveal"
+        if party == self.me or party >= self.parties:
+            raise RemoteProtocolError(party, step, f"no party {party} may send this")
+        if isinstance(message, Commit):
+            known = self.commits.get(party)
+            if known is not None and known != message.digest:
+                raise RemoteProtocolError(party, "commit", "a second, different commitment")
+            if message.digest in (d for p, d in self.commits.items() if p != party):
+                raise RemoteProtocolError(party, "commit", "a commitment copied from another"
+                                                           " party")
+            self.commits[party] = message.digest
+        elif isinstance(message, Reveal):
+            if len(self.commits) < self.parties:
+                raise RemoteProtocolError(party, "reveal", "a share before every commitment")
+            if self._digest(party, message.share) != self.commits[party]:
+                raise RemoteProtocolError(party, "reveal", "the share does not match its"
+                                                           " commitment")
+            self.shares[party] = message.share
+        else:
+            raise RemoteProtocolError(party, "commit", f"not a randomness message: {message!r}")
+
+    def missing(self) -> list[int]:
+        """Parties whose share is still missing (after a timeout: the ones who forfeit)."""
+        return [p for p in range(self.parties) if p not in self.shares]
+
+    def seed(self) -> bytes:
+        """The joint seed: the hash of every share in party order."""
+        missing = self.missing()
+        if missing:
+            raise LocalProtocolError(f"shares still missing from {missing}")
+        return hashlib.sha256(b"".join([DOMAIN, b"/seed", self.label,
+                                        *(self.shares[p] for p in range(self.parties))])
+                              ).digest()
+
+    def choice(self, n: int, index: int = 0) -> int:
+        """A uniform number in range(n), the ``index``-th drawn from the seed."""
+        return choice(self.seed(), n, index)
+
+    def sample(self, n: int, k: int) -> list[int]:
+        """``k`` distinct uniform numbers of range(n), in the order drawn."""
+        return sample(self.seed(), n, k)
+
+
+def choice(seed: bytes, n: int, index: int = 0) -> int:
+    """A uniform number in range(n) from ``seed`` (rejection sampling on SHA-256)."""
+    if not 0 < n <= 1 << 64:
+        raise ValueError("n must be between 1 and 2^64")
+    limit = (1 << 256) - (1 << 256) % n
+    for counter in range(1 << 16):
+        value = int.from_bytes(hashlib.sha256(
+            seed + index.to_bytes(4, "big") + counter.to_bytes(2, "big")).digest(), "big")
+        if value < limit:
+            return value % n
+    raise AssertionError("no value in 2^16 tries")  # probability below 2^-(2^16)
+
+
+def sample(seed: bytes, n: int, k: int) -> list[int]:
+    """``k`` distinct uniform numbers of range(n): a partial Fisher-Yates on the seed."""
+    if not 0 <= k <= n:
+        raise ValueError("k must be between 0 and n")
+    pool = list(range(n))
+    for i in range(k):
+        j = i + choice(seed, n - i, i)
+        pool[i], pool[j] = pool[j], pool[i]
+    return pool[:k]
