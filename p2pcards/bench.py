@@ -13,6 +13,7 @@ from typing import Any
 
 from ai.ismcts import search
 from ai.parallel import RootParallel
+from p2pcards.deckbench import bench_deck
 from p2pcards.games import bidwhist, controlnut, nullern, pasur
 from p2pcards.games.core import HandState
 from p2pcards.games.game import Game
@@ -162,7 +163,8 @@ def bench_ai(seconds: float = 2.0, seed: int = 1) -> list[Record]:
     return records
 
 
-SUITES: dict[str, Callable[[float], list[Record]]] = {"engines": bench_engines, "ai": bench_ai}
+SUITES: dict[str, Callable[[float], list[Record]]] = {
+    "engines": bench_engines, "ai": bench_ai, "deck": bench_deck}
 
 
 def format_table(records: list[Record]) -> str:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from protocol.curve import Multiplier, N, card_points, check_scalar, inverse
-from protocol.deck import LOCK, SHUFFLE, DeckContext, lift_deck, lock_deck, shuffle_deck
+from protocol.curve import Multiplier, N, Point, card_points, check_scalar, inverse
+from protocol.deck import LOCK, SHUFFLE, Deck, DeckContext, lift_deck, lock_deck, shuffle_deck
 from protocol.messages import AuditReveal, KeyRelease, Locked, Shuffled
 
 Evidence = Shuffled | Locked | KeyRelease | AuditReveal
@@ -46,16 +46,28 @@ class _Broken(Exception):
 
 
 def audit(context: DeckContext, shuffles: list[Shuffled], locks: list[Locked],
-          reveals: Mapping[int, AuditReveal], releases: Iterable[KeyRelease] = ()) -> Verdict:
-    """Re-compute the deal from everybody's secrets; the verdict every party agrees on."""
+          reveals: Mapping[int, AuditReveal], releases: Iterable[KeyRelease] = (),
+          lifted: Mapping[bytes, Point] | None = None) -> Verdict:
+    """Re-compute the deal from everybody's secrets; the verdict every party agrees on.
+
+    ``lifted``: points the caller has already checked (a :class:`Deck` keeps them),
+    so that they are not decompressed twice.
+    """
     try:
-        return _audit(context, shuffles, locks, reveals, list(releases))
+        return _audit(context, shuffles, locks, reveals, list(releases), lifted or {})
     except _Broken as broken:
         return broken.verdict
 
 
+def audit_deck(deck: Deck, reveals: Mapping[int, AuditReveal]) -> Verdict:
+    """The audit from one party's own transcript (the points it checked are reused)."""
+    return audit(deck.context, deck.shuffles, deck.locks, reveals, deck.releases,
+                 lifted=deck.lifted)
+
+
 def _audit(context: DeckContext, shuffles: list[Shuffled], locks: list[Locked],
-           reveals: Mapping[int, AuditReveal], releases: list[KeyRelease]) -> Verdict:
+           reveals: Mapping[int, AuditReveal], releases: list[KeyRelease],
+           lifted: Mapping[bytes, Point]) -> Verdict:
     order = context.order
     size = context.size
     missing = [p for p in order if p not in reveals or reveals[p].party != p]
@@ -70,7 +82,7 @@ def _audit(context: DeckContext, shuffles: list[Shuffled], locks: list[Locked],
     deck: tuple[bytes, ...] = tuple(cards)
     for message in shuffles:
         secret = reveals[message.party]
-        expected = shuffle_deck(lift_deck(deck), secret.shuffle_key, secret.permutation)
+        expected = shuffle_deck(lift_deck(deck, lifted), secret.shuffle_key, secret.permutation)
         _same(expected, message, SHUFFLE, secret, "the shuffle of input position",
               secret.permutation)
         deck = message.deck
@@ -80,7 +92,7 @@ def _audit(context: DeckContext, shuffles: list[Shuffled], locks: list[Locked],
             if context.commitment(lock.party, j, key) != lock.commitments[j]:
                 raise _Broken(lock.party, LOCK, f"the key of position {j} does not match"
                               " its commitment", lock, secret)
-        expected = lock_deck(lift_deck(deck), secret.shuffle_key, secret.lock_keys)
+        expected = lock_deck(lift_deck(deck, lifted), secret.shuffle_key, secret.lock_keys)
         _same(expected, lock, LOCK, secret, "the lock of input position",
               tuple(range(size)))
         deck = lock.deck
@@ -91,7 +103,7 @@ def _audit(context: DeckContext, shuffles: list[Shuffled], locks: list[Locked],
                           f" {release.position} that is not its lock key", release,
                           reveals[release.party])
     card_of = {point: card for card, point in enumerate(cards)}
-    final = lift_deck(deck)
+    final = lift_deck(deck, lifted)
     opened: list[int] = []
     for j in range(size):
         product = 1

@@ -33,7 +33,7 @@ once (``audit_now``), which names them.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from protocol.curve import (
@@ -110,9 +110,13 @@ def lock_deck(deck: Sequence[Point], scalar: int, keys: Sequence[int]) -> tuple[
                  for key, point in zip(keys, deck, strict=True))
 
 
-def lift_deck(deck: Sequence[bytes]) -> list[Point]:
-    """Every point of a deck decompressed and checked; PointError at the first that is none."""
-    return [lift(x) for x in deck]
+def lift_deck(deck: Sequence[bytes], known: Mapping[bytes, Point] | None = None
+              ) -> list[Point]:
+    """Every point of a deck decompressed and checked (``known``: points already
+    lifted); PointError at the first that is none."""
+    if known is None:
+        return [lift(x) for x in deck]
+    return [known.get(x) or lift(x) for x in deck]
 
 
 class Deck:
@@ -138,6 +142,8 @@ class Deck:
         self._lock_keys = [random_scalar(source) for _ in range(size)]
         self._seen_commitments: set[bytes] = set()
         self._lifted: list[Point] = lift_deck(self.cards)
+        self.lifted: dict[bytes, Point] = dict(zip(self.cards, self._lifted, strict=True))
+        """Every point this party has checked, kept for the audit's re-computation."""
         """The current deck's points, lifted once when checked on arrival."""
 
     # ---------------------------------------------------------------- state
@@ -265,6 +271,7 @@ class Deck:
                 lifted.append(lift(point))
             except PointError as error:
                 raise RemoteProtocolError(party, step, f"position {j}: {error}") from None
+        self.lifted.update(zip(deck, lifted, strict=True))
         return lifted
 
     def _receive_key(self, message: KeyRelease) -> None:

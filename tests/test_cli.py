@@ -97,3 +97,16 @@ def test_bench_ai_json_records(capsys):
         "ai.ismcts.pasur.mid_round", "ai.ismcts.controlnut.first_trick",
         "ai.ismcts.bidwhist.first_lead.2proc_speedup"}
     assert all(r["unit"] in ("per_s", "x") and r["value"] > 0 for r in records)
+
+
+def test_bench_deck_json_records(capsys):
+    code, out, _ = run(capsys, "bench", "deck", "--json", "--seconds", "0.1")
+    assert code == 0
+    records = {r["name"]: r for r in json.loads(out)}
+    for tag, parties in (("54x4", 4), ("80x7", 7)):
+        critical = records[f"deck.shuffle_lock_deal.{tag}"]["value"]
+        assert 0 < critical < records[f"deck.shuffle_lock_deal.{tag}.all_parties"]["value"]
+        assert records[f"deck.audit.{tag}"]["value"] > 0
+        # two passes of N*M multiplications, and one more per position to open it
+        assert records[f"deck.multiplications.{tag}.over_floor"]["value"] == round(
+            1 + 1 / (2 * parties), 3)

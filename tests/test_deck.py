@@ -8,7 +8,7 @@ import random
 import pytest
 
 from protocol import simulate
-from protocol.audit import audit
+from protocol.audit import audit, audit_deck
 from protocol.curve import N, PointError, hash_to_point, lift, mul
 from protocol.deck import LOCK, SHUFFLE, Deck, DeckContext
 from protocol.errors import LocalProtocolError, RemoteProtocolError
@@ -42,6 +42,8 @@ def test_shuffle_lock_deal_and_reveal_for_every_table_size(parties):
         simulate.deal(decks, j, None if j in public else j % parties)
     result = verdict(decks)
     assert result.ok and sorted(result.order) == list(range(size))
+    reveals = {d.me: d.secrets() for d in decks}
+    assert all(audit_deck(d, reveals) == result for d in decks)  # the same verdict everywhere
     for deck in decks:
         mine = {j for j in range(size) if j % parties == deck.me} | public
         assert set(deck.opened) == mine  # nobody opened a position not theirs
