@@ -20,8 +20,9 @@ from typing import Any
 
 from protocol import curve
 from protocol.audit import audit_deck
-from protocol.deck import LOCK, Deck, DeckContext
+from protocol.deck import Deck
 from protocol.source import SeededSource
+from protocol.steps import DeckContext
 
 Record = dict[str, Any]
 TABLES = [(4, 54), (7, 80)]
@@ -50,8 +51,8 @@ def deck_round(parties: int, size: int, deal: int, seed: str
     critical = setup
     before = curve.Multiplier.operations
     while (due := decks[0].expected()) is not None:
-        step, sender = due
-        message, seconds = _timed(decks[sender].lock if step == LOCK else decks[sender].shuffle)
+        _, sender = due
+        message, seconds = _timed(decks[sender].step)
         spent[sender] += seconds
         slowest = 0.0
         for deck in decks:

@@ -1,30 +1,42 @@
 """The audit at the end of a deal: every secret revealed, every step re-computed.
 
 Any party (or anyone offline, from an exported transcript) calls :func:`audit`
-with the deal's context, the broadcast steps in order, the key releases it
-saw and every party's :class:`AuditReveal`.  It re-computes every shuffle and
-lock pass from the revealed scalars, permutations and keys, checks every key
-against its commitment, opens every position and returns a :class:`Verdict`:
-the full deck order, or the first party in protocol order that broke a step,
-which step, why, and the messages that prove it (the session holds them
-signed).  The function is pure: every honest party reaches the same verdict.
+with the deal's context, its log of rounds and re-mixes, every party's
+:class:`AuditReveal` and the key releases it saw.  It re-computes every pass
+from the revealed scalars, permutations and keys, checks every key against
+its commitment, re-computes every re-mix from the card it claims to hold, and
+opens every slot.  The :class:`Verdict` is the card in every slot, or the
+first party in protocol order that broke a step, which step, why, and the
+messages that prove it (the table session holds them signed).  The function is
+pure: every honest party reaches the same verdict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from protocol.curve import Multiplier, N, Point, card_points, check_scalar, inverse
-from protocol.deck import LOCK, SHUFFLE, Deck, DeckContext, lift_deck, lock_deck, shuffle_deck
-from protocol.messages import AuditReveal, KeyRelease, Locked, Shuffled
+from protocol.curve import Multiplier, N, Point, card_points, inverse
+from protocol.deck import Deck, Round
+from protocol.messages import AuditReveal, KeyRelease, Locked, Remixed, Shuffled, Unlocked
+from protocol.steps import (
+    LOCK,
+    REMIX,
+    SHUFFLE,
+    UNLOCK,
+    DeckContext,
+    lift_deck,
+    rekey_deck,
+    shuffle_deck,
+)
 
-Evidence = Shuffled | Locked | KeyRelease | AuditReveal
+Evidence = Unlocked | Shuffled | Locked | Remixed | KeyRelease | AuditReveal
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """OK with the deck order (card at each position), or who broke which step."""
+    """OK with the card in every slot (slots 0..M-1: the deal's deck order), or who
+    broke which step."""
 
     ok: bool
     order: tuple[int, ...] | None = None
@@ -45,94 +57,152 @@ class _Broken(Exception):
         self.verdict = Verdict(False, None, party, step, reason, evidence)
 
 
-def audit(context: DeckContext, shuffles: list[Shuffled], locks: list[Locked],
+def audit(context: DeckContext, log: Sequence[Round | Remixed],
           reveals: Mapping[int, AuditReveal], releases: Iterable[KeyRelease] = (),
           lifted: Mapping[bytes, Point] | None = None) -> Verdict:
     """Re-compute the deal from everybody's secrets; the verdict every party agrees on.
 
-    ``lifted``: points the caller has already checked (a :class:`Deck` keeps them),
-    so that they are not decompressed twice.
+    ``lifted``: points the caller has already checked (a :class:`Deck` keeps
+    them), so that they are not decompressed twice.
     """
     try:
-        return _audit(context, shuffles, locks, reveals, list(releases), lifted or {})
+        return _Replay(context, reveals, lifted or {}).run(log, list(releases))
     except _Broken as broken:
         return broken.verdict
 
 
 def audit_deck(deck: Deck, reveals: Mapping[int, AuditReveal]) -> Verdict:
-    """The audit from one party's own transcript (the points it checked are reused)."""
-    return audit(deck.context, deck.shuffles, deck.locks, reveals, deck.releases,
-                 lifted=deck.lifted)
+    """The audit from one party's own log (the points it checked are reused)."""
+    return audit(deck.context, deck.log, reveals, deck.releases, deck.lifted)
 
 
-def _audit(context: DeckContext, shuffles: list[Shuffled], locks: list[Locked],
-           reveals: Mapping[int, AuditReveal], releases: list[KeyRelease],
-           lifted: Mapping[bytes, Point]) -> Verdict:
-    order = context.order
-    size = context.size
-    missing = [p for p in order if p not in reveals or reveals[p].party != p]
-    if missing:
-        raise _Broken(missing[0], "audit", "refused to reveal its secrets (missing: "
-                      + ", ".join(str(p) for p in missing) + ")")
-    for party in order:
-        _check_reveal(reveals[party], size)
-    if [m.party for m in shuffles] != order or [m.party for m in locks] != order:
-        raise AssertionError("the audit needs the whole shuffle and lock, in order")
-    cards = card_points(context.table, context.deal, size)
-    deck: tuple[bytes, ...] = tuple(cards)
-    for message in shuffles:
-        secret = reveals[message.party]
-        expected = shuffle_deck(lift_deck(deck, lifted), secret.shuffle_key, secret.permutation)
-        _same(expected, message, SHUFFLE, secret, "the shuffle of input position",
-              secret.permutation)
-        deck = message.deck
-    for lock in locks:
-        secret = reveals[lock.party]
-        for j, key in enumerate(secret.lock_keys):
-            if context.commitment(lock.party, j, key) != lock.commitments[j]:
-                raise _Broken(lock.party, LOCK, f"the key of position {j} does not match"
-                              " its commitment", lock, secret)
-        expected = lock_deck(lift_deck(deck, lifted), secret.shuffle_key, secret.lock_keys)
-        _same(expected, lock, LOCK, secret, "the lock of input position",
-              tuple(range(size)))
-        deck = lock.deck
-    for release in releases:
-        if release.position >= size or release.key != reveals[release.party].lock_keys[
-                release.position]:
-            raise _Broken(release.party, "key", f"released a key for position"
-                          f" {release.position} that is not its lock key", release,
-                          reveals[release.party])
-    card_of = {point: card for card, point in enumerate(cards)}
-    final = lift_deck(deck, lifted)
-    opened: list[int] = []
-    for j in range(size):
-        product = 1
-        for party in order:
-            product = product * reveals[party].lock_keys[j] % N
-        card = card_of.get(Multiplier(inverse(product)).times(final[j]))
-        if card is None or card in opened:  # impossible once every step checks out
-            raise AssertionError(f"position {j} opens to no card after a sound deal")
-        opened.append(card)
-    return Verdict(True, tuple(opened))
+class _Replay:
+    def __init__(self, context: DeckContext, reveals: Mapping[int, AuditReveal],
+                 lifted: Mapping[bytes, Point]):
+        self.context = context
+        self.reveals = reveals
+        self.lifted = dict(lifted)
+        self.cards = card_points(context.table, context.deal, context.size)
+        self.card_of = {point: card for card, point in enumerate(self.cards)}
+        self.slot_cards: list[int] = []
+        self.slot_keys: list[dict[int, int]] = []
+        self.slot_points: list[bytes] = []
+        self.remixes_seen = dict.fromkeys(range(context.parties), 0)
 
+    def lift(self, deck: Sequence[bytes]) -> list[Point]:
+        points = lift_deck(deck, self.lifted)
+        self.lifted.update(zip(deck, points, strict=True))
+        return points
 
-def _check_reveal(secret: AuditReveal, size: int) -> None:
-    party = secret.party
-    if sorted(secret.permutation) != list(range(size)):
-        raise _Broken(party, SHUFFLE, "its permutation is not a permutation of the"
-                      f" {size} positions", secret)
-    if len(secret.lock_keys) != size:
-        raise _Broken(party, LOCK, f"{len(secret.lock_keys)} lock keys for {size}"
-                      " positions", secret)
-    check_scalar(secret.shuffle_key)
+    def run(self, log: Sequence[Round | Remixed], releases: list[KeyRelease]) -> Verdict:
+        parties = range(self.context.parties)
+        missing = [p for p in self.context.order() if p not in self.reveals
+                   or self.reveals[p].party != p]
+        if missing:
+            raise _Broken(missing[0], "audit", "refused to reveal its secrets (missing: "
+                          + ", ".join(str(p) for p in missing) + ")")
+        rounds = sum(isinstance(entry, Round) for entry in log)
+        for p in parties:
+            made = sum(isinstance(e, Remixed) and e.party == p for e in log)
+            secret = self.reveals[p]
+            if len(secret.shuffle_keys) != rounds or len(secret.remix_orders) != made:
+                raise _Broken(p, "audit", f"revealed secrets for {len(secret.shuffle_keys)}"
+                              f" rounds and {len(secret.remix_orders)} re-mixes, not {rounds}"
+                              f" and {made}", secret)
+        for entry in log:
+            if isinstance(entry, Round):
+                self.round(entry)
+            else:
+                self.remix(entry)
+        for release in releases:
+            keys = self.slot_keys[release.slot] if release.slot < len(self.slot_keys) else {}
+            if keys.get(release.party) != release.key:
+                raise _Broken(release.party, "key", f"released a key for slot {release.slot}"
+                              " that is not its key", release, self.reveals[release.party])
+        return Verdict(True, tuple(self.slot_cards))
 
+    def round(self, round_: Round) -> None:
+        r, inputs = round_.number, round_.inputs
+        deck = self.cards if inputs is None else tuple(self.slot_points[s] for s in inputs)
+        size = len(deck)
+        for message in round_.unlocks:
+            secret = self.reveals[message.party]
+            assert inputs is not None
+            remove = [self.slot_keys[s][message.party] for s in inputs]
+            expected = rekey_deck(self.lift(deck), remove, [secret.unlock_keys[r]] * size)
+            self.same(expected, message, UNLOCK, secret, "the unlock of input slot",
+                      tuple(inputs))
+            deck = message.deck
+        for shuffled in round_.shuffles:
+            secret = self.reveals[shuffled.party]
+            permutation = secret.permutations[r]
+            if sorted(permutation) != list(range(size)):
+                raise _Broken(shuffled.party, SHUFFLE, f"its permutation of round {r} is not a"
+                              f" permutation of the {size} positions", secret)
+            expected = shuffle_deck(self.lift(deck), secret.shuffle_keys[r], permutation)
+            self.same(expected, shuffled, SHUFFLE, secret, "the shuffle of input position",
+                      permutation)
+            deck = shuffled.deck
+        first = len(self.slot_cards)
+        for locked in round_.locks:
+            secret = self.reveals[locked.party]
+            keys = secret.lock_keys[r]
+            if len(keys) != size:
+                raise _Broken(locked.party, LOCK, f"{len(keys)} keys for {size} slots", secret)
+            for j, key in enumerate(keys):
+                if self.context.commitment(locked.party, first + j, key) != \
+                        locked.commitments[j]:
+                    raise _Broken(locked.party, LOCK, f"the key of slot {first + j} does not"
+                                  " match its commitment", locked, secret)
+            hidden = secret.unlock_keys[r] * secret.shuffle_keys[r] % N
+            expected = rekey_deck(self.lift(deck), [hidden] * size, keys)
+            self.same(expected, locked, LOCK, secret, "the lock of input position",
+                      tuple(range(size)))
+            deck = locked.deck
+        if len(round_.locks) < self.context.parties:
+            return  # a round cut short: no slot came into play
+        final = self.lift(deck)
+        self.slot_points.extend(deck)
+        for j in range(size):
+            keys_j = {p: self.reveals[p].lock_keys[r][j] for p in range(self.context.parties)}
+            product = 1
+            for key in keys_j.values():
+                product = product * key % N
+            card = self.card_of.get(Multiplier(inverse(product)).times(final[j]))
+            if card is None:  # impossible once every pass checks out
+                raise AssertionError(f"slot {first + j} opens to no card after sound passes")
+            self.slot_cards.append(card)
+            self.slot_keys.append(keys_j)
 
-def _same(expected: tuple[bytes, ...], message: Shuffled | Locked, step: str,
-          secret: AuditReveal, what: str, source: tuple[int, ...]) -> None:
-    if len(message.deck) != len(expected):
-        raise _Broken(message.party, step, f"a deck of {len(message.deck)} points, not"
-                      f" {len(expected)}", message)
-    for j, (want, got) in enumerate(zip(expected, message.deck, strict=True)):
-        if want != got:
-            raise _Broken(message.party, step, f"output position {j} is not {what}"
-                          f" {source[j]} under the revealed secrets", message, secret)
+    def remix(self, message: Remixed) -> None:
+        party = message.party
+        secret = self.reveals[party]
+        index = self.remixes_seen[party]
+        self.remixes_seen[party] += 1
+        order, keys = secret.remix_orders[index], secret.remix_keys[index]
+        if sorted(order) != sorted(message.slots) or len(keys) != len(order):
+            raise _Broken(party, REMIX, f"its re-mix {index} is not an order of the slots it"
+                          " re-mixed", message, secret)
+        first = len(self.slot_cards)
+        for m, (old, key) in enumerate(zip(order, keys, strict=True)):
+            if self.context.commitment(party, first + m, key) != message.commitments[m]:
+                raise _Broken(party, REMIX, f"the key of slot {first + m} does not match its"
+                              " commitment", message, secret)
+            card = self.slot_cards[old]
+            point = self.lift([self.cards[card]])[0]
+            if Multiplier(key).times(point) != message.deck[m]:
+                raise _Broken(party, REMIX, f"new slot {first + m} does not hold the card of"
+                              f" slot {old}", message, secret)
+            self.slot_cards.append(card)
+            self.slot_keys.append({party: key})
+        self.slot_points.extend(message.deck)
+
+    def same(self, expected: tuple[bytes, ...], message: Unlocked | Shuffled | Locked,
+             step: str, secret: AuditReveal, what: str, source: Sequence[int]) -> None:
+        if len(message.deck) != len(expected):
+            raise _Broken(message.party, step, f"a deck of {len(message.deck)} points, not"
+                          f" {len(expected)}", message)
+        for j, (want, got) in enumerate(zip(expected, message.deck, strict=True)):
+            if want != got:
+                raise _Broken(message.party, step, f"output position {j} is not {what}"
+                              f" {source[j]} under the revealed secrets", message, secret)

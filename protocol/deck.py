@@ -1,90 +1,109 @@
 """The mental-poker deck of one party, sans I/O (DESIGN.md section 2).
 
 Every party runs a :class:`Deck` for the deal.  Messages go in through
-:meth:`Deck.receive` and come out of :meth:`Deck.shuffle`, :meth:`Deck.lock`
-and :meth:`Deck.release`; the caller moves them between parties (the table
-session signs and sends them).  The steps, in this order:
+:meth:`Deck.receive` and come out of the party's own steps; the caller moves
+them between parties (the table session signs and sends them).
 
-1. **Shuffle pass.**  From the first shuffler (``deal mod N``: it rotates with
-   the deal) round the table, each party multiplies every point of the deck by
-   a secret scalar ``s_i`` and permutes the deck; the output is broadcast.
-2. **Lock pass.**  In the same order each party swaps ``s_i`` for a key per
-   position, ``k_ij`` (one multiplication by ``k_ij·s_i⁻¹``), and broadcasts the
-   deck with a hash commitment to every key.  Position ``j`` is then locked
-   under ``∏_i k_ij`` alone.
-3. **Deal.**  To give position ``j`` to party ``t``, every party releases its
-   ``k_ij`` to ``t``; to show it to everyone, to everyone.  A released key is
-   checked against its commitment on arrival.  With every key of a position
-   in hand a party opens it: one multiplication by the inverse of their
-   product gives a card point, which names the card.
-4. **Audit** (:mod:`protocol.audit`): every party reveals its secrets, and
-   every step is re-computed.
+**Round 0, the deal's deck.**  From the first shuffler (``deal mod N``: it
+rotates with the deal) round the table, each party multiplies every card point
+by a secret scalar ``s_i`` and permutes the deck (*shuffle pass*, broadcast);
+then in the same order each party swaps ``s_i`` for a key per slot ``k_ij``,
+one multiplication by ``k_ij·s_i⁻¹``, and broadcasts the deck with a hash
+commitment to every key (*lock pass*).  Slot ``j`` is then locked under
+``∏_i k_ij`` alone.
 
-What is checked on arrival, and stops the message with a
-:class:`RemoteProtocolError` naming the sender and the step: the step's turn,
-the deck's size, every point on the curve, no point twice in a deck (a card
-skipped or duplicated by a shuffler), commitments unique (none reused from
-another party or position), a released key against its commitment.  Opening
-a position to a point that is no card, or to a card already opened, means
-somebody cheated in the shuffle or lock: the error asks for the audit at
-once (``audit_now``), which names them.
+**Dealing.**  To give slot ``j`` to party ``t``, every party releases its key
+of ``j`` to ``t``; to show it to everyone, to everyone; to keep it from its
+holder (Nullern's blind round), to nobody until it is shown.  A released key
+is checked against its commitment on arrival.  With every key of a slot a
+party opens it: one multiplication by the inverse of the keys' product gives
+a card point, which names the card.  Handing a held card to another party
+(Control Nut!'s HAND) is dealing the slot again, to the taker.
+
+**Reshuffle** (:meth:`Deck.begin_reshuffle`, a round ``r ≥ 1``) of any set of
+slots locked by everyone (a Pasur jack back into the stock): an *unlock pass*
+(each party swaps its key of every slot in the set for one scalar ``t_i``, no
+permutation), then a shuffle pass and a lock pass as in round 0.  New slots
+are appended; the old ones retire.
+
+**Re-mix** (:meth:`Deck.remix`): a party re-encrypts cards it can open, each
+under a fresh key of its own, in a secret order: new slots, locked by it
+alone, whose positions say nothing of where the cards came from (the Bid
+Whist bidder after the kitty; a HAND victim before the pick).  Nobody can
+check a re-mix at once; the audit does.
+
+What is checked on arrival, and refused with a :class:`RemoteProtocolError`
+naming the sender and the step (the party's state unchanged): the step's
+turn, the deck's size, every point on the curve, no point twice in a deck (a
+card skipped or duplicated), commitments unique (none reused), a released key
+against its commitment, slots that exist and are still in play.  Opening a
+slot to a point that is no card, or to a card another slot in play opened to,
+means somebody cheated: the error asks for the audit at once (``audit_now``).
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from protocol.curve import (
-    Multiplier,
     N,
     Point,
     PointError,
     SecretSource,
     card_points,
     inverse,
-    lift,
     random_scalar,
 )
 from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.messages import AuditReveal, KeyRelease, Locked, Shuffled
+from protocol.messages import (
+    AuditReveal,
+    KeyRelease,
+    Locked,
+    Remixed,
+    Shuffled,
+    Unlocked,
+)
+from protocol.steps import (
+    LOCK,
+    REMIX,
+    SHUFFLE,
+    UNLOCK,
+    DeckContext,
+    lift_deck,
+    rekey_deck,
+    shuffle_deck,
+)
 
-COMMIT_DOMAIN = b"p2pcards/lock-key/v1"
-MIN_PARTIES, MAX_PARTIES = 2, 7
-MIN_CARDS, MAX_CARDS = 2, 128
-SHUFFLE, LOCK, DEAL = "shuffle", "lock", "deal"
+Step = Unlocked | Shuffled | Locked
+Message = Step | Remixed | KeyRelease
 
 
-@dataclass(frozen=True, slots=True)
-class DeckContext:
-    """What every party agrees on before the deal: table id, deal number, parties, cards."""
+@dataclass(slots=True)
+class Round:
+    """One shuffle-and-lock of a set of slots (round 0: the card points)."""
 
-    table: bytes
-    deal: int
-    parties: int
-    size: int
+    number: int
+    inputs: tuple[int, ...] | None
+    """The slots reshuffled, or None for round 0 (the card points)."""
+    unlocks: list[Unlocked] = field(default_factory=list)
+    shuffles: list[Shuffled] = field(default_factory=list)
+    locks: list[Locked] = field(default_factory=list)
+    first_slot: int = 0
+    """The number of the first slot this round makes."""
 
-    def __post_init__(self) -> None:
-        if not MIN_PARTIES <= self.parties <= MAX_PARTIES:
-            raise ValueError(f"{MIN_PARTIES} to {MAX_PARTIES} parties, not {self.parties}")
-        if not MIN_CARDS <= self.size <= MAX_CARDS:
-            raise ValueError(f"{MIN_CARDS} to {MAX_CARDS} cards, not {self.size}")
-        if not 0 <= self.deal < 1 << 63:
-            raise ValueError("the deal number must be a non-negative 63-bit integer")
+    def passes(self) -> list[str]:
+        return [SHUFFLE, LOCK] if self.inputs is None else [UNLOCK, SHUFFLE, LOCK]
 
-    @property
-    def order(self) -> list[int]:
-        """The parties in shuffle and lock order: the first shuffler rotates with the deal."""
-        first = self.deal % self.parties
-        return [(first + i) % self.parties for i in range(self.parties)]
+    def done(self, step: str) -> list[Step]:
+        return {UNLOCK: self.unlocks, SHUFFLE: self.shuffles, LOCK: self.locks}[step]  # type: ignore[return-value]
 
-    def commitment(self, party: int, position: int, key: int) -> bytes:
-        """The hash commitment to ``party``'s lock key of ``position`` (domain-separated)."""
-        return hashlib.sha256(b"".join([
-            COMMIT_DOMAIN, len(self.table).to_bytes(2, "big"), self.table,
-            self.deal.to_bytes(8, "big"), party.to_bytes(1, "big"),
-            position.to_bytes(2, "big"), key.to_bytes(32, "big")])).digest()
+
+@dataclass(slots=True)
+class _Secrets:
+    unlock: int
+    shuffle: int
+    permutation: list[int]
+    lock: list[int]
 
 
 def random_permutation(size: int, source: SecretSource) -> list[int]:
@@ -96,29 +115,6 @@ def random_permutation(size: int, source: SecretSource) -> list[int]:
     return order
 
 
-def shuffle_deck(deck: Sequence[Point], scalar: int, permutation: Sequence[int]
-                 ) -> tuple[bytes, ...]:
-    """Output position j is ``scalar ·`` input position ``permutation[j]``."""
-    times = Multiplier(scalar).times
-    return tuple(times(deck[i]) for i in permutation)
-
-
-def lock_deck(deck: Sequence[Point], scalar: int, keys: Sequence[int]) -> tuple[bytes, ...]:
-    """Each position's shuffle scalar swapped for its key: ``k_j · scalar⁻¹ ·`` the point."""
-    unshuffle = inverse(scalar)
-    return tuple(Multiplier(key * unshuffle % N).times(point)
-                 for key, point in zip(keys, deck, strict=True))
-
-
-def lift_deck(deck: Sequence[bytes], known: Mapping[bytes, Point] | None = None
-              ) -> list[Point]:
-    """Every point of a deck decompressed and checked (``known``: points already
-    lifted); PointError at the first that is none."""
-    if known is None:
-        return [lift(x) for x in deck]
-    return [known.get(x) or lift(x) for x in deck]
-
-
 class Deck:
     """One party's side of the deck protocol for one deal."""
 
@@ -127,205 +123,315 @@ class Deck:
             raise LocalProtocolError(f"party {me} is not at this table")
         self.context = context
         self.me = me
+        self._source = source
         self.cards = card_points(context.table, context.deal, context.size)
         self.card_of = {point: card for card, point in enumerate(self.cards)}
-        self.shuffles: list[Shuffled] = []
-        self.locks: list[Locked] = []
+        self.lifted: dict[bytes, Point] = dict(zip(self.cards, lift_deck(self.cards),
+                                                   strict=True))
+        """Every point this party has checked, kept for the passes and the audit."""
+        self.rounds: list[Round] = []
+        self.log: list[Round | Remixed] = []
+        """Rounds and re-mixes in the order they happened (what the audit replays)."""
+        self.points: list[bytes] = []
+        """Slot -> its encrypted card."""
+        self.lockers: list[tuple[int, ...]] = []
+        """Slot -> the parties whose keys lock it."""
+        self.retired: set[int] = set()
+        self.commitments: dict[tuple[int, int], bytes] = {}
         self.keys: dict[int, dict[int, int]] = {}
-        """position -> party -> lock key known to this party (its own once locked)."""
+        """Slot -> party -> key known to this party (its own as soon as it has one)."""
         self.releases: list[KeyRelease] = []
         self.opened: dict[int, int] = {}
-        """position -> card, for the positions this party has opened."""
-        size = context.size
-        self._shuffle_key = random_scalar(source)
-        self._permutation = random_permutation(size, source)
-        self._lock_keys = [random_scalar(source) for _ in range(size)]
-        self._seen_commitments: set[bytes] = set()
-        self._lifted: list[Point] = lift_deck(self.cards)
-        self.lifted: dict[bytes, Point] = dict(zip(self.cards, self._lifted, strict=True))
-        """Every point this party has checked, kept for the audit's re-computation."""
-        """The current deck's points, lifted once when checked on arrival."""
+        """Slot in play -> card, for the slots this party has opened."""
+        self._secrets: list[_Secrets] = []
+        self._remixes: list[tuple[list[int], list[int]]] = []
+        self._begin(None)
 
     # ---------------------------------------------------------------- state
 
+    def _begin(self, inputs: tuple[int, ...] | None) -> None:
+        size = self.context.size if inputs is None else len(inputs)
+        source = self._source
+        self._secrets.append(_Secrets(
+            1 if inputs is None else random_scalar(source), random_scalar(source),
+            random_permutation(size, source), [random_scalar(source) for _ in range(size)]))
+        round_ = Round(len(self.rounds), inputs)
+        self.rounds.append(round_)
+        self.log.append(round_)
+
     @property
-    def phase(self) -> str:
-        if len(self.shuffles) < self.context.parties:
-            return SHUFFLE
-        if len(self.locks) < self.context.parties:
-            return LOCK
-        return DEAL
+    def current(self) -> Round:
+        return self.rounds[-1]
 
     def expected(self) -> tuple[str, int] | None:
-        """The broadcast step due next and whose it is; None once the deck is locked."""
-        order = self.context.order
-        if len(self.shuffles) < len(order):
-            return SHUFFLE, order[len(self.shuffles)]
-        if len(self.locks) < len(order):
-            return LOCK, order[len(self.locks)]
+        """The broadcast step due next and whose it is; None between rounds."""
+        round_ = self.current
+        order = self.context.order(round_.number)
+        for step in round_.passes():
+            done = round_.done(step)
+            if len(done) < len(order):
+                return step, order[len(done)]
         return None
 
     def my_turn(self) -> bool:
-        step = self.expected()
-        return step is not None and step[1] == self.me
+        due = self.expected()
+        return due is not None and due[1] == self.me
 
-    @property
-    def deck(self) -> tuple[bytes, ...]:
-        """The deck as it stands: the last broadcast output."""
-        if self.locks:
-            return self.locks[-1].deck
-        if self.shuffles:
-            return self.shuffles[-1].deck
-        return tuple(self.cards)
+    def in_play(self, slot: int) -> bool:
+        return 0 <= slot < len(self.points) and slot not in self.retired
+
+    def _round_input(self) -> tuple[bytes, ...]:
+        inputs = self.current.inputs
+        return self.cards if inputs is None else tuple(self.points[s] for s in inputs)
+
+    def _deck_now(self) -> tuple[bytes, ...]:
+        """The round's deck as it stands: the last broadcast output, else its input."""
+        round_ = self.current
+        for step in reversed(round_.passes()):
+            done = round_.done(step)
+            if done:
+                return done[-1].deck
+        return self._round_input()
 
     # ---------------------------------------------------------- own steps
 
-    def shuffle(self) -> Shuffled:
-        """This party's shuffle pass (its turn); the message to broadcast."""
-        self._own_turn(SHUFFLE)
-        message = Shuffled(party=self.me,
-                           deck=shuffle_deck(self._lifted, self._shuffle_key, self._permutation))
-        self.shuffles.append(message)
-        self._lifted = []
+    def step(self) -> Step:
+        """This party's pass that is due (its turn): the message to broadcast."""
+        due = self.expected()
+        if due is None or due[1] != self.me:
+            raise LocalProtocolError(f"not party {self.me}'s turn (due: {due})")
+        kind = due[0]
+        round_, secret = self.current, self._secrets[-1]
+        deck = lift_deck(self._deck_now(), self.lifted)
+        message: Step
+        if kind == UNLOCK:
+            assert round_.inputs is not None
+            mine = [self.keys[s][self.me] for s in round_.inputs]
+            message = Unlocked(party=self.me, round=round_.number,
+                               deck=rekey_deck(deck, mine, [secret.unlock] * len(deck)))
+        elif kind == SHUFFLE:
+            message = Shuffled(party=self.me, round=round_.number,
+                               deck=shuffle_deck(deck, secret.shuffle, secret.permutation))
+        else:
+            first = len(self.points)
+            hidden = secret.unlock * secret.shuffle % N
+            message = Locked(
+                party=self.me, round=round_.number,
+                deck=rekey_deck(deck, [hidden] * len(deck), secret.lock),
+                commitments=tuple(self.context.commitment(self.me, first + j, key)
+                                  for j, key in enumerate(secret.lock)))
+        self._accept(message)
         return message
 
-    def lock(self) -> Locked:
-        """This party's lock pass (its turn); the message to broadcast."""
-        self._own_turn(LOCK)
-        commitments = tuple(self.context.commitment(self.me, j, key)
-                            for j, key in enumerate(self._lock_keys))
-        message = Locked(party=self.me, deck=lock_deck(self._lifted, self._shuffle_key,
-                                                       self._lock_keys),
-                         commitments=commitments)
-        self._seen_commitments.update(commitments)
-        self.locks.append(message)
-        self._lifted = []
-        for j, key in enumerate(self._lock_keys):
-            self.keys.setdefault(j, {})[self.me] = key
+    def shuffle(self) -> Step:
+        """This party's shuffle pass (kept for readability at call sites)."""
+        return self.step()
+
+    def lock(self) -> Step:
+        return self.step()
+
+    def begin_reshuffle(self, slots: list[int] | tuple[int, ...]) -> None:
+        """Start a reshuffle of ``slots`` (every party calls it with the same slots)."""
+        if self.expected() is not None:
+            raise LocalProtocolError("a round is still under way")
+        chosen = tuple(slots)
+        if len(set(chosen)) != len(chosen) or len(chosen) < 2:
+            raise LocalProtocolError("a reshuffle takes two or more distinct slots")
+        for slot in chosen:
+            if not self.in_play(slot) or len(self.lockers[slot]) != self.context.parties:
+                raise LocalProtocolError(f"slot {slot} is not a jointly locked slot in play")
+        self._begin(chosen)
+
+    def remix(self, slots: list[int] | tuple[int, ...]) -> Remixed:
+        """Re-encrypt cards this party can open under fresh keys, in a secret order."""
+        chosen = tuple(slots)
+        if len(set(chosen)) != len(chosen) or not chosen:
+            raise LocalProtocolError("a re-mix takes distinct slots")
+        for slot in chosen:
+            if not self.in_play(slot) or slot not in self.opened:
+                raise LocalProtocolError(f"slot {slot} is not one this party has opened")
+        order = random_permutation(len(chosen), self._source)
+        keys = [random_scalar(self._source) for _ in chosen]
+        first = len(self.points)
+        message = Remixed(
+            party=self.me, slots=chosen,
+            deck=tuple(self._times(key, self.cards[self.opened[chosen[i]]])
+                       for key, i in zip(keys, order, strict=True)),
+            commitments=tuple(self.context.commitment(self.me, first + m, key)
+                              for m, key in enumerate(keys)))
+        self._remixes.append(([chosen[i] for i in order], keys))
+        cards = [self.opened[chosen[i]] for i in order]
+        self._accept_remix(message)
+        for m, (key, card) in enumerate(zip(keys, cards, strict=True)):
+            self.keys[first + m] = {self.me: key}
+            self.opened[first + m] = card
         return message
 
-    def release(self, position: int, to: int | None = None) -> KeyRelease:
-        """This party's key for ``position``, for party ``to`` or everyone (None)."""
-        if self.phase != DEAL:
-            raise LocalProtocolError("no key is released before the deck is locked")
-        if not 0 <= position < self.context.size:
-            raise LocalProtocolError(f"no position {position} in a deck of {self.context.size}")
+    def _times(self, key: int, point: bytes) -> bytes:
+        return rekey_deck([self.lifted[point]], [1], [key])[0]
+
+    def release(self, slot: int, to: int | None = None) -> KeyRelease:
+        """This party's key of ``slot``, for party ``to`` or everyone (None)."""
+        if not self.in_play(slot) or self.me not in self.lockers[slot]:
+            raise LocalProtocolError(f"no key of party {self.me} locks slot {slot} in play")
         if to is not None and not 0 <= to < self.context.parties:
             raise LocalProtocolError(f"party {to} is not at this table")
-        message = KeyRelease(party=self.me, position=position,
-                             key=self._lock_keys[position], to=to)
+        message = KeyRelease(party=self.me, slot=slot, key=self.keys[slot][self.me], to=to)
         self.releases.append(message)
         return message
 
     def secrets(self) -> AuditReveal:
         """Everything this party kept secret, for the audit."""
-        return AuditReveal(party=self.me, shuffle_key=self._shuffle_key,
-                           permutation=tuple(self._permutation),
-                           lock_keys=tuple(self._lock_keys))
-
-    def _own_turn(self, step: str) -> None:
-        due = self.expected()
-        if due != (step, self.me):
-            raise LocalProtocolError(f"not party {self.me}'s {step} now (due: {due})")
+        return AuditReveal(
+            party=self.me, unlock_keys=tuple(s.unlock for s in self._secrets),
+            shuffle_keys=tuple(s.shuffle for s in self._secrets),
+            permutations=tuple(tuple(s.permutation) for s in self._secrets),
+            lock_keys=tuple(tuple(s.lock) for s in self._secrets),
+            remix_orders=tuple(tuple(order) for order, _ in self._remixes),
+            remix_keys=tuple(tuple(keys) for _, keys in self._remixes))
 
     # ---------------------------------------------------------- arrivals
 
-    def receive(self, message: Shuffled | Locked | KeyRelease) -> None:
-        """Take another party's message; RemoteProtocolError (and no change) if it
-        breaks the protocol."""
-        if isinstance(message, Shuffled):
-            self._check_step(SHUFFLE, message.party)
-            self._lifted = self._check_deck(message.party, SHUFFLE, message.deck)
-            self.shuffles.append(message)
-        elif isinstance(message, Locked):
-            self._check_step(LOCK, message.party)
-            lifted = self._check_deck(message.party, LOCK, message.deck)
-            fresh = set(message.commitments)
-            if len(fresh) != len(message.commitments) or fresh & self._seen_commitments:
-                raise RemoteProtocolError(message.party, LOCK, "a commitment is reused")
-            self._seen_commitments |= fresh
-            self.locks.append(message)
-            self._lifted = lifted
-        elif isinstance(message, KeyRelease):
+    def receive(self, message: Message) -> None:
+        """Another party's message; RemoteProtocolError (and no change) if it breaks
+        the protocol."""
+        if isinstance(message, KeyRelease):
             self._receive_key(message)
-        else:
+            return
+        if not isinstance(message, Unlocked | Shuffled | Locked | Remixed):
             raise RemoteProtocolError(None, "message", f"not a deck message: {type(message)}")
-
-    def _check_step(self, step: str, party: int) -> None:
-        if party == self.me:
-            raise RemoteProtocolError(party, step, "a message in this party's own name")
+        if message.party == self.me:
+            raise RemoteProtocolError(message.party, "message", "in this party's own name")
+        if isinstance(message, Remixed):
+            self._check_remix(message)
+            self._accept_remix(message)
+            return
+        kind = {Unlocked: UNLOCK, Shuffled: SHUFFLE, Locked: LOCK}[type(message)]
         due = self.expected()
-        if due != (step, party):
-            raise RemoteProtocolError(party, step, f"out of order (due: {due})")
+        if due != (kind, message.party) or message.round != self.current.number:
+            raise RemoteProtocolError(message.party, kind, f"out of order (due: {due} of round"
+                                                          f" {self.current.number})")
+        self._check_deck(message.party, kind, message.deck)
+        if isinstance(message, Locked):
+            self._check_commitments(message.party, kind, message.commitments)
+        self._accept(message)
 
-    def _check_deck(self, party: int, step: str, deck: tuple[bytes, ...]) -> list[Point]:
-        size = self.context.size
+    def _accept(self, message: Step) -> None:
+        round_ = self.current
+        round_.done({Unlocked: UNLOCK, Shuffled: SHUFFLE, Locked: LOCK}[type(message)]
+                    ).append(message)
+        if not isinstance(message, Locked):
+            return
+        first = len(self.points) if len(round_.locks) == 1 else round_.first_slot
+        round_.first_slot = first
+        for j, commitment in enumerate(message.commitments):
+            self.commitments[message.party, first + j] = commitment
+        if message.party == self.me:
+            for j, key in enumerate(self._secrets[-1].lock):
+                self.keys.setdefault(first + j, {})[self.me] = key
+        if self.expected() is None:  # the round is locked: its slots come into play
+            self.points.extend(message.deck)
+            self.lockers.extend([tuple(range(self.context.parties))] * len(message.deck))
+            for slot in round_.inputs or ():
+                self._retire(slot)
+
+    def _accept_remix(self, message: Remixed) -> None:
+        first = len(self.points)
+        for m, commitment in enumerate(message.commitments):
+            self.commitments[message.party, first + m] = commitment
+        self.points.extend(message.deck)
+        self.lockers.extend([(message.party,)] * len(message.deck))
+        for slot in message.slots:
+            self._retire(slot)
+        self.log.append(message)
+
+    def _retire(self, slot: int) -> None:
+        self.retired.add(slot)
+        self.opened.pop(slot, None)
+
+    def _check_deck(self, party: int, step: str, deck: tuple[bytes, ...]) -> None:
+        size = len(self._round_input())
         if len(deck) != size:
             raise RemoteProtocolError(party, step, f"a deck of {len(deck)} points, not {size}")
-        if len(set(deck)) != size:
+        self._check_points(party, step, deck)
+
+    def _check_points(self, party: int, step: str, deck: tuple[bytes, ...]) -> None:
+        if len(set(deck)) != len(deck):
             raise RemoteProtocolError(party, step, "a point appears twice (a card skipped or"
                                                    " duplicated)")
-        lifted = []
-        for j, point in enumerate(deck):
-            try:
-                lifted.append(lift(point))
-            except PointError as error:
-                raise RemoteProtocolError(party, step, f"position {j}: {error}") from None
+        try:
+            lifted = lift_deck(deck, self.lifted)
+        except PointError as error:
+            bad = next(j for j, x in enumerate(deck) if not _on_curve(x))
+            raise RemoteProtocolError(party, step, f"position {bad}: {error}") from None
         self.lifted.update(zip(deck, lifted, strict=True))
-        return lifted
+
+    def _check_commitments(self, party: int, step: str, commitments: tuple[bytes, ...]) -> None:
+        fresh = set(commitments)
+        if len(fresh) != len(commitments) or fresh & set(self.commitments.values()):
+            raise RemoteProtocolError(party, step, "a commitment is reused")
+
+    def _check_remix(self, message: Remixed) -> None:
+        if self.expected() is not None:
+            raise RemoteProtocolError(message.party, REMIX, "a re-mix during a round")
+        for slot in message.slots:
+            if not self.in_play(slot):
+                raise RemoteProtocolError(message.party, REMIX, f"slot {slot} is not in play")
+        if len(set(message.slots)) != len(message.slots):
+            raise RemoteProtocolError(message.party, REMIX, "a slot named twice")
+        self._check_points(message.party, REMIX, message.deck)
+        self._check_commitments(message.party, REMIX, message.commitments)
 
     def _receive_key(self, message: KeyRelease) -> None:
-        party, position = message.party, message.position
-        if self.phase != DEAL:
-            raise RemoteProtocolError(party, "key", "a key before the deck is locked")
-        if party == self.me:
-            raise RemoteProtocolError(party, "key", "a key in this party's own name")
+        party, slot = message.party, message.slot
+        if party == self.me or not 0 <= party < self.context.parties:
+            raise RemoteProtocolError(party, "key", f"no party {party} may send this key")
         if message.to is not None and message.to != self.me:
             raise RemoteProtocolError(party, "key", f"a key addressed to party {message.to}")
-        if not 0 <= party < self.context.parties or position >= self.context.size:
-            raise RemoteProtocolError(party, "key", f"no party {party} or position {position}")
-        committed = self._commitments_of(party)[position]
-        if self.context.commitment(party, position, message.key) != committed:
-            raise RemoteProtocolError(party, "key", f"the key of position {position} does not"
-                                                    " match its commitment")
-        self.keys.setdefault(position, {})[party] = message.key
+        if not self.in_play(slot) or party not in self.lockers[slot]:
+            raise RemoteProtocolError(party, "key", f"no key of party {party} locks slot"
+                                                    f" {slot} in play")
+        if self.context.commitment(party, slot, message.key) != self.commitments[party, slot]:
+            raise RemoteProtocolError(party, "key", f"the key of slot {slot} does not match"
+                                                    " its commitment")
+        self.keys.setdefault(slot, {})[party] = message.key
         self.releases.append(message)
-
-    def _commitments_of(self, party: int) -> tuple[bytes, ...]:
-        for locked in self.locks:
-            if locked.party == party:
-                return locked.commitments
-        raise AssertionError("every party has locked")
 
     # ------------------------------------------------------------ opening
 
-    @property
-    def _final(self) -> list[Point]:
-        """The locked deck's points, lifted (kept from the last lock's check)."""
-        if not self._lifted:
-            self._lifted = lift_deck(self.deck)
-        return self._lifted
+    def can_open(self, slot: int) -> bool:
+        return self.in_play(slot) and set(self.keys.get(slot, {})) >= set(self.lockers[slot])
 
-    def can_open(self, position: int) -> bool:
-        return len(self.keys.get(position, {})) == self.context.parties
-
-    def open(self, position: int) -> int:
-        """The card at ``position`` (every party's key for it in hand)."""
-        if position in self.opened:
-            return self.opened[position]
-        if not self.can_open(position):
-            missing = sorted(set(range(self.context.parties)) - set(self.keys.get(position, {})))
-            raise LocalProtocolError(f"position {position} still needs the keys of {missing}")
+    def open(self, slot: int) -> int:
+        """The card in ``slot`` (every key that locks it in hand)."""
+        if slot in self.opened:
+            return self.opened[slot]
+        if not self.can_open(slot):
+            raise LocalProtocolError(f"slot {slot} cannot be opened by party {self.me} yet")
         product = 1
-        for key in self.keys[position].values():
-            product = product * key % N
-        point = Multiplier(inverse(product)).times(self._final[position])
+        for party in self.lockers[slot]:
+            product = product * self.keys[slot][party] % N
+        point = self._times(inverse(product), self._lifted_point(slot))
         card = self.card_of.get(point)
         if card is None:
-            raise RemoteProtocolError(None, "open", f"position {position} opens to no card",
+            raise RemoteProtocolError(None, "open", f"slot {slot} opens to no card",
                                       audit_now=True)
         if card in self.opened.values():
-            raise RemoteProtocolError(None, "open", f"card {card} opened twice",
+            raise RemoteProtocolError(None, "open", f"card {card} opened in two slots",
                                       audit_now=True)
-        self.opened[position] = card
+        self.opened[slot] = card
         return card
+
+    def _lifted_point(self, slot: int) -> bytes:
+        point = self.points[slot]
+        if point not in self.lifted:
+            self.lifted.update(zip([point], lift_deck([point]), strict=True))
+        return point
+
+
+def _on_curve(x: bytes) -> bool:
+    try:
+        lift_deck([x])
+    except PointError:
+        return False
+    return True

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from protocol.curve import POINT_BYTES, N
 
 MAX_CARDS = 1024
+MAX_SLOTS = 1 << 15
+MAX_ROUNDS = 64
 MAX_PARTIES = 64
 COMMITMENT_BYTES = 32
 
@@ -37,49 +39,103 @@ def _scalar(value: object, what: str) -> None:
         raise ValueError(f"{what} must be an integer in [1, N-1]")
 
 
+def _index(value: object, what: str, most: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < most:
+        raise ValueError(f"{what} must be an integer from 0 to {most - 1}")
+
+
+def _indices(value: object, what: str, most: int) -> None:
+    if not isinstance(value, tuple) or not 0 < len(value) <= MAX_CARDS:
+        raise ValueError(f"{what} must be a tuple of 1 to {MAX_CARDS} items")
+    for item in value:
+        _index(item, f"{what} entries", most)
+
+
+def _scalars(value: object, what: str) -> None:
+    if not isinstance(value, tuple) or len(value) > MAX_CARDS:
+        raise ValueError(f"{what} must be a tuple of at most {MAX_CARDS} items")
+    for i, key in enumerate(value):
+        _scalar(key, f"{what}[{i}]")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unlocked:
+    """A reshuffle's unlock pass: each input slot's key swapped for one scalar."""
+
+    party: int
+    round: int
+    deck: tuple[bytes, ...]
+
+    def __post_init__(self) -> None:
+        _party(self.party)
+        _index(self.round, "round", MAX_ROUNDS)
+        _blobs(self.deck, POINT_BYTES, "deck")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Shuffled:
     """A shuffle pass: the deck re-encrypted under the party's scalar and permuted."""
 
     party: int
+    round: int
     deck: tuple[bytes, ...]
 
     def __post_init__(self) -> None:
         _party(self.party)
+        _index(self.round, "round", MAX_ROUNDS)
         _blobs(self.deck, POINT_BYTES, "deck")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Locked:
-    """A lock pass: the shuffle scalar swapped for per-position keys, with a
+    """A lock pass: the shuffle scalar swapped for a key per slot, with a
     commitment to each key."""
 
     party: int
+    round: int
     deck: tuple[bytes, ...]
     commitments: tuple[bytes, ...]
 
     def __post_init__(self) -> None:
         _party(self.party)
+        _index(self.round, "round", MAX_ROUNDS)
         _blobs(self.deck, POINT_BYTES, "deck")
         _blobs(self.commitments, COMMITMENT_BYTES, "commitments")
         if len(self.commitments) != len(self.deck):
-            raise ValueError("one commitment per position")
+            raise ValueError("one commitment per slot")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Remixed:
+    """A holder's cards (``slots``, which it can open) re-encrypted each under a
+    fresh key of its own and permuted: new slots whose history says nothing."""
+
+    party: int
+    slots: tuple[int, ...]
+    deck: tuple[bytes, ...]
+    commitments: tuple[bytes, ...]
+
+    def __post_init__(self) -> None:
+        _party(self.party)
+        _indices(self.slots, "slots", MAX_SLOTS)
+        _blobs(self.deck, POINT_BYTES, "deck")
+        _blobs(self.commitments, COMMITMENT_BYTES, "commitments")
+        if not len(self.slots) == len(self.deck) == len(self.commitments):
+            raise ValueError("one new point and one commitment per slot")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class KeyRelease:
-    """A party's lock key for one position, for one party (``to``) or everyone (None)."""
+    """A party's key of one slot, for one party (``to``) or everyone (None)."""
 
     party: int
-    position: int
+    slot: int
     key: int
     to: int | None = None
 
     def __post_init__(self) -> None:
         _party(self.party)
-        if not isinstance(self.position, int) or isinstance(self.position, bool) \
-                or not 0 <= self.position < MAX_CARDS:
-            raise ValueError("position must be a deck position")
+        _index(self.slot, "slot", MAX_SLOTS)
         _scalar(self.key, "key")
         if self.to is not None:
             _party(self.to, "to")
@@ -87,22 +143,36 @@ class KeyRelease:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AuditReveal:
-    """Everything a party kept secret in this deal: its shuffle scalar and
-    permutation and its lock keys, position by position."""
+    """Everything a party kept secret in this deal, round by round (the first
+    deal is round 0; each reshuffle another) and re-mix by re-mix.
+
+    ``unlock_keys[r]`` is 1 in round 0, which has no unlock pass;
+    ``remix_orders[i][m]`` is the old slot whose card new slot m holds.
+    """
 
     party: int
-    shuffle_key: int
-    permutation: tuple[int, ...]
-    lock_keys: tuple[int, ...]
+    unlock_keys: tuple[int, ...]
+    shuffle_keys: tuple[int, ...]
+    permutations: tuple[tuple[int, ...], ...]
+    lock_keys: tuple[tuple[int, ...], ...]
+    remix_orders: tuple[tuple[int, ...], ...] = ()
+    remix_keys: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         _party(self.party)
-        _scalar(self.shuffle_key, "shuffle_key")
-        for what, items in (("permutation", self.permutation), ("lock_keys", self.lock_keys)):
-            if not isinstance(items, tuple) or not 0 < len(items) <= MAX_CARDS:
-                raise ValueError(f"{what} must be a tuple of 1 to {MAX_CARDS} items")
-        for i in self.permutation:
-            if not isinstance(i, int) or isinstance(i, bool):
-                raise ValueError("permutation entries must be integers")
-        for i, key in enumerate(self.lock_keys):
-            _scalar(key, f"lock_keys[{i}]")
+        _scalars(self.unlock_keys, "unlock_keys")
+        _scalars(self.shuffle_keys, "shuffle_keys")
+        rounds = len(self.shuffle_keys)
+        if not 0 < rounds <= MAX_ROUNDS or not rounds == len(self.unlock_keys) == len(
+                self.permutations) == len(self.lock_keys):
+            raise ValueError("one unlock key, shuffle key, permutation and lock keys per round")
+        for order in self.permutations:
+            _indices(order, "permutation", MAX_CARDS)
+        for keys in self.lock_keys:
+            _scalars(keys, "lock_keys")
+        if len(self.remix_orders) != len(self.remix_keys) or len(self.remix_orders) > MAX_ROUNDS:
+            raise ValueError("one order and one set of keys per re-mix")
+        for order in self.remix_orders:
+            _indices(order, "remix order", MAX_SLOTS)
+        for keys in self.remix_keys:
+            _scalars(keys, "remix_keys")

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from protocol.curve import SecretSource
-from protocol.deck import LOCK, Deck, DeckContext
-from protocol.messages import KeyRelease, Locked, Shuffled
+from protocol.deck import Deck, Message
+from protocol.steps import DeckContext
 
-Message = Shuffled | Locked | KeyRelease
 Tamper = Callable[[Message], Message]
 
 
@@ -20,13 +19,21 @@ def seat(context: DeckContext, sources: Sequence[SecretSource]) -> list[Deck]:
     return [Deck(context, party, sources[party]) for party in range(context.parties)]
 
 
-def shuffle_and_lock(decks: list[Deck], tamper: Tamper | None = None) -> None:
-    """Every party's shuffle pass, then every lock pass, each broadcast to the others."""
+def run_round(decks: list[Deck], tamper: Tamper | None = None) -> None:
+    """Every pass of the round under way, each broadcast to the others in turn."""
     while (due := decks[0].expected()) is not None:
-        step, party = due
-        message: Shuffled | Locked = decks[party].lock() if step == LOCK \
-            else decks[party].shuffle()
+        _, party = due
+        message: Message = decks[party].step()
         broadcast(decks, party, tamper(message) if tamper else message)
+
+
+shuffle_and_lock = run_round
+
+
+def reshuffle(decks: list[Deck], slots: Sequence[int], tamper: Tamper | None = None) -> None:
+    for deck in decks:
+        deck.begin_reshuffle(list(slots))
+    run_round(decks, tamper)
 
 
 def broadcast(decks: list[Deck], sender: int, message: Message) -> None:
@@ -35,13 +42,12 @@ def broadcast(decks: list[Deck], sender: int, message: Message) -> None:
             deck.receive(message)
 
 
-def deal(decks: list[Deck], position: int, to: int | None,
-         tamper: Tamper | None = None) -> None:
-    """Every party releases its key of ``position`` to ``to`` (or everyone), who open it."""
+def deal(decks: list[Deck], slot: int, to: int | None, tamper: Tamper | None = None) -> None:
+    """Every party that locks ``slot`` releases its key to ``to`` (or everyone), who open it."""
     for deck in decks:
-        if deck.me == to:
+        if deck.me == to or deck.me not in deck.lockers[slot]:
             continue
-        message: Message = deck.release(position, to)
+        message: Message = deck.release(slot, to)
         if tamper:
             message = tamper(message)
         for other in decks:
@@ -49,4 +55,4 @@ def deal(decks: list[Deck], position: int, to: int | None,
                 other.receive(message)
     for deck in decks:
         if to is None or deck.me == to:
-            deck.open(position)
+            deck.open(slot)

@@ -10,10 +10,11 @@ import pytest
 from protocol import simulate
 from protocol.audit import audit, audit_deck
 from protocol.curve import N, PointError, hash_to_point, lift, mul
-from protocol.deck import LOCK, SHUFFLE, Deck, DeckContext
+from protocol.deck import Deck
 from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.messages import AuditReveal, KeyRelease, Locked, Shuffled
+from protocol.messages import AuditReveal, KeyRelease, Locked, Remixed, Shuffled, Unlocked
 from protocol.source import SeededSource
+from protocol.steps import LOCK, SHUFFLE, DeckContext
 
 TABLE = b"test-table"
 
@@ -23,12 +24,12 @@ def seated(parties: int, size: int, deal: int = 0, seed: str = "deck") -> list[D
     return simulate.seat(context, [SeededSource(f"{seed}:{deal}:{p}") for p in range(parties)])
 
 
-def verdict(decks: list[Deck], reveals: dict[int, AuditReveal] | None = None):
-    deck = decks[0]
+def verdict(decks: list[Deck], reveals: dict[int, AuditReveal] | None = None, by: int = 0):
+    """The audit as party ``by`` runs it, from the messages it received."""
+    deck = decks[by]
     if reveals is None:
         reveals = {d.me: d.secrets() for d in decks}
-    return audit(deck.context, deck.shuffles, deck.locks, reveals,
-                 [r for d in decks for r in d.releases])
+    return audit(deck.context, deck.log, reveals, [r for d in decks for r in d.releases])
 
 
 @pytest.mark.parametrize("parties", range(2, 8))
@@ -36,7 +37,6 @@ def test_shuffle_lock_deal_and_reveal_for_every_table_size(parties):
     size = [52, 54, 80, 52, 54, 80][parties - 2]
     decks = seated(parties, size, deal=parties)
     simulate.shuffle_and_lock(decks)
-    assert decks[0].context.order[0] == parties % parties  # the first shuffler rotates
     public = set(range(0, size, 9))
     for j in range(size):  # positions round the table, some shown to everyone
         simulate.deal(decks, j, None if j in public else j % parties)
@@ -49,11 +49,11 @@ def test_shuffle_lock_deal_and_reveal_for_every_table_size(parties):
         assert set(deck.opened) == mine  # nobody opened a position not theirs
         assert all(deck.opened[j] == result.order[j] for j in mine)
     # every party saw the same broadcasts
-    assert all(d.locks == decks[0].locks and d.shuffles == decks[0].shuffles for d in decks)
+    assert all(d.rounds == decks[0].rounds and d.points == decks[0].points for d in decks)
 
 
 def test_first_shuffler_rotates_with_the_deal():
-    assert [DeckContext(TABLE, deal, 4, 52).order[0] for deal in range(6)] == [0, 1, 2, 3, 0, 1]
+    assert [DeckContext(TABLE, deal, 4, 52).order()[0] for deal in range(6)] == [0, 1, 2, 3, 0, 1]
 
 
 def test_a_position_shown_later_to_one_party_opens_for_it_only():
@@ -90,10 +90,10 @@ def test_secrets_come_from_the_source():
     one, two = seated(2, 52, seed="same"), seated(2, 52, seed="same")
     simulate.shuffle_and_lock(one)
     simulate.shuffle_and_lock(two)
-    assert one[1].locks == two[1].locks
+    assert one[1].points == two[1].points
     other = seated(2, 52, seed="other")
     simulate.shuffle_and_lock(other)
-    assert other[1].locks != one[1].locks
+    assert other[1].points != one[1].points
 
 
 # ------------------------------------------------------------- checks at once
@@ -118,14 +118,14 @@ def tamper_step(step: type, party: int, change):
 def test_a_duplicated_or_skipped_card_is_refused_at_once_and_named():
     decks = seated(4, 52)
     duplicate = tamper_step(Shuffled, 1, lambda m: Shuffled(
-        party=1, deck=(m.deck[0], m.deck[0], *m.deck[2:])))
+        party=1, round=0, deck=(m.deck[0], m.deck[0], *m.deck[2:])))
     with pytest.raises(RemoteProtocolError) as caught:
         simulate.shuffle_and_lock(decks, duplicate)
     assert (caught.value.party, caught.value.step) == (1, SHUFFLE)
     assert "twice" in caught.value.reason
 
     decks = seated(4, 52)
-    short = tamper_step(Shuffled, 2, lambda m: Shuffled(party=2, deck=m.deck[1:]))
+    short = tamper_step(Shuffled, 2, lambda m: Shuffled(party=2, round=0, deck=m.deck[1:]))
     with pytest.raises(RemoteProtocolError) as caught:
         simulate.shuffle_and_lock(decks, short)
     assert (caught.value.party, caught.value.step) == (2, SHUFFLE)
@@ -138,20 +138,21 @@ def test_a_point_off_the_curve_and_a_step_out_of_order_are_refused():
     with pytest.raises(PointError):
         lift(bad)
     message = decks[0].shuffle()
-    forged = Shuffled(party=0, deck=(bad, *message.deck[1:]))
+    forged = Shuffled(party=0, round=0, deck=(bad, *message.deck[1:]))
     with pytest.raises(RemoteProtocolError) as caught:
         decks[1].receive(forged)
     assert caught.value.party == 0 and "not on the curve" in caught.value.reason
-    assert decks[1].shuffles == []  # nothing changed
+    assert decks[1].current.shuffles == []  # nothing changed
     with pytest.raises(RemoteProtocolError) as caught:
-        decks[1].receive(Shuffled(party=2, deck=message.deck))
+        decks[1].receive(Shuffled(party=2, round=0, deck=message.deck))
     assert caught.value.party == 2 and "out of order" in caught.value.reason
     with pytest.raises(LocalProtocolError):
         decks[2].shuffle()  # not its turn
     decks[1].receive(message)
     decks[2].receive(message)
     with pytest.raises(RemoteProtocolError) as caught:
-        decks[0].receive(Locked(party=1, deck=message.deck, commitments=(bytes(32),) * 52))
+        decks[0].receive(Locked(party=1, round=0, deck=message.deck,
+                                commitments=(bytes(32),) * 52))
     assert caught.value.step == LOCK and "out of order" in caught.value.reason
 
 
@@ -163,7 +164,7 @@ def test_a_reused_commitment_is_refused_at_once():
         if isinstance(message, Locked) and message.party == 0:
             copied["c"] = message.commitments
         if isinstance(message, Locked) and message.party == 2:
-            return Locked(party=2, deck=message.deck, commitments=copied["c"])
+            return Locked(party=2, round=0, deck=message.deck, commitments=copied["c"])
         return message
     with pytest.raises(RemoteProtocolError) as caught:
         simulate.shuffle_and_lock(decks, tamper)
@@ -174,7 +175,7 @@ def test_a_reused_commitment_is_refused_at_once():
 def test_a_wrong_key_is_refused_at_once_and_named():
     decks = seated(4, 52)
     simulate.shuffle_and_lock(decks)
-    wrong = KeyRelease(party=3, position=7, key=12345, to=0)
+    wrong = KeyRelease(party=3, slot=7, key=12345, to=0)
     with pytest.raises(RemoteProtocolError) as caught:
         decks[0].receive(wrong)
     assert (caught.value.party, caught.value.step) == (3, "key")
@@ -192,7 +193,7 @@ def test_a_key_from_another_deal_misses_its_commitment():
     with pytest.raises(RemoteProtocolError):
         new[0].receive(replayed)
     with pytest.raises(RemoteProtocolError):
-        new[0].receive(KeyRelease(party=1, position=1, key=replayed.key, to=0))
+        new[0].receive(KeyRelease(party=1, slot=1, key=replayed.key, to=0))
 
 
 # ------------------------------------------------------------ caught by the audit
@@ -202,7 +203,7 @@ def test_a_substituted_point_stops_the_deal_and_the_audit_names_the_shuffler():
     decks = seated(4, 54)
     stranger = hash_to_point(b"not a card")
     substitute = tamper_step(Shuffled, 2, lambda m: Shuffled(
-        party=2, deck=(*m.deck[:5], stranger, *m.deck[6:])))
+        party=2, round=0, deck=(*m.deck[:5], stranger, *m.deck[6:])))
     simulate.shuffle_and_lock(decks, substitute)  # not visible yet
     with pytest.raises(RemoteProtocolError) as caught:
         for j in range(54):
@@ -221,7 +222,7 @@ def test_the_tagging_attack_is_attributed_by_the_audit():
     def plant(message):
         deck = list(message.deck)
         deck[10] = mul(tag, deck[10])
-        return Shuffled(party=1, deck=tuple(deck))
+        return Shuffled(party=1, round=0, deck=tuple(deck))
     simulate.shuffle_and_lock(decks, tamper_step(Shuffled, 1, plant))
     result = verdict(decks)
     assert not result.ok and (result.party, result.step) == (1, SHUFFLE)
@@ -234,7 +235,8 @@ def test_a_lock_key_other_than_the_committed_one_is_caught():
     def commit_elsewhere(message):
         commitments = list(message.commitments)
         commitments[4] = decks[0].context.commitment(message.party, 4, 777)
-        return Locked(party=message.party, deck=message.deck, commitments=tuple(commitments))
+        return Locked(party=message.party, round=0, deck=message.deck,
+                      commitments=tuple(commitments))
     simulate.shuffle_and_lock(decks, tamper_step(Locked, 1, commit_elsewhere))
     with pytest.raises(RemoteProtocolError) as caught:  # its real key misses the commitment
         simulate.deal(decks, 4, 0)
@@ -248,8 +250,9 @@ def test_a_non_permutation_and_a_refusal_are_named_by_the_audit():
     simulate.shuffle_and_lock(decks)
     reveals = {d.me: d.secrets() for d in decks}
     honest = reveals[3]
-    reveals[3] = AuditReveal(party=3, shuffle_key=honest.shuffle_key,
-                             permutation=(0, 0, *honest.permutation[2:]),
+    reveals[3] = AuditReveal(party=3, unlock_keys=honest.unlock_keys,
+                             shuffle_keys=honest.shuffle_keys,
+                             permutations=((0, 0, *honest.permutations[0][2:]),),
                              lock_keys=honest.lock_keys)
     result = verdict(decks, reveals)
     assert (result.party, result.step) == (3, SHUFFLE) and "permutation" in result.reason
@@ -264,13 +267,22 @@ def test_a_lie_about_the_shuffle_key_is_caught():
     simulate.shuffle_and_lock(decks)
     reveals = {d.me: d.secrets() for d in decks}
     true = reveals[0]
-    reveals[0] = AuditReveal(party=0, shuffle_key=(true.shuffle_key + 1) % N,
-                             permutation=true.permutation, lock_keys=true.lock_keys)
+    reveals[0] = AuditReveal(party=0, unlock_keys=true.unlock_keys,
+                             shuffle_keys=((true.shuffle_keys[0] + 1) % N,),
+                             permutations=true.permutations, lock_keys=true.lock_keys)
     result = verdict(decks, reveals)
     assert not result.ok and result.party == 0 and result.step == SHUFFLE
 
 
 # ---------------------------------------------------------------- robustness
+
+
+def state(deck: Deck) -> tuple[object, ...]:
+    """What a refused message must leave unchanged."""
+    round_ = deck.current
+    return (len(round_.unlocks), len(round_.shuffles), len(round_.locks), list(deck.points),
+            len(deck.log), set(deck.retired), dict(deck.opened),
+            {j: dict(k) for j, k in deck.keys.items()}, dict(deck.commitments))
 
 
 def test_nothing_a_peer_sends_crashes_the_deck():
@@ -287,14 +299,14 @@ def test_nothing_a_peer_sends_crashes_the_deck():
         party = Deck(context, 2, SeededSource("deck:0:2"))
         for message in log:
             if message.party == 2:
-                party.shuffle() if isinstance(message, Shuffled) else party.lock()
+                party.step()
             else:
                 party.receive(message)
         return party
 
     def mutate(message):
         if isinstance(message, KeyRelease):
-            return KeyRelease(party=rng.randrange(3), position=rng.randrange(52),
+            return KeyRelease(party=rng.randrange(3), slot=rng.randrange(60),
                               key=rng.randrange(1, N), to=rng.choice([None, 0, 1, 2]))
         deck = list(message.deck)
         kind = rng.randrange(4)
@@ -306,9 +318,10 @@ def test_nothing_a_peer_sends_crashes_the_deck():
             deck[rng.randrange(len(deck))] = deck[rng.randrange(len(deck))]
         party = rng.randrange(3) if kind == 3 else message.party
         if isinstance(message, Shuffled):
-            return Shuffled(party=party, deck=tuple(deck))
+            return Shuffled(party=party, round=message.round, deck=tuple(deck))
         commitments = [rng.randbytes(32) for _ in deck]
-        return Locked(party=party, deck=tuple(deck), commitments=tuple(commitments))
+        return Locked(party=party, round=message.round, deck=tuple(deck),
+                      commitments=tuple(commitments))
 
     victim = twin()
     refused = accepted = 0
@@ -316,24 +329,22 @@ def test_nothing_a_peer_sends_crashes_the_deck():
     def attack(message, times):
         nonlocal victim, refused, accepted
         for _ in range(times):
-            before = (len(victim.shuffles), len(victim.locks),
-                      {j: dict(k) for j, k in victim.keys.items()})
+            before = state(victim)
             try:
                 victim.receive(mutate(message))
             except RemoteProtocolError:
                 refused += 1
-                assert before == (len(victim.shuffles), len(victim.locks),
-                                  {j: dict(k) for j, k in victim.keys.items()})
+                assert before == state(victim)
             else:
                 accepted += 1
                 victim = twin()
     while (due := decks[0].expected()) is not None:
-        step, party = due
-        message = decks[party].lock() if step == LOCK else decks[party].shuffle()
+        _, party = due
+        message = decks[party].step()
         simulate.broadcast(decks, party, message)
         attack(message, 150)
         if party == 2:
-            assert (victim.lock() if step == LOCK else victim.shuffle()) == message
+            assert victim.step() == message
         else:
             victim.receive(message)
         log.append(message)
@@ -343,19 +354,135 @@ def test_nothing_a_peer_sends_crashes_the_deck():
             attack(release, 60)
             victim.receive(release)
         assert victim.open(j) == verdict(decks).order[j]
+    for _ in range(300):  # re-mixes of random slots, with random points and commitments
+        count = rng.randrange(1, 6)
+        forged = Remixed(party=rng.randrange(3), slots=tuple(rng.randrange(60) for _ in
+                                                             range(count)),
+                         deck=tuple(rng.randbytes(32) for _ in range(count)),
+                         commitments=tuple(rng.randbytes(32) for _ in range(count)))
+        before = state(victim)
+        try:
+            victim.receive(forged)
+        except RemoteProtocolError:
+            refused += 1
+            assert before == state(victim)
+        else:
+            accepted += 1
+            victim = twin()
     assert refused > 2000 and accepted < refused / 5
 
 
 def test_malformed_messages_are_refused_by_their_constructors():
     with pytest.raises(ValueError, match="32 bytes"):
-        Shuffled(party=0, deck=(b"short",))
+        Shuffled(party=0, round=0, deck=(b"short",))
     with pytest.raises(ValueError, match="seat number"):
-        Shuffled(party=-1, deck=(bytes(32),))
-    with pytest.raises(ValueError, match="one commitment per position"):
-        Locked(party=0, deck=(bytes(32),) * 2, commitments=(bytes(32),))
+        Shuffled(party=-1, round=0, deck=(bytes(32),))
+    with pytest.raises(ValueError, match="one commitment per slot"):
+        Locked(party=0, round=0, deck=(bytes(32),) * 2, commitments=(bytes(32),))
     with pytest.raises(ValueError, match="key"):
-        KeyRelease(party=0, position=0, key=0)
+        KeyRelease(party=0, slot=0, key=0)
     with pytest.raises(ValueError, match="key"):
-        KeyRelease(party=0, position=0, key=N)
+        KeyRelease(party=0, slot=0, key=N)
     with pytest.raises(ValueError):
         DeckContext(TABLE, 0, 8, 52)
+
+
+# ------------------------------------------- handing over, blind cards, re-mix, reshuffle
+
+
+def test_a_held_card_handed_to_another_party():
+    """Control Nut!'s HAND: the slot is dealt again, to the taker, who opens it."""
+    decks = seated(4, 54)
+    simulate.shuffle_and_lock(decks)
+    simulate.deal(decks, 5, 1)
+    card = decks[1].opened[5]
+    simulate.deal(decks, 5, 3)  # every party (the victim too) releases its key to the taker
+    assert decks[3].opened[5] == card
+    assert 5 not in decks[0].opened and 5 not in decks[2].opened
+    assert verdict(decks).ok
+
+
+def test_a_blind_card_stays_hidden_from_its_holder_until_shown():
+    """Nullern's blind round: nobody releases the slot to its holder; a public reveal
+    later opens it for everyone at once."""
+    decks = seated(5, 80, deal=19)
+    simulate.shuffle_and_lock(decks)
+    blind = {party: party for party in range(5)}  # slot p is party p's unseen card
+    assert not any(deck.can_open(slot) for deck in decks for slot in blind)
+    for slot in blind:
+        simulate.deal(decks, slot, None)
+    cards = {deck.opened[slot] for deck in decks for slot in blind}
+    assert len(cards) == 5 and verdict(decks).ok
+
+
+def test_a_remix_hides_where_each_card_came_from_and_the_audit_checks_it():
+    """The Bid Whist bidder after the kitty: 18 cards re-encrypted in a secret order."""
+    decks = seated(4, 54)
+    simulate.shuffle_and_lock(decks)
+    hand = [j for j in range(48) if j % 4 == 0] + list(range(48, 54))
+    for slot in hand:
+        simulate.deal(decks, slot, 0)
+    held = sorted(decks[0].opened[s] for s in hand)
+    remixed = decks[0].remix(hand)
+    simulate.broadcast(decks, 0, remixed)
+    new = list(range(54, 54 + len(hand)))
+    assert all(deck.points[54:] == list(remixed.deck) for deck in decks)
+    assert all(not deck.in_play(s) for deck in decks for s in hand)
+    assert sorted(decks[0].opened[s] for s in new) == held
+    # a new slot is locked by the holder alone: playing it shows it to everyone
+    simulate.deal(decks, new[3], None)
+    assert len({deck.opened[new[3]] for deck in decks}) == 1
+    with pytest.raises(RemoteProtocolError, match="in play"):
+        decks[1].receive(KeyRelease(party=0, slot=hand[0], key=decks[0].keys[hand[0]][0], to=1))
+    result = verdict(decks)
+    assert result.ok and sorted(result.order[s] for s in new) == held
+
+
+def test_a_remix_that_swaps_in_another_card_is_named_by_the_audit():
+    decks = seated(3, 52)
+    simulate.shuffle_and_lock(decks)
+    for slot in (0, 3, 6):
+        simulate.deal(decks, slot, 0)
+    honest = decks[0].remix([0, 3, 6])
+    not_held = next(c for c in range(52) if c not in decks[0].opened.values())
+    forged_point = mul(7, decks[0].cards[not_held])
+    cheat = Remixed(party=0, slots=honest.slots,
+                    deck=(forged_point, *honest.deck[1:]), commitments=honest.commitments)
+    simulate.broadcast(decks, 0, cheat)  # nobody can tell at once
+    result = verdict(decks, by=1)
+    assert not result.ok and (result.party, result.step) == (0, "remix")
+    assert cheat in result.evidence
+
+
+def test_a_reshuffle_hides_a_returned_jack_in_the_stock():
+    """Pasur: a jack shown in the pool goes back into the stock, reshuffled secretly."""
+    decks = seated(4, 52, deal=2)
+    simulate.shuffle_and_lock(decks)
+    jack, stock = 16, list(range(20, 52))
+    simulate.deal(decks, jack, None)  # the jack was face up: everyone knows it
+    card = decks[0].opened[jack]
+    simulate.reshuffle(decks, [jack, *stock])
+    new = list(range(52, 52 + 1 + len(stock)))
+    assert all(deck.in_play(s) for deck in decks for s in new)
+    assert not any(deck.in_play(s) or s in deck.opened for deck in decks for s in [jack, *stock])
+    assert all(len(deck.lockers[s]) == 4 for deck in decks for s in new)
+    result = verdict(decks)
+    assert result.ok and sorted(result.order[s] for s in new) == sorted(
+        result.order[s] for s in [jack, *stock])
+    assert card in [result.order[s] for s in new]
+    for slot in new[:8]:  # the new stock deals as before
+        simulate.deal(decks, slot, slot % 4)
+        assert decks[slot % 4].opened[slot] == result.order[slot]
+
+
+def test_a_cheat_in_the_unlock_pass_is_named_by_the_audit():
+    decks = seated(3, 52)
+    simulate.shuffle_and_lock(decks)
+
+    def tag(message):
+        if isinstance(message, Unlocked) and message.party == 2:
+            return Unlocked(party=2, round=1, deck=(mul(5, message.deck[0]), *message.deck[1:]))
+        return message
+    simulate.reshuffle(decks, list(range(40, 52)), tag)
+    result = verdict(decks)
+    assert not result.ok and (result.party, result.step) == (2, "unlock")
