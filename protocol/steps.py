@@ -75,5 +75,10 @@ def rekey_deck(deck: Sequence[Point], remove: Sequence[int], add: Sequence[int]
     The lock pass (remove the shuffle scalar, add the slot's key) and the unlock
     pass of a reshuffle (remove the slot's key, add one scalar) are both this.
     """
-    return tuple(Multiplier(a * inverse(r) % N).times(point)
-                 for r, a, point in zip(remove, add, deck, strict=True))
+    inverses: dict[int, int] = {}  # a pass removes one scalar from every point: invert it once
+    out = []
+    for r, a, point in zip(remove, add, deck, strict=True):
+        if r not in inverses:
+            inverses[r] = inverse(r)
+        out.append(Multiplier(a * inverses[r] % N).times(point))
+    return tuple(out)
