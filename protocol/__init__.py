@@ -1,6 +1,7 @@
-"""Sans-I/O wire format and cryptography: framing, messages, identities, sealing,
-the mental-poker deck and its audit, joint randomness, transcript hashing.
+"""Sans-I/O cryptography of the table: the mental-poker deck and its audit, and
+joint randomness (docs/mental-poker.md); the table session's messages, signing,
+sealing and transcripts join them with issue 7.
 
-No sockets and no clocks: a test runs several parties in one process.  The
-deck arrives with issue 6; see DESIGN.md section 2.
+No sockets and no clocks: a test runs several parties in one process and can
+make any of them cheat (``protocol.simulate``).
 """

@@ -215,16 +215,22 @@ def test_a_substituted_point_stops_the_deal_and_the_audit_names_the_shuffler():
 
 
 def test_the_tagging_attack_is_attributed_by_the_audit():
-    """A shuffler plants lambda*P in place of a card point, hoping to trace it."""
+    """A shuffler plants lambda*X in place of another card's point, then finds the
+    related pair after the later shuffles and so traces card X."""
     decks = seated(3, 52)
     tag = 0xC0FFEE
 
     def plant(message):
         deck = list(message.deck)
-        deck[10] = mul(tag, deck[10])
+        deck[10] = mul(tag, deck[3])
         return Shuffled(party=1, round=0, deck=tuple(deck))
     simulate.shuffle_and_lock(decks, tamper_step(Shuffled, 1, plant))
-    result = verdict(decks)
+    shuffled = decks[0].rounds[0].shuffles[-1].deck  # public after the last shuffle
+    where = {point: j for j, point in enumerate(shuffled)}
+    traced = [(a, where[mul(tag, shuffled[a])]) for a in range(52)
+              if mul(tag, shuffled[a]) in where]
+    assert len(traced) == 1  # the attack works: the tagger knows where card X went ...
+    result = verdict(decks)  # ... and the audit names it
     assert not result.ok and (result.party, result.step) == (1, SHUFFLE)
     assert "output position 10" in result.reason
 
