@@ -492,3 +492,63 @@ def test_a_cheat_in_the_unlock_pass_is_named_by_the_audit():
     simulate.reshuffle(decks, list(range(40, 52)), tag)
     result = verdict(decks)
     assert not result.ok and (result.party, result.step) == (2, "unlock")
+
+
+@pytest.mark.parametrize("parties", range(2, 8))
+def test_every_operation_at_every_table_size(parties):
+    """Deal, show, show later, hand over, keep blind, re-mix and reshuffle, then an
+    audit that agrees with every card any party opened."""
+    size = 52 + 4 * (parties % 3 == 0) + 24 * (parties == 7)
+    decks = seated(parties, size, deal=parties + 10)
+    simulate.shuffle_and_lock(decks)
+    hands = {p: [j for j in range(4 * parties) if j % parties == p] for p in range(parties)}
+    for p, slots in hands.items():
+        for slot in slots:
+            simulate.deal(decks, slot, p)
+    shown, later, blind = 4 * parties, 4 * parties + 1, 4 * parties + 2
+    simulate.deal(decks, shown, None)
+    simulate.deal(decks, later, parties - 1)  # a kitty card, to one party, later
+    simulate.deal(decks, hands[0][0], 1)  # handed from party 0 to party 1
+    assert decks[1].opened[hands[0][0]] == decks[0].opened[hands[0][0]]
+    assert not any(deck.can_open(blind) for deck in decks)
+    remixed = decks[1].remix([hands[1][0], hands[1][1], hands[0][0]])
+    simulate.broadcast(decks, 1, remixed)
+    stock = list(range(blind + 1, size))
+    simulate.reshuffle(decks, [shown, *stock])
+    simulate.deal(decks, blind, None)  # the blind card, shown to all at last
+    simulate.deal(decks, len(decks[0].points) - 1, 0)  # a card of the new stock
+    reveals = {d.me: d.secrets() for d in decks}
+    results = [audit_deck(deck, reveals) for deck in decks]
+    assert all(r == results[0] for r in results) and results[0].ok
+    order = results[0].order
+    assert sorted(order[:size]) == list(range(size))
+    for deck in decks:
+        assert all(order[slot] == card for slot, card in deck.opened.items())
+
+
+def test_a_card_in_two_slots_in_play_stops_the_deal():
+    """A holder re-mixes in a copy of a card shown elsewhere; when it plays it, the
+    slot opens to a card already in play: the deal stops and the audit names it."""
+    decks = seated(3, 52)
+    simulate.shuffle_and_lock(decks)
+    for slot in (0, 3):
+        simulate.deal(decks, slot, 0)
+    simulate.deal(decks, 10, None)  # a card everyone has seen
+    honest = decks[0].remix([0, 3])
+    copy = mul(11, decks[0].cards[decks[1].opened[10]])
+    cheat = Remixed(party=0, slots=honest.slots, deck=(copy, honest.deck[1]),
+                    commitments=(decks[0].context.commitment(0, 52, 11), honest.commitments[1]))
+    simulate.broadcast(decks, 0, cheat)
+    with pytest.raises(RemoteProtocolError) as caught:
+        decks[1].receive(KeyRelease(party=0, slot=52, key=11))
+        decks[1].open(52)
+    assert caught.value.audit_now and "two slots" in caught.value.reason
+    reveals = {d.me: d.secrets() for d in decks}
+    reveals[0] = AuditReveal(party=0, unlock_keys=reveals[0].unlock_keys,
+                             shuffle_keys=reveals[0].shuffle_keys,
+                             permutations=reveals[0].permutations,
+                             lock_keys=reveals[0].lock_keys,
+                             remix_orders=reveals[0].remix_orders,
+                             remix_keys=((11, reveals[0].remix_keys[0][1]),))
+    result = audit_deck(decks[1], reveals)
+    assert not result.ok and (result.party, result.step) == (0, "remix")
