@@ -15,7 +15,7 @@ from ai.ismcts import pimc, search
 from ai.parallel import RootParallel
 from p2pcards.games import CHANCE, Game, HandState
 from p2pcards.games.core import FULL, SPECTATOR
-from p2pcards.games.trick_heuristics import bidding_model, heuristic_bot
+from p2pcards.games.trick_heuristics import bidding_candidates, bidding_model, heuristic_bot
 from p2pcards.history import HandRecord, History
 
 DEFAULT_NAMES = ("ana", "ben", "cy", "dee", "eve", "fay", "gus")
@@ -61,12 +61,15 @@ class SearchBot:
         actions = view.legal_actions()
         if len(actions) == 1:
             return actions[0], None
+        only = None
         if self.kind == "ismcts":
             modelled = bidding_model(view, rng)
             if modelled is not None:
                 return modelled, None
-        only = None
-        if len(actions) > SEARCH_LIMIT:  # a model proposes, the search chooses
+            only = bidding_candidates(view, rng)
+            if only is not None and len(only) == 1:
+                return only[0], None
+        if only is None and len(actions) > SEARCH_LIMIT:  # a model proposes, the search chooses
             only = view.candidate_actions(rng)
             if not only:  # no model: the game's own rule, else the heuristic's
                 sampled = view.sampled_move(view.current_player(), rng)

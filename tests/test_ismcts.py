@@ -11,6 +11,7 @@ from ai.ismcts import pimc, search, tree_stats
 from ai.parallel import RootParallel
 from p2pcards.cards import bits
 from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
+from p2pcards.games.trick_heuristics import bidding_candidates, bidwhist_action
 from p2pcards.local import SearchBot
 from tests.sim import choose
 
@@ -243,3 +244,45 @@ def test_control_nut_bids_from_a_long_hand_are_searched_over_a_spread_of_totals(
     assert max(map(total, candidates)) == max(map(total, legal))
     action, share = SearchBot("ismcts", iterations=40).choose(view, rng)
     assert action in candidates and share is not None
+
+
+def test_the_bid_whist_bid_is_searched_over_the_models_neighbours():
+    """The searching bot's bid: the model's bid, a pass, one level up, the other
+    direction; rollouts from the auction play every seat with the heuristic, and the
+    other seats bid by the model inside the search."""
+    rng = random.Random(12)
+    searched = 0
+    for _ in range(12):
+        full = _at_phase(bidwhist.GAME, lambda s: s.phase == bidwhist.BID, rng)
+        seat = full.current_player()
+        view = full.view(seat)
+        candidates = bidding_candidates(view, random.Random(1))
+        assert candidates and bidwhist_action(view, random.Random(1)) in candidates
+        assert set(candidates) <= set(view.legal_actions()) and len(candidates) <= 5
+        assert full.sampled_move(seat, rng) is None  # the searcher's own bid: searched
+        nxt = full.clone()
+        nxt.apply(candidates[0])
+        if nxt.phase == bidwhist.BID:  # another seat's bid, seen from the searcher
+            assert nxt.sampled_move(seat, rng) == bidwhist_action(nxt, rng)
+        rolled = full.clone()
+        rolled.rollout(random.Random(3))
+        assert rolled.is_terminal() and rolled.level > 0
+        bot = SearchBot("ismcts", iterations=40)
+        action, share = bot.choose(view, random.Random(5))
+        if len(candidates) > 1:
+            searched += 1
+            assert action in candidates and share is not None
+    assert searched >= 6
+
+
+def test_heuristic_rollouts_play_only_legal_moves():
+    rng = random.Random(13)
+    options = bidwhist.GAME.resolve_options({})
+    for _ in range(40):
+        full = bidwhist.GAME.deal(bidwhist.GAME.shuffled_deck(4, options, rng),
+                                  rng.randrange(4), 4, options)
+        checked = full.clone()
+        while not checked.is_terminal():
+            checked.apply(bidwhist_action(checked, rng))  # apply() checks every move
+        full.rollout(random.Random(0))
+        assert full.is_terminal() and full.points() == checked.points()

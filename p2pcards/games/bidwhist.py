@@ -180,15 +180,30 @@ class BidWhistState(HandState):
         return DISCARD if action > DISCARD and seat != self.bidder else action
 
     def rollout(self, rng: random.Random) -> None:
-        random_playout(self, rng)
+        """Random play from the first card on (the fast loop); from the auction, the
+        discard or the declaration, the heuristic plays every seat: random play
+        cannot make contracts, so it cannot tell a good bid from a bad one."""
+        if self.phase < PLAY and self.observer == FULL:
+            from p2pcards.games.trick_heuristics import heuristic_playout  # noqa: PLC0415 (cycle)
+
+            heuristic_playout(self, rng)
+        else:
+            random_playout(self, rng)
 
     def sampled_move(self, seat: int, rng: random.Random) -> int | None:
-        """The discard (18,564 choices) is not searched: the searcher's own is the
-        rule of thumb :func:`plain_discard` (the same in every world, so the tree
-        grows past it); another seat's, hidden from the searcher, is drawn at random."""
-        if self.phase != DISCARD_PHASE:
-            return None
-        return plain_discard(self) if seat == self.turn else random_discard(self, rng.random)
+        """Moves the search samples instead of branching on. The discard (18,564
+        choices): the rule of thumb :func:`plain_discard` for every seat (the
+        searcher's is the same in every world, so the tree grows past it). Another
+        seat's bid and declaration: the heuristic's model, from that seat's cards in
+        the world, so that a search of the searcher's own bid meets sensible bidders."""
+        phase = self.phase
+        if phase == DISCARD_PHASE:
+            return plain_discard(self)
+        if phase in (BID, DECLARE) and seat != self.turn and self.observer == FULL:
+            from p2pcards.games.trick_heuristics import bidwhist_action  # noqa: PLC0415 (cycle)
+
+            return bidwhist_action(self, rng)
+        return None
 
     def candidate_actions(self, rng: random.Random) -> list[int] | None:
         if self.phase != DISCARD_PHASE:

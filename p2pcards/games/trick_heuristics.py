@@ -123,12 +123,48 @@ def nullern_action(view: NullernState, rng: random.Random) -> int:
 
 
 def bidding_model(view: object, rng: random.Random) -> int | None:
-    """Bid Whist's auction and declaration by the heuristic, for the searching bot:
-    searched with random rollouts, its bids lost to the heuristic (see docs/bots.md).
-    None where the search decides (Nullern's bids search well)."""
-    if isinstance(view, BidWhistState) and view.phase in (BID, DECLARE):
+    """Bid Whist's declaration by the heuristic, for the searching bot. None where the
+    search decides (Nullern's bids search well; Bid Whist's bid: see
+    :func:`bidding_candidates`)."""
+    if isinstance(view, BidWhistState) and view.phase == DECLARE:
         return bidwhist_action(view, rng)
     return None
+
+
+def bidding_candidates(view: object, rng: random.Random) -> list[int] | None:
+    """Bid Whist's bid for the searching bot: the model's bid and its neighbours (a
+    pass, one level higher, the other direction), for a search whose rollouts
+    play the deal out with the heuristic to choose among. None: not a bid."""
+    if not isinstance(view, BidWhistState) or view.phase != BID:
+        return None
+    legal = view.legal_actions()
+    model = bidwhist_action(view, rng)
+    bids = sorted((c for c in legal if c != PASS), key=bidwhist.bid_strength)
+    out = [model]
+    if PASS in legal:
+        out.append(PASS)
+    if model == PASS:
+        out += bids[:2]
+    else:
+        n, kind = bidwhist.bid_of(model)
+        for other_n, other_kind in ((n + 1, kind), (n, 1 - kind if kind < 2 else 0),
+                                    (n - 1, kind)):
+            if 3 <= other_n <= 7:
+                code = bidwhist.bid_code(other_n, other_kind)
+                if code in legal:
+                    out.append(code)
+    seen: list[int] = []
+    for code in out:
+        if code not in seen:
+            seen.append(code)
+    return seen
+
+
+def heuristic_playout(state: BidWhistState, rng: random.Random) -> None:
+    """Play a full-information Bid Whist deal to the end with the heuristic in
+    every seat (the search's rollouts from the auction on)."""
+    while state.phase != bidwhist.DONE:
+        state.step(bidwhist_action(state, rng))
 
 
 def heuristic_bot(view: object, rng: random.Random) -> int:
