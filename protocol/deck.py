@@ -43,6 +43,7 @@ means somebody cheated: the error asks for the audit at once (``audit_now``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from protocol.curve import (
@@ -54,8 +55,10 @@ from protocol.curve import (
     inverse,
     random_scalar,
 )
-from protocol.errors import LocalProtocolError, RemoteProtocolError
+from protocol.errors import EarlyMessage, LocalProtocolError, RemoteProtocolError
 from protocol.messages import (
+    MAX_ROUNDS,
+    MAX_SLOTS,
     AuditReveal,
     KeyRelease,
     Locked,
@@ -69,6 +72,7 @@ from protocol.steps import (
     SHUFFLE,
     UNLOCK,
     DeckContext,
+    deck_digest,
     lift_deck,
     rekey_deck,
     shuffle_deck,
@@ -76,6 +80,8 @@ from protocol.steps import (
 
 Step = Unlocked | Shuffled | Locked
 Message = Step | Remixed | KeyRelease
+PUBLIC = -1
+"""``holder`` of a slot shown to everyone."""
 
 
 @dataclass(slots=True)
@@ -143,6 +149,9 @@ class Deck:
         self.releases: list[KeyRelease] = []
         self.opened: dict[int, int] = {}
         """Slot in play -> card, for the slots this party has opened."""
+        self.holder: dict[int, int] = {}
+        """Slot -> who holds it as far as this party knows: the party it last gave
+        its key to (PUBLIC when shown to all), or itself when dealt the slot."""
         self._secrets: list[_Secrets] = []
         self._remixes: list[tuple[list[int], list[int]]] = []
         self._begin(None)
@@ -151,6 +160,8 @@ class Deck:
 
     def _begin(self, inputs: tuple[int, ...] | None) -> None:
         size = self.context.size if inputs is None else len(inputs)
+        if len(self.rounds) >= MAX_ROUNDS or len(self.points) + size > MAX_SLOTS:
+            raise LocalProtocolError(f"at most {MAX_ROUNDS} rounds and {MAX_SLOTS} slots a deal")
         source = self._source
         self._secrets.append(_Secrets(
             1 if inputs is None else random_scalar(source), random_scalar(source),
@@ -180,8 +191,9 @@ class Deck:
     def in_play(self, slot: int) -> bool:
         return 0 <= slot < len(self.points) and slot not in self.retired
 
-    def _round_input(self) -> tuple[bytes, ...]:
-        inputs = self.current.inputs
+    def _round_input(self, inputs: tuple[int, ...] | None = None) -> tuple[bytes, ...]:
+        if inputs is None:
+            inputs = self.current.inputs
         return self.cards if inputs is None else tuple(self.points[s] for s in inputs)
 
     def _deck_now(self) -> tuple[bytes, ...]:
@@ -195,31 +207,40 @@ class Deck:
 
     # ---------------------------------------------------------- own steps
 
-    def step(self) -> Step:
-        """This party's pass that is due (its turn): the message to broadcast."""
+    def step(self, forge: Callable[[Step], Step] | None = None) -> Step:
+        """This party's pass that is due (its turn): the message to broadcast.
+
+        ``forge``: a cheat for tests (``protocol.simulate``), applied to the message
+        before this party takes it as its own, so that the cheater stays consistent.
+        """
         due = self.expected()
         if due is None or due[1] != self.me:
             raise LocalProtocolError(f"not party {self.me}'s turn (due: {due})")
         kind = due[0]
         round_, secret = self.current, self._secrets[-1]
-        deck = lift_deck(self._deck_now(), self.lifted)
+        now = self._deck_now()
+        prior = deck_digest(self.context, round_.number, now)
+        deck = lift_deck(now, self.lifted)
         message: Step
         if kind == UNLOCK:
             assert round_.inputs is not None
             mine = [self.keys[s][self.me] for s in round_.inputs]
-            message = Unlocked(party=self.me, round=round_.number,
+            message = Unlocked(party=self.me, round=round_.number, slots=round_.inputs,
+                               prior=prior,
                                deck=rekey_deck(deck, mine, [secret.unlock] * len(deck)))
         elif kind == SHUFFLE:
-            message = Shuffled(party=self.me, round=round_.number,
+            message = Shuffled(party=self.me, round=round_.number, prior=prior,
                                deck=shuffle_deck(deck, secret.shuffle, secret.permutation))
         else:
             first = len(self.points)
             hidden = secret.unlock * secret.shuffle % N
             message = Locked(
-                party=self.me, round=round_.number,
+                party=self.me, round=round_.number, prior=prior,
                 deck=rekey_deck(deck, [hidden] * len(deck), secret.lock),
                 commitments=tuple(self.context.commitment(self.me, first + j, key)
                                   for j, key in enumerate(secret.lock)))
+        if forge is not None:
+            message = forge(message)
         self._accept(message)
         return message
 
@@ -235,21 +256,34 @@ class Deck:
         if self.expected() is not None:
             raise LocalProtocolError("a round is still under way")
         chosen = tuple(slots)
+        problem = self._reshuffle_problem(chosen)
+        if problem:
+            raise LocalProtocolError(problem)
+        self._begin(chosen)
+
+    def _reshuffle_problem(self, chosen: tuple[int, ...]) -> str | None:
         if len(set(chosen)) != len(chosen) or len(chosen) < 2:
-            raise LocalProtocolError("a reshuffle takes two or more distinct slots")
+            return "a reshuffle takes two or more distinct slots"
         for slot in chosen:
             if not self.in_play(slot) or len(self.lockers[slot]) != self.context.parties:
-                raise LocalProtocolError(f"slot {slot} is not a jointly locked slot in play")
-        self._begin(chosen)
+                return f"slot {slot} is not a jointly locked slot in play"
+        if len(self.rounds) >= MAX_ROUNDS or len(self.points) + len(chosen) > MAX_SLOTS:
+            return f"at most {MAX_ROUNDS} rounds and {MAX_SLOTS} slots a deal"
+        return None
 
     def remix(self, slots: list[int] | tuple[int, ...]) -> Remixed:
         """Re-encrypt cards this party can open under fresh keys, in a secret order."""
         chosen = tuple(slots)
+        if self.expected() is not None:
+            raise LocalProtocolError("no re-mix while a round is under way")
         if len(set(chosen)) != len(chosen) or not chosen:
             raise LocalProtocolError("a re-mix takes distinct slots")
+        if len(self._remixes) >= MAX_ROUNDS or len(self.points) + len(chosen) > MAX_SLOTS:
+            raise LocalProtocolError(f"at most {MAX_ROUNDS} re-mixes and {MAX_SLOTS} slots")
         for slot in chosen:
-            if not self.in_play(slot) or slot not in self.opened:
-                raise LocalProtocolError(f"slot {slot} is not one this party has opened")
+            if not self.in_play(slot) or slot not in self.opened \
+                    or self.holder.get(slot, self.me) != self.me:
+                raise LocalProtocolError(f"slot {slot} is not a card this party holds")
         order = random_permutation(len(chosen), self._source)
         keys = [random_scalar(self._source) for _ in chosen]
         first = len(self.points)
@@ -265,6 +299,7 @@ class Deck:
         for m, (key, card) in enumerate(zip(keys, cards, strict=True)):
             self.keys[first + m] = {self.me: key}
             self.opened[first + m] = card
+            self.holder[first + m] = self.me
         return message
 
     def _times(self, key: int, point: bytes) -> bytes:
@@ -278,6 +313,7 @@ class Deck:
             raise LocalProtocolError(f"party {to} is not at this table")
         message = KeyRelease(party=self.me, slot=slot, key=self.keys[slot][self.me], to=to)
         self.releases.append(message)
+        self.holder[slot] = PUBLIC if to is None else to
         return message
 
     def secrets(self) -> AuditReveal:
@@ -303,18 +339,72 @@ class Deck:
         if message.party == self.me:
             raise RemoteProtocolError(message.party, "message", "in this party's own name")
         if isinstance(message, Remixed):
-            self._check_remix(message)
+            lifted = self._check_remix(message)
+            self.lifted.update(lifted)
             self._accept_remix(message)
             return
         kind = {Unlocked: UNLOCK, Shuffled: SHUFFLE, Locked: LOCK}[type(message)]
-        due = self.expected()
-        if due != (kind, message.party) or message.round != self.current.number:
-            raise RemoteProtocolError(message.party, kind, f"out of order (due: {due} of round"
-                                                          f" {self.current.number})")
-        self._check_deck(message.party, kind, message.deck)
+        opens: tuple[int, ...] | None = None
+        if isinstance(message, Unlocked) and self.expected() is None \
+                and message.round == len(self.rounds):
+            opens = message.slots  # the first unlock of a reshuffle: the round opens
+            problem = self._reshuffle_problem(opens)
+            if problem:
+                raise RemoteProtocolError(message.party, kind, problem)
+            if self._sequence(message.round, opens)[0] != (kind, message.party):
+                raise EarlyMessage(f"party {message.party}'s {kind} of round {message.round}"
+                                   " came before the passes due first")
+        else:
+            self._check_turn(kind, message)
+        now = self._round_input(opens) if opens is not None else self._deck_now()
+        if message.prior != deck_digest(self.context, message.round, now):
+            earlier = self._previous_sender()
+            raise RemoteProtocolError(None, kind, f"party {message.party} computed its {kind}"
+                                      " from another deck than this party holds: party"
+                                      f" {message.party} or party {earlier} sent different"
+                                      " versions of a step (their signed messages decide)")
+        if len(message.deck) != len(now):
+            raise RemoteProtocolError(message.party, kind, f"a deck of {len(message.deck)}"
+                                      f" points, not {len(now)}")
+        lifted = self._check_points(message.party, kind, message.deck)
         if isinstance(message, Locked):
             self._check_commitments(message.party, kind, message.commitments)
+        self.lifted.update(lifted)
+        if opens is not None:
+            self._begin(opens)
         self._accept(message)
+
+    def _sequence(self, number: int, inputs: tuple[int, ...] | None) -> list[tuple[str, int]]:
+        passes = [SHUFFLE, LOCK] if inputs is None else [UNLOCK, SHUFFLE, LOCK]
+        return [(step, party) for step in passes for party in self.context.order(number)]
+
+    def _check_turn(self, kind: str, message: Step) -> None:
+        """Refuse a step that is not due; only hold back (EarlyMessage, nobody named) one
+        that comes later in this round or a later one."""
+        round_ = self.current
+        due = self.expected()
+        if message.round > round_.number or (due is None and message.round == round_.number + 1):
+            raise EarlyMessage(f"party {message.party}'s {kind} of round {message.round} came"
+                               f" during round {round_.number}")
+        if message.round == round_.number and due is not None:
+            sequence = self._sequence(round_.number, round_.inputs)
+            position = sequence.index(due)
+            if (kind, message.party) in sequence[position + 1:]:
+                raise EarlyMessage(f"party {message.party}'s {kind} came before {due}")
+        if due != (kind, message.party) or message.round != round_.number:
+            raise RemoteProtocolError(message.party, kind, f"out of order (due: {due} of round"
+                                                          f" {round_.number})")
+        if isinstance(message, Unlocked) and message.slots != round_.inputs:
+            raise RemoteProtocolError(message.party, kind, "an unlock of other slots than the"
+                                                          " round's")
+
+    def _previous_sender(self) -> int | None:
+        round_ = self.current
+        for step in reversed(round_.passes()):
+            done = round_.done(step)
+            if done:
+                return done[-1].party
+        return None
 
     def _accept(self, message: Step) -> None:
         round_ = self.current
@@ -349,13 +439,9 @@ class Deck:
         self.retired.add(slot)
         self.opened.pop(slot, None)
 
-    def _check_deck(self, party: int, step: str, deck: tuple[bytes, ...]) -> None:
-        size = len(self._round_input())
-        if len(deck) != size:
-            raise RemoteProtocolError(party, step, f"a deck of {len(deck)} points, not {size}")
-        self._check_points(party, step, deck)
-
-    def _check_points(self, party: int, step: str, deck: tuple[bytes, ...]) -> None:
+    def _check_points(self, party: int, step: str, deck: tuple[bytes, ...]
+                      ) -> dict[bytes, Point]:
+        """The points of ``deck`` lifted (kept by the caller only once every check passed)."""
         if len(set(deck)) != len(deck):
             raise RemoteProtocolError(party, step, "a point appears twice (a card skipped or"
                                                    " duplicated)")
@@ -364,23 +450,37 @@ class Deck:
         except PointError as error:
             bad = next(j for j, x in enumerate(deck) if not _on_curve(x))
             raise RemoteProtocolError(party, step, f"position {bad}: {error}") from None
-        self.lifted.update(zip(deck, lifted, strict=True))
+        return dict(zip(deck, lifted, strict=True))
 
     def _check_commitments(self, party: int, step: str, commitments: tuple[bytes, ...]) -> None:
         fresh = set(commitments)
         if len(fresh) != len(commitments) or fresh & set(self.commitments.values()):
             raise RemoteProtocolError(party, step, "a commitment is reused")
 
-    def _check_remix(self, message: Remixed) -> None:
+    def _check_remix(self, message: Remixed) -> dict[bytes, Point]:
+        party = message.party
         if self.expected() is not None:
-            raise RemoteProtocolError(message.party, REMIX, "a re-mix during a round")
+            raise RemoteProtocolError(party, REMIX, "a re-mix during a round")
+        if len(set(message.slots)) != len(message.slots):
+            raise RemoteProtocolError(party, REMIX, "a slot named twice")
+        made = sum(isinstance(e, Remixed) and e.party == party for e in self.log)
+        if made >= MAX_ROUNDS or len(self.points) + len(message.slots) > MAX_SLOTS:
+            raise RemoteProtocolError(party, REMIX, f"more than {MAX_ROUNDS} re-mixes or"
+                                                    f" {MAX_SLOTS} slots")
         for slot in message.slots:
             if not self.in_play(slot):
-                raise RemoteProtocolError(message.party, REMIX, f"slot {slot} is not in play")
-        if len(set(message.slots)) != len(message.slots):
-            raise RemoteProtocolError(message.party, REMIX, "a slot named twice")
-        self._check_points(message.party, REMIX, message.deck)
-        self._check_commitments(message.party, REMIX, message.commitments)
+                raise RemoteProtocolError(party, REMIX, f"slot {slot} is not in play")
+            held = self.holder.get(slot)
+            if held == PUBLIC:
+                raise RemoteProtocolError(party, REMIX, f"slot {slot} was shown to everyone")
+            if held is not None and held != party:
+                raise RemoteProtocolError(party, REMIX, f"slot {slot} is held by party {held}")
+            if held is None and self.me in self.lockers[slot]:
+                raise RemoteProtocolError(party, REMIX, f"slot {slot}: party {party} never"
+                                                        f" had party {self.me}'s key")
+        lifted = self._check_points(party, REMIX, message.deck)
+        self._check_commitments(party, REMIX, message.commitments)
+        return lifted
 
     def _receive_key(self, message: KeyRelease) -> None:
         party, slot = message.party, message.slot
@@ -396,6 +496,10 @@ class Deck:
                                                     " its commitment")
         self.keys.setdefault(slot, {})[party] = message.key
         self.releases.append(message)
+        if message.to == self.me:
+            self.holder[slot] = self.me
+        elif message.to is None:
+            self.holder[slot] = PUBLIC
 
     # ------------------------------------------------------------ opening
 

@@ -28,3 +28,8 @@ class RemoteProtocolError(DeckError):
         self.step = step
         self.reason = reason
         self.audit_now = audit_now
+
+
+class EarlyMessage(DeckError):
+    """A message that came before the ones due first (the network reordered them):
+    nobody is at fault; deliver it again after the earlier ones."""

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from protocol.curve import POINT_BYTES, N
 
 MAX_CARDS = 1024
-MAX_SLOTS = 1 << 15
+MAX_SLOTS = 4096
 MAX_ROUNDS = 64
 MAX_PARTIES = 64
 COMMITMENT_BYTES = 32
+DIGEST_BYTES = 32
 
 
 def _party(value: object, what: str = "party") -> None:
@@ -37,6 +38,11 @@ def _blobs(value: object, size: int, what: str) -> None:
 def _scalar(value: object, what: str) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < N:
         raise ValueError(f"{what} must be an integer in [1, N-1]")
+
+
+def _digest(value: object) -> None:
+    if not isinstance(value, bytes) or len(value) != DIGEST_BYTES:
+        raise ValueError(f"prior must be a {DIGEST_BYTES}-byte digest")
 
 
 def _index(value: object, what: str, most: int) -> None:
@@ -60,45 +66,56 @@ def _scalars(value: object, what: str) -> None:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Unlocked:
-    """A reshuffle's unlock pass: each input slot's key swapped for one scalar."""
+    """A reshuffle's unlock pass: each input slot's key swapped for one scalar.
+    ``slots``: the slots reshuffled (the first unlock opens the round);
+    ``prior``: the digest of the deck it was computed from."""
 
     party: int
     round: int
+    slots: tuple[int, ...]
+    prior: bytes
     deck: tuple[bytes, ...]
 
     def __post_init__(self) -> None:
         _party(self.party)
         _index(self.round, "round", MAX_ROUNDS)
+        _indices(self.slots, "slots", MAX_SLOTS)
+        _digest(self.prior)
         _blobs(self.deck, POINT_BYTES, "deck")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Shuffled:
-    """A shuffle pass: the deck re-encrypted under the party's scalar and permuted."""
+    """A shuffle pass: the deck re-encrypted under the party's scalar and permuted
+    (``prior``: the digest of the deck it was computed from)."""
 
     party: int
     round: int
+    prior: bytes
     deck: tuple[bytes, ...]
 
     def __post_init__(self) -> None:
         _party(self.party)
         _index(self.round, "round", MAX_ROUNDS)
+        _digest(self.prior)
         _blobs(self.deck, POINT_BYTES, "deck")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Locked:
     """A lock pass: the shuffle scalar swapped for a key per slot, with a
-    commitment to each key."""
+    commitment to each key (``prior``: the digest of the deck it was computed from)."""
 
     party: int
     round: int
+    prior: bytes
     deck: tuple[bytes, ...]
     commitments: tuple[bytes, ...]
 
     def __post_init__(self) -> None:
         _party(self.party)
         _index(self.round, "round", MAX_ROUNDS)
+        _digest(self.prior)
         _blobs(self.deck, POINT_BYTES, "deck")
         _blobs(self.commitments, COMMITMENT_BYTES, "commitments")
         if len(self.commitments) != len(self.deck):

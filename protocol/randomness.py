@@ -58,6 +58,7 @@ class JointRandom:
         self._share = source.token_bytes(SHARE_BYTES)
         self.commits: dict[int, bytes] = {me: self._digest(me, self._share)}
         self.shares: dict[int, bytes] = {}
+        self._early: dict[int, bytes] = {}
 
     def _digest(self, party: int, share: bytes) -> bytes:
         return hashlib.sha256(b"".join([DOMAIN, len(self.label).to_bytes(2, "big"),
@@ -76,6 +77,8 @@ class JointRandom:
     def receive(self, message: Commit | Reveal) -> None:
         """Another party's commitment or share; RemoteProtocolError (and no change)
         if it breaks the protocol."""
+        if not isinstance(message, Commit | Reveal):
+            raise RemoteProtocolError(None, "commit", f"not a randomness message: {message!r}")
         party = message.party
         step = "commit" if isinstance(message, Commit) else "reveal"
         if party == self.me or party >= self.parties:
@@ -88,15 +91,24 @@ class JointRandom:
                 raise RemoteProtocolError(party, "commit", "a commitment copied from another"
                                                            " party")
             self.commits[party] = message.digest
-        elif isinstance(message, Reveal):
-            if len(self.commits) < self.parties:
-                raise RemoteProtocolError(party, "reveal", "a share before every commitment")
-            if self._digest(party, message.share) != self.commits[party]:
-                raise RemoteProtocolError(party, "reveal", "the share does not match its"
-                                                           " commitment")
-            self.shares[party] = message.share
+            if len(self.commits) == self.parties:  # shares that came early: check them now
+                early, self._early = self._early, {}
+                for sender, share in sorted(early.items()):
+                    self._take_share(sender, share)
+        elif len(self.commits) < self.parties:
+            # the sender may have every commitment while this party does not yet: keep
+            # the share until they are all in (nobody is at fault)
+            if party in self._early and self._early[party] != message.share:
+                raise RemoteProtocolError(party, "reveal", "two different shares")
+            self._early[party] = message.share
         else:
-            raise RemoteProtocolError(party, "commit", f"not a randomness message: {message!r}")
+            self._take_share(party, message.share)
+
+    def _take_share(self, party: int, share: bytes) -> None:
+        if self._digest(party, share) != self.commits[party]:
+            raise RemoteProtocolError(party, "reveal", "the share does not match its"
+                                                       " commitment")
+        self.shares[party] = share
 
     def missing(self) -> list[int]:
         """Parties whose share is still missing (after a timeout: the ones who forfeit)."""

@@ -1,7 +1,8 @@
 """Run every party of a deck in one process: the tests' and the bench's table.
 
 The messages go straight from one :class:`Deck` to the others, in protocol
-order; a test can swap a message for a forged one on the way (``tamper``).
+order; a test can make a party cheat (``tamper``): its pass is forged before
+it takes the message as its own, and a key release on its way.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ def seat(context: DeckContext, sources: Sequence[SecretSource]) -> list[Deck]:
 
 def run_round(decks: list[Deck], tamper: Tamper | None = None) -> None:
     """Every pass of the round under way, each broadcast to the others in turn."""
-    while (due := decks[0].expected()) is not None:
-        _, party = due
-        message: Message = decks[party].step()
-        broadcast(decks, party, tamper(message) if tamper else message)
+    while (due := next((d.expected() for d in decks if d.expected()), None)) is not None:
+        _, party = due  # the round under way at some party (a reshuffle opens at one)
+        message: Message = decks[party].step(tamper)  # type: ignore[arg-type]
+        broadcast(decks, party, message)
 
 
 shuffle_and_lock = run_round

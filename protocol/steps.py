@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from protocol.curve import Multiplier, N, Point, inverse, lift
 
 COMMIT_DOMAIN = b"p2pcards/slot-key/v1"
+DIGEST_DOMAIN = b"p2pcards/deck-digest/v1"
 MIN_PARTIES, MAX_PARTIES = 2, 7
 MIN_CARDS, MAX_CARDS = 2, 128
-MAX_SLOTS = 1024
 UNLOCK, SHUFFLE, LOCK, REMIX = "unlock", "shuffle", "lock", "remix"
 
 
@@ -50,6 +50,14 @@ class DeckContext:
             COMMIT_DOMAIN, len(self.table).to_bytes(2, "big"), self.table,
             self.deal.to_bytes(8, "big"), party.to_bytes(1, "big"),
             slot.to_bytes(2, "big"), key.to_bytes(32, "big")])).digest()
+
+
+def deck_digest(context: DeckContext, round_: int, deck: Sequence[bytes]) -> bytes:
+    """What a pass names as its input: a digest of the deck it was computed from, so
+    that a party sending different versions of a step is caught at the next one."""
+    return hashlib.sha256(b"".join([
+        DIGEST_DOMAIN, len(context.table).to_bytes(2, "big"), context.table,
+        context.deal.to_bytes(8, "big"), round_.to_bytes(1, "big"), *deck])).digest()
 
 
 def lift_deck(deck: Sequence[bytes], known: Mapping[bytes, Point] | None = None

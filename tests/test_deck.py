@@ -4,6 +4,7 @@ each named cheat caught and attributed (at once, or by the audit)."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -11,7 +12,7 @@ from protocol import simulate
 from protocol.audit import audit, audit_deck
 from protocol.curve import N, PointError, hash_to_point, lift, mul
 from protocol.deck import Deck
-from protocol.errors import LocalProtocolError, RemoteProtocolError
+from protocol.errors import EarlyMessage, LocalProtocolError, RemoteProtocolError
 from protocol.messages import AuditReveal, KeyRelease, Locked, Remixed, Shuffled, Unlocked
 from protocol.source import SeededSource
 from protocol.steps import LOCK, SHUFFLE, DeckContext
@@ -117,15 +118,15 @@ def tamper_step(step: type, party: int, change):
 
 def test_a_duplicated_or_skipped_card_is_refused_at_once_and_named():
     decks = seated(4, 52)
-    duplicate = tamper_step(Shuffled, 1, lambda m: Shuffled(
-        party=1, round=0, deck=(m.deck[0], m.deck[0], *m.deck[2:])))
+    duplicate = tamper_step(Shuffled, 1, lambda m: replace(
+        m, deck=(m.deck[0], m.deck[0], *m.deck[2:])))
     with pytest.raises(RemoteProtocolError) as caught:
         simulate.shuffle_and_lock(decks, duplicate)
     assert (caught.value.party, caught.value.step) == (1, SHUFFLE)
     assert "twice" in caught.value.reason
 
     decks = seated(4, 52)
-    short = tamper_step(Shuffled, 2, lambda m: Shuffled(party=2, round=0, deck=m.deck[1:]))
+    short = tamper_step(Shuffled, 2, lambda m: replace(m, deck=m.deck[1:]))
     with pytest.raises(RemoteProtocolError) as caught:
         simulate.shuffle_and_lock(decks, short)
     assert (caught.value.party, caught.value.step) == (2, SHUFFLE)
@@ -138,22 +139,40 @@ def test_a_point_off_the_curve_and_a_step_out_of_order_are_refused():
     with pytest.raises(PointError):
         lift(bad)
     message = decks[0].shuffle()
-    forged = Shuffled(party=0, round=0, deck=(bad, *message.deck[1:]))
+    forged = replace(message, deck=(bad, *message.deck[1:]))
     with pytest.raises(RemoteProtocolError) as caught:
         decks[1].receive(forged)
     assert caught.value.party == 0 and "not on the curve" in caught.value.reason
-    assert decks[1].current.shuffles == []  # nothing changed
-    with pytest.raises(RemoteProtocolError) as caught:
-        decks[1].receive(Shuffled(party=2, round=0, deck=message.deck))
-    assert caught.value.party == 2 and "out of order" in caught.value.reason
+    assert decks[1].current.shuffles == [] and len(decks[1].lifted) == 52  # nothing changed
+    with pytest.raises(EarlyMessage):  # a later step of the round: held, nobody blamed
+        decks[1].receive(replace(message, party=2))
     with pytest.raises(LocalProtocolError):
         decks[2].shuffle()  # not its turn
     decks[1].receive(message)
     decks[2].receive(message)
-    with pytest.raises(RemoteProtocolError) as caught:
-        decks[0].receive(Locked(party=1, round=0, deck=message.deck,
+    with pytest.raises(RemoteProtocolError) as caught:  # a replay of a step already taken
+        decks[1].receive(message)
+    assert caught.value.party == 0 and "out of order" in caught.value.reason
+    with pytest.raises(EarlyMessage):
+        decks[0].receive(Locked(party=1, round=0, prior=message.prior, deck=message.deck,
                                 commitments=(bytes(32),) * 52))
-    assert caught.value.step == LOCK and "out of order" in caught.value.reason
+    with pytest.raises(EarlyMessage):
+        decks[1].receive(replace(message, round=3))
+
+
+def test_different_versions_of_a_step_are_caught_at_the_next_step():
+    """Party 1 sends one shuffle to party 0 and another to party 2; party 2's honest
+    shuffle of what it got names a deck party 0 never saw."""
+    decks = seated(3, 52)
+    simulate.broadcast(decks, 0, decks[0].step())
+    honest = decks[1].step()
+    other = replace(honest, deck=(*honest.deck[1:], honest.deck[0]))
+    decks[0].receive(honest)
+    decks[2].receive(other)
+    third = decks[2].step()
+    with pytest.raises(RemoteProtocolError) as caught:
+        decks[0].receive(third)
+    assert caught.value.party is None and "party 2 or party 1" in caught.value.reason
 
 
 def test_a_reused_commitment_is_refused_at_once():
@@ -164,7 +183,7 @@ def test_a_reused_commitment_is_refused_at_once():
         if isinstance(message, Locked) and message.party == 0:
             copied["c"] = message.commitments
         if isinstance(message, Locked) and message.party == 2:
-            return Locked(party=2, round=0, deck=message.deck, commitments=copied["c"])
+            return replace(message, commitments=copied["c"])
         return message
     with pytest.raises(RemoteProtocolError) as caught:
         simulate.shuffle_and_lock(decks, tamper)
@@ -202,8 +221,8 @@ def test_a_key_from_another_deal_misses_its_commitment():
 def test_a_substituted_point_stops_the_deal_and_the_audit_names_the_shuffler():
     decks = seated(4, 54)
     stranger = hash_to_point(b"not a card")
-    substitute = tamper_step(Shuffled, 2, lambda m: Shuffled(
-        party=2, round=0, deck=(*m.deck[:5], stranger, *m.deck[6:])))
+    substitute = tamper_step(Shuffled, 2, lambda m: replace(
+        m, deck=(*m.deck[:5], stranger, *m.deck[6:])))
     simulate.shuffle_and_lock(decks, substitute)  # not visible yet
     with pytest.raises(RemoteProtocolError) as caught:
         for j in range(54):
@@ -223,7 +242,7 @@ def test_the_tagging_attack_is_attributed_by_the_audit():
     def plant(message):
         deck = list(message.deck)
         deck[10] = mul(tag, deck[3])
-        return Shuffled(party=1, round=0, deck=tuple(deck))
+        return replace(message, deck=tuple(deck))
     simulate.shuffle_and_lock(decks, tamper_step(Shuffled, 1, plant))
     shuffled = decks[0].rounds[0].shuffles[-1].deck  # public after the last shuffle
     where = {point: j for j, point in enumerate(shuffled)}
@@ -241,8 +260,7 @@ def test_a_lock_key_other_than_the_committed_one_is_caught():
     def commit_elsewhere(message):
         commitments = list(message.commitments)
         commitments[4] = decks[0].context.commitment(message.party, 4, 777)
-        return Locked(party=message.party, round=0, deck=message.deck,
-                      commitments=tuple(commitments))
+        return replace(message, commitments=tuple(commitments))
     simulate.shuffle_and_lock(decks, tamper_step(Locked, 1, commit_elsewhere))
     with pytest.raises(RemoteProtocolError) as caught:  # its real key misses the commitment
         simulate.deal(decks, 4, 0)
@@ -287,13 +305,14 @@ def state(deck: Deck) -> tuple[object, ...]:
     """What a refused message must leave unchanged."""
     round_ = deck.current
     return (len(round_.unlocks), len(round_.shuffles), len(round_.locks), list(deck.points),
-            len(deck.log), set(deck.retired), dict(deck.opened),
+            len(deck.log), set(deck.retired), dict(deck.opened), len(deck.lifted),
             {j: dict(k) for j, k in deck.keys.items()}, dict(deck.commitments))
 
 
 def test_nothing_a_peer_sends_crashes_the_deck():
     """Over two thousand mutated messages at a party during an honest deal: each is
-    refused with a RemoteProtocolError that leaves the party's state unchanged, or
+    refused with a RemoteProtocolError (or held back as early) leaving the party's
+    state unchanged, or
     accepted (a point swapped for another on the curve cannot be told at once:
     the audit finds it); never another exception, and the honest deal goes on."""
     rng = random.Random("fuzz")
@@ -324,10 +343,10 @@ def test_nothing_a_peer_sends_crashes_the_deck():
             deck[rng.randrange(len(deck))] = deck[rng.randrange(len(deck))]
         party = rng.randrange(3) if kind == 3 else message.party
         if isinstance(message, Shuffled):
-            return Shuffled(party=party, round=message.round, deck=tuple(deck))
+            return replace(message, party=party, deck=tuple(deck))
         commitments = [rng.randbytes(32) for _ in deck]
-        return Locked(party=party, round=message.round, deck=tuple(deck),
-                      commitments=tuple(commitments))
+        return replace(message, party=party, deck=tuple(deck),
+                       commitments=tuple(commitments))
 
     victim = twin()
     refused = accepted = 0
@@ -338,7 +357,7 @@ def test_nothing_a_peer_sends_crashes_the_deck():
             before = state(victim)
             try:
                 victim.receive(mutate(message))
-            except RemoteProtocolError:
+            except (RemoteProtocolError, EarlyMessage):  # refused, or held back for later
                 refused += 1
                 assert before == state(victim)
             else:
@@ -380,11 +399,12 @@ def test_nothing_a_peer_sends_crashes_the_deck():
 
 def test_malformed_messages_are_refused_by_their_constructors():
     with pytest.raises(ValueError, match="32 bytes"):
-        Shuffled(party=0, round=0, deck=(b"short",))
+        Shuffled(party=0, round=0, prior=bytes(32), deck=(b"short",))
     with pytest.raises(ValueError, match="seat number"):
-        Shuffled(party=-1, round=0, deck=(bytes(32),))
+        Shuffled(party=-1, round=0, prior=bytes(32), deck=(bytes(32),))
     with pytest.raises(ValueError, match="one commitment per slot"):
-        Locked(party=0, round=0, deck=(bytes(32),) * 2, commitments=(bytes(32),))
+        Locked(party=0, round=0, prior=bytes(32), deck=(bytes(32),) * 2,
+               commitments=(bytes(32),))
     with pytest.raises(ValueError, match="key"):
         KeyRelease(party=0, slot=0, key=0)
     with pytest.raises(ValueError, match="key"):
@@ -487,7 +507,7 @@ def test_a_cheat_in_the_unlock_pass_is_named_by_the_audit():
 
     def tag(message):
         if isinstance(message, Unlocked) and message.party == 2:
-            return Unlocked(party=2, round=1, deck=(mul(5, message.deck[0]), *message.deck[1:]))
+            return replace(message, deck=(mul(5, message.deck[0]), *message.deck[1:]))
         return message
     simulate.reshuffle(decks, list(range(40, 52)), tag)
     result = verdict(decks)
@@ -552,3 +572,58 @@ def test_a_card_in_two_slots_in_play_stops_the_deal():
                              remix_keys=((11, reveals[0].remix_keys[0][1]),))
     result = audit_deck(decks[1], reveals)
     assert not result.ok and (result.party, result.step) == (0, "remix")
+
+
+def test_a_remix_of_a_card_the_party_does_not_hold_is_refused_at_once():
+    decks = seated(4, 54)
+    simulate.shuffle_and_lock(decks)
+    simulate.deal(decks, 0, 0)
+    simulate.deal(decks, 5, 1)
+    fake = Remixed(party=2, slots=(0,), deck=(decks[0].cards[7],),
+                   commitments=(bytes(32),))
+    with pytest.raises(RemoteProtocolError) as caught:  # it never had party 0's key
+        decks[0].receive(fake)
+    assert (caught.value.party, caught.value.step) == (2, "remix")
+    with pytest.raises(RemoteProtocolError, match="held by party 0"):
+        decks[1].receive(fake)
+    simulate.deal(decks, 5, 3)  # HAND: party 3 takes party 1's card
+    with pytest.raises(LocalProtocolError):
+        decks[1].remix([5])  # the victim no longer holds it
+    stolen = Remixed(party=1, slots=(5,), deck=(decks[0].cards[9],), commitments=(bytes(32),))
+    for deck in (decks[0], decks[2], decks[3]):
+        with pytest.raises(RemoteProtocolError, match="held by party 3"):
+            deck.receive(stolen)
+    simulate.broadcast(decks, 3, decks[3].remix([5]))  # the taker may
+    assert verdict(decks).ok
+
+
+def test_an_audit_before_a_reshuffle_is_seen_blames_nobody():
+    decks = seated(3, 52)
+    simulate.shuffle_and_lock(decks)
+    decks[0].begin_reshuffle(list(range(40, 52)))  # secrets drawn, nothing sent yet
+    reveals = {d.me: d.secrets() for d in decks}
+    assert all(audit_deck(d, reveals).ok for d in decks)
+
+
+def test_the_first_unlock_opens_the_reshuffle_at_every_party():
+    decks = seated(3, 52, deal=1)
+    simulate.shuffle_and_lock(decks)
+    first = decks[0].context.order(1)[0]
+    decks[first].begin_reshuffle(list(range(30, 52)))
+    simulate.run_round(decks)  # the others learn the slots from the first unlock
+    assert all(len(d.points) == 52 + 22 for d in decks) and verdict(decks).ok
+
+
+@pytest.mark.parametrize("parties", range(2, 8))
+def test_dealt_positions_are_uniform_at_every_table_size(parties):
+    size, deals = 4, 240
+    tally = [[0] * size for _ in range(size)]
+    for deal in range(deals):
+        decks = seated(parties, size, seed=f"uniform{parties}:{deal}")
+        simulate.shuffle_and_lock(decks)
+        for position, card in enumerate(verdict(decks).order):
+            tally[card][position] += 1
+    expected = deals / size
+    chi2 = sum((count - expected) ** 2 / expected for row in tally for count in row)
+    dof = (size - 1) ** 2
+    assert chi2 < dof + 5 * (2 * dof) ** 0.5, chi2

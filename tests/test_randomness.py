@@ -77,13 +77,29 @@ def test_a_share_that_misses_its_commitment_is_refused():
     assert 1 not in table[0].shares
 
 
-def test_reveal_before_every_commitment_is_refused_both_ways():
+def test_a_share_that_comes_before_every_commitment_waits_for_them():
+    """The network may deliver a share before a commitment: it is held, nobody is
+    blamed, and it is checked once the commitments are in."""
     table = draw(3)
-    table[0].receive(table[1].commit())
     with pytest.raises(LocalProtocolError):
-        table[0].reveal()
-    with pytest.raises(RemoteProtocolError, match="before every commitment"):
-        table[0].receive(Reveal(party=1, share=bytes(32)))
+        table[0].reveal()  # our own share waits for every commitment
+    for p in (1, 2):
+        table[p].receive(table[0].commit())
+    table[1].receive(table[2].commit())
+    early = table[1].reveal()
+    table[0].receive(early)  # party 2's commitment has not reached party 0 yet
+    assert table[0].shares == {} and table[0].missing() == [0, 1, 2]
+    table[0].receive(table[1].commit())
+    table[0].receive(table[2].commit())
+    assert 1 in table[0].shares
+    liar = draw(3)
+    liar[0].receive(liar[1].commit())
+    liar[0].receive(Reveal(party=2, share=bytes(32)))
+    with pytest.raises(RemoteProtocolError) as caught:
+        liar[0].receive(liar[2].commit())
+    assert (caught.value.party, caught.value.step) == (2, "reveal")
+    with pytest.raises(RemoteProtocolError):
+        liar[0].receive(object())  # type: ignore[arg-type]
 
 
 def test_a_second_or_copied_commitment_is_refused():
