@@ -151,7 +151,8 @@ class Deck:
         """Slot in play -> card, for the slots this party has opened."""
         self.holder: dict[int, int] = {}
         """Slot -> who holds it as far as this party knows: the party it last gave
-        its key to (PUBLIC when shown to all), or itself when dealt the slot."""
+        its own key to (PUBLIC when shown to all), itself once it has opened a slot
+        dealt to it, the re-mixer of a re-mixed slot, or what :meth:`assign` says."""
         self._secrets: list[_Secrets] = []
         self._remixes: list[tuple[list[int], list[int]]] = []
         self._begin(None)
@@ -344,19 +345,8 @@ class Deck:
             self._accept_remix(message)
             return
         kind = {Unlocked: UNLOCK, Shuffled: SHUFFLE, Locked: LOCK}[type(message)]
-        opens: tuple[int, ...] | None = None
-        if isinstance(message, Unlocked) and self.expected() is None \
-                and message.round == len(self.rounds):
-            opens = message.slots  # the first unlock of a reshuffle: the round opens
-            problem = self._reshuffle_problem(opens)
-            if problem:
-                raise RemoteProtocolError(message.party, kind, problem)
-            if self._sequence(message.round, opens)[0] != (kind, message.party):
-                raise EarlyMessage(f"party {message.party}'s {kind} of round {message.round}"
-                                   " came before the passes due first")
-        else:
-            self._check_turn(kind, message)
-        now = self._round_input(opens) if opens is not None else self._deck_now()
+        self._check_turn(kind, message)
+        now = self._deck_now()
         if message.prior != deck_digest(self.context, message.round, now):
             earlier = self._previous_sender()
             raise RemoteProtocolError(None, kind, f"party {message.party} computed its {kind}"
@@ -370,8 +360,6 @@ class Deck:
         if isinstance(message, Locked):
             self._check_commitments(message.party, kind, message.commitments)
         self.lifted.update(lifted)
-        if opens is not None:
-            self._begin(opens)
         self._accept(message)
 
     def _sequence(self, number: int, inputs: tuple[int, ...] | None) -> list[tuple[str, int]]:
@@ -383,7 +371,10 @@ class Deck:
         that comes later in this round or a later one."""
         round_ = self.current
         due = self.expected()
-        if message.round > round_.number or (due is None and message.round == round_.number + 1):
+        if message.round > round_.number + 1:
+            raise RemoteProtocolError(message.party, kind, f"a step of round {message.round}"
+                                                          f" during round {round_.number}")
+        if message.round == round_.number + 1:  # a reshuffle this party has not begun yet
             raise EarlyMessage(f"party {message.party}'s {kind} of round {message.round} came"
                                f" during round {round_.number}")
         if message.round == round_.number and due is not None:
@@ -425,12 +416,22 @@ class Deck:
             for slot in round_.inputs or ():
                 self._retire(slot)
 
+    def assign(self, slot: int, party: int) -> None:
+        """Record a public fact of the game: ``party`` now holds ``slot`` (the table
+        session calls it at every party when a card changes hands in public, such as
+        a HAND pick of a re-mixed card, whose keys the others never see)."""
+        if not self.in_play(slot) or not 0 <= party < self.context.parties:
+            raise LocalProtocolError(f"no slot {slot} in play or no party {party}")
+        self.holder[slot] = party
+
     def _accept_remix(self, message: Remixed) -> None:
         first = len(self.points)
         for m, commitment in enumerate(message.commitments):
             self.commitments[message.party, first + m] = commitment
         self.points.extend(message.deck)
         self.lockers.extend([(message.party,)] * len(message.deck))
+        for m in range(len(message.deck)):
+            self.holder[first + m] = message.party
         for slot in message.slots:
             self._retire(slot)
         self.log.append(message)
@@ -473,11 +474,12 @@ class Deck:
             held = self.holder.get(slot)
             if held == PUBLIC:
                 raise RemoteProtocolError(party, REMIX, f"slot {slot} was shown to everyone")
-            if held is not None and held != party:
+            if held is None:
+                raise RemoteProtocolError(party, REMIX, f"slot {slot} was never given to party"
+                                                        f" {party} as far as party {self.me}"
+                                                        " knows")
+            if held != party:
                 raise RemoteProtocolError(party, REMIX, f"slot {slot} is held by party {held}")
-            if held is None and self.me in self.lockers[slot]:
-                raise RemoteProtocolError(party, REMIX, f"slot {slot}: party {party} never"
-                                                        f" had party {self.me}'s key")
         lifted = self._check_points(party, REMIX, message.deck)
         self._check_commitments(party, REMIX, message.commitments)
         return lifted
@@ -496,10 +498,6 @@ class Deck:
                                                     " its commitment")
         self.keys.setdefault(slot, {})[party] = message.key
         self.releases.append(message)
-        if message.to == self.me:
-            self.holder[slot] = self.me
-        elif message.to is None:
-            self.holder[slot] = PUBLIC
 
     # ------------------------------------------------------------ opening
 
@@ -524,6 +522,8 @@ class Deck:
             raise RemoteProtocolError(None, "open", f"card {card} opened in two slots",
                                       audit_now=True)
         self.opened[slot] = card
+        if self.holder.get(slot) != PUBLIC:  # every key came to this party: it holds it
+            self.holder[slot] = self.me
         return card
 
     def _lifted_point(self, slot: int) -> bytes:

@@ -76,7 +76,9 @@ class JointRandom:
 
     def receive(self, message: Commit | Reveal) -> None:
         """Another party's commitment or share; RemoteProtocolError (and no change)
-        if it breaks the protocol."""
+        if it breaks the protocol.  A share that comes before every commitment is
+        held and checked when the last commitment arrives; a bad one is named then
+        (that commitment, and every good share, are kept)."""
         if not isinstance(message, Commit | Reveal):
             raise RemoteProtocolError(None, "commit", f"not a randomness message: {message!r}")
         party = message.party
@@ -87,28 +89,31 @@ class JointRandom:
             known = self.commits.get(party)
             if known is not None and known != message.digest:
                 raise RemoteProtocolError(party, "commit", "a second, different commitment")
-            if message.digest in (d for p, d in self.commits.items() if p != party):
-                raise RemoteProtocolError(party, "commit", "a commitment copied from another"
-                                                           " party")
+            # (a commitment copied from another party is harmless: the digest binds the
+            # party number, so no share of the copier's can ever match it)
             self.commits[party] = message.digest
             if len(self.commits) == self.parties:  # shares that came early: check them now
                 early, self._early = self._early, {}
-                for sender, share in sorted(early.items()):
-                    self._take_share(sender, share)
+                bad = [sender for sender, share in sorted(early.items())
+                       if not self._take_share(sender, share)]
+                if bad:  # the commitment stays taken, and the good shares too
+                    raise RemoteProtocolError(bad[0], "reveal", "the share does not match its"
+                                                                " commitment")
         elif len(self.commits) < self.parties:
             # the sender may have every commitment while this party does not yet: keep
             # the share until they are all in (nobody is at fault)
             if party in self._early and self._early[party] != message.share:
                 raise RemoteProtocolError(party, "reveal", "two different shares")
             self._early[party] = message.share
-        else:
-            self._take_share(party, message.share)
-
-    def _take_share(self, party: int, share: bytes) -> None:
-        if self._digest(party, share) != self.commits[party]:
+        elif not self._take_share(party, message.share):
             raise RemoteProtocolError(party, "reveal", "the share does not match its"
                                                        " commitment")
+
+    def _take_share(self, party: int, share: bytes) -> bool:
+        if self._digest(party, share) != self.commits[party]:
+            return False
         self.shares[party] = share
+        return True
 
     def missing(self) -> list[int]:
         """Parties whose share is still missing (after a timeout: the ones who forfeit)."""

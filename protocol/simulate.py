@@ -57,3 +57,6 @@ def deal(decks: list[Deck], slot: int, to: int | None, tamper: Tamper | None = N
     for deck in decks:
         if to is None or deck.me == to:
             deck.open(slot)
+    if to is not None:  # who was dealt what is public: the session tells every party
+        for deck in decks:
+            deck.assign(slot, to)

@@ -156,7 +156,9 @@ def test_a_point_off_the_curve_and_a_step_out_of_order_are_refused():
     with pytest.raises(EarlyMessage):
         decks[0].receive(Locked(party=1, round=0, prior=message.prior, deck=message.deck,
                                 commitments=(bytes(32),) * 52))
-    with pytest.raises(EarlyMessage):
+    with pytest.raises(EarlyMessage):  # the next round: a reshuffle not begun here yet
+        decks[1].receive(replace(message, round=1))
+    with pytest.raises(RemoteProtocolError, match="round 3"):  # never held: refused
         decks[1].receive(replace(message, round=3))
 
 
@@ -605,12 +607,23 @@ def test_an_audit_before_a_reshuffle_is_seen_blames_nobody():
     assert all(audit_deck(d, reveals).ok for d in decks)
 
 
-def test_the_first_unlock_opens_the_reshuffle_at_every_party():
+def test_a_reshuffle_opens_only_where_the_game_began_it():
+    """An unlock that comes before this party's game began the reshuffle is held
+    (EarlyMessage), so no peer can start a reshuffle of cards on its own."""
     decks = seated(3, 52, deal=1)
     simulate.shuffle_and_lock(decks)
     first = decks[0].context.order(1)[0]
     decks[first].begin_reshuffle(list(range(30, 52)))
-    simulate.run_round(decks)  # the others learn the slots from the first unlock
+    unlock = decks[first].step()
+    other = next(d for d in decks if d.me != first)
+    with pytest.raises(EarlyMessage):
+        other.receive(unlock)
+    assert other.expected() is None and len(other.rounds) == 1
+    for deck in decks:
+        if deck.me != first:
+            deck.begin_reshuffle(list(range(30, 52)))
+            deck.receive(unlock)
+    simulate.run_round(decks)
     assert all(len(d.points) == 52 + 22 for d in decks) and verdict(decks).ok
 
 
@@ -627,3 +640,21 @@ def test_dealt_positions_are_uniform_at_every_table_size(parties):
     chi2 = sum((count - expected) ** 2 / expected for row in tally for count in row)
     dof = (size - 1) ** 2
     assert chi2 < dof + 5 * (2 * dof) ** 0.5, chi2
+
+
+def test_a_stray_key_does_not_make_its_recipient_the_holder():
+    """A peer sending its key of another's card to a third party changes nobody's idea
+    of who holds it; the holder's re-mix is accepted everywhere, and another party's
+    re-mix of the re-mixed slots is refused."""
+    decks = seated(3, 52)
+    simulate.shuffle_and_lock(decks)
+    for slot in (0, 3):
+        simulate.deal(decks, slot, 0)
+    stray = KeyRelease(party=1, slot=0, key=decks[1].keys[0][1], to=2)
+    decks[2].receive(stray)  # party 1's true key, sent to party 2 only
+    remixed = decks[0].remix([0, 3])
+    simulate.broadcast(decks, 0, remixed)
+    assert all(d.holder[52] == 0 and not d.in_play(0) for d in decks)
+    grab = Remixed(party=1, slots=(52,), deck=(decks[0].cards[5],), commitments=(bytes(32),))
+    with pytest.raises(RemoteProtocolError, match="held by party 0"):
+        decks[2].receive(grab)

@@ -92,23 +92,34 @@ def test_a_share_that_comes_before_every_commitment_waits_for_them():
     table[0].receive(table[1].commit())
     table[0].receive(table[2].commit())
     assert 1 in table[0].shares
-    liar = draw(3)
-    liar[0].receive(liar[1].commit())
-    liar[0].receive(Reveal(party=2, share=bytes(32)))
+    liar = draw(4)
+    for q in (0, 1, 2):
+        liar[3].receive(liar[q].commit())
+    for q in (1, 3):
+        liar[0].receive(liar[q].commit())  # party 2's commitment is still on its way
+    liar[0].receive(Reveal(party=2, share=bytes(32)))  # a bad share, early
+    liar[0].receive(liar[3].reveal())  # an honest one, early
     with pytest.raises(RemoteProtocolError) as caught:
         liar[0].receive(liar[2].commit())
     assert (caught.value.party, caught.value.step) == (2, "reveal")
+    assert 3 in liar[0].shares and 2 in liar[0].commits  # the honest share is kept
     with pytest.raises(RemoteProtocolError):
         liar[0].receive(object())  # type: ignore[arg-type]
 
 
-def test_a_second_or_copied_commitment_is_refused():
+def test_a_second_commitment_is_refused_and_a_copied_one_is_useless():
     table = draw(3)
     table[0].receive(table[1].commit())
     with pytest.raises(RemoteProtocolError, match="second"):
         table[0].receive(Commit(party=1, digest=bytes(32)))
-    with pytest.raises(RemoteProtocolError, match="copied"):
-        table[0].receive(Commit(party=2, digest=table[1].commit().digest))
+    # party 2 copies party 1's commitment: accepted, but no share of party 2's can
+    # match it (the digest binds the party), so party 2 can only stay silent
+    copy = Commit(party=2, digest=table[1].commit().digest)
+    table[0].receive(copy)
+    table[1].receive(table[0].commit())
+    table[1].receive(copy)
+    with pytest.raises(RemoteProtocolError, match="does not match"):
+        table[0].receive(Reveal(party=2, share=table[1].reveal().share))
     with pytest.raises(RemoteProtocolError):
         table[0].receive(Commit(party=0, digest=bytes(32)))  # in our own name
     with pytest.raises(ValueError):
