@@ -133,8 +133,9 @@ def bidding_model(view: object, rng: random.Random) -> int | None:
 
 def bidding_candidates(view: object, rng: random.Random) -> list[int] | None:
     """Bid Whist's bid for the searching bot: the model's bid and its neighbours (a
-    pass, one level higher, the other direction), for a search whose rollouts
-    play the deal out with the heuristic to choose among. None: not a bid."""
+    pass, one level higher, one lower, and at the same level uptown for downtown,
+    downtown for uptown, uptown for notrump), for a search whose rollouts play
+    the deal out with the heuristic to choose among. None: not a bid."""
     if not isinstance(view, BidWhistState) or view.phase != BID:
         return None
     legal = view.legal_actions()
