@@ -66,6 +66,7 @@ from protocol.messages import (
     Shuffled,
     Unlocked,
 )
+from protocol.source import SystemSource
 from protocol.steps import (
     LOCK,
     REMIX,
@@ -124,12 +125,14 @@ def random_permutation(size: int, source: SecretSource) -> list[int]:
 class Deck:
     """One party's side of the deck protocol for one deal."""
 
-    def __init__(self, context: DeckContext, me: int, source: SecretSource):
+    def __init__(self, context: DeckContext, me: int, source: SecretSource | None = None):
+        """``source``: where the secrets come from (:mod:`secrets` unless a test
+        passes a seeded one)."""
         if not 0 <= me < context.parties:
             raise LocalProtocolError(f"party {me} is not at this table")
         self.context = context
         self.me = me
-        self._source = source
+        self._source = SystemSource() if source is None else source
         self.cards = card_points(context.table, context.deal, context.size)
         self.card_of = {point: card for card, point in enumerate(self.cards)}
         self.lifted: dict[bytes, Point] = dict(zip(self.cards, lift_deck(self.cards),

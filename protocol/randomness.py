@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from protocol.curve import SecretSource
 from protocol.errors import LocalProtocolError, RemoteProtocolError
+from protocol.source import SystemSource
 
 DOMAIN = b"p2pcards/joint-random/v1"
 SHARE_BYTES = 32
@@ -49,13 +50,14 @@ class Reveal:
 class JointRandom:
     """One party's side of one joint draw; ``label`` names the table, deal and purpose."""
 
-    def __init__(self, label: bytes, parties: int, me: int, source: SecretSource):
+    def __init__(self, label: bytes, parties: int, me: int,
+                 source: SecretSource | None = None):
         if not 0 <= me < parties:
             raise LocalProtocolError(f"party {me} is not among {parties}")
         self.label = label
         self.parties = parties
         self.me = me
-        self._share = source.token_bytes(SHARE_BYTES)
+        self._share = (SystemSource() if source is None else source).token_bytes(SHARE_BYTES)
         self.commits: dict[int, bytes] = {me: self._digest(me, self._share)}
         self.shares: dict[int, bytes] = {}
         self._early: dict[int, bytes] = {}

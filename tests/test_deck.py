@@ -647,3 +647,9 @@ def test_a_stray_key_does_not_make_its_recipient_the_holder():
     grab = Remixed(party=1, slots=(52,), deck=(decks[0].cards[5],), commitments=(bytes(32),))
     with pytest.raises(RemoteProtocolError, match="held by party 0"):
         decks[2].receive(grab)
+
+
+def test_without_a_source_the_secrets_come_from_the_system():
+    context = DeckContext(TABLE, 0, 2, 52)
+    one, two = Deck(context, 0), Deck(context, 0)
+    assert one.secrets() != two.secrets()
