@@ -8,7 +8,7 @@ import pytest
 
 from p2pcards import arena
 from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
-from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.games.trick_heuristics import bidding_candidates, heuristic_bot
 from p2pcards.local import SearchBot, make_bot
 
 
@@ -41,10 +41,19 @@ def test_heuristic_beats_random_over_duplicate_deals(game):
     assert by_bot["heuristic"]["points_ci95"][0] > by_bot["random"]["points_ci95"][1]
 
 
-def test_searching_bots_bid_with_the_heuristic_model_and_search_the_play():
+def test_searching_bots_search_the_bid_among_the_models_and_declare_by_it():
     full = bidwhist.GAME.deal(bidwhist.GAME.shuffled_deck(4, {"kitty": 6}, random.Random(3)), 3, 4,
                               bidwhist.GAME.resolve_options({}))
     bot = make_bot("ismcts", iterations=50)
+    assert isinstance(bot, SearchBot)
     view = full.view(0)
-    assert bot(view, random.Random(1)) == heuristic_bot(view, random.Random(1))
-    assert isinstance(bot, SearchBot) and bot.done == 0  # no search spent on the bid
+    candidates = bidding_candidates(view, random.Random(1))
+    assert candidates and len(candidates) > 1
+    bid = bot(view, random.Random(1))
+    assert bid in candidates and bot.done == 50  # the bid was searched
+    for seat, text in [(0, "bid 4 cards"), (1, "pass"), (2, "pass"), (3, "pass")]:
+        full.apply_text(text, seat)
+    declarer = full.view(0)
+    before = bot.done
+    assert bot(declarer, random.Random(1)) == heuristic_bot(declarer, random.Random(1))
+    assert bot.done == before  # the declaration is the model's: no search spent
