@@ -156,10 +156,11 @@ def bench_ai(seconds: float = 2.0, seed: int = 1) -> list[Record]:
     view = positions["bidwhist.first_lead"]
     with RootParallel(2) as pool:
         pool.search(view, seed=0, iterations=50)  # start the workers first
-        merged = pool.search(view, seed=1, seconds=think)
-    single = records[0]["value"]
+        merged = [pool.search(view, seed=1 + 2 * r, seconds=think) for r in range(rounds)]
+    single = records[0]["value"]  # the best of as many rounds, as for one process
+    best = max(m.iterations / m.seconds for m in merged)
     records.append({"name": "ai.ismcts.bidwhist.first_lead.2proc_speedup",
-                    "value": round(merged.iterations / merged.seconds / single, 2), "unit": "x"})
+                    "value": round(best / single, 2), "unit": "x"})
     return records
 
 
