@@ -18,6 +18,7 @@ still gets a world and the bot still moves.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from p2pcards.cards import bits
@@ -76,23 +77,60 @@ def _augment(card: int, candidates: dict[int, list[int]], room: list[int],
     return False
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What a view's determinizations share: worked out once per view state."""
+
+    seen: int
+    unknown: int
+    room: list[int]
+    shuffled: tuple[int, int, list[int], list[int]] | None
+    """For a plain shuffled deal: (largest place, cards to draw, the other places
+    with room, the hidden places); None when claims constrain the unknown cards."""
+
+
+_LAST: list[tuple[tuple[object, ...], _Plan]] = []
+"""The plan of the view determinized last (a search asks thousands of times);
+the key holds everything the plan is worked out from."""
+
+
+def _plan(view: HandState) -> _Plan:
+    key = (id(view), view.moves, view.observer, tuple(view.may), tuple(view.count),
+           len(view.transfers), view.hidden_mask())
+    if _LAST and _LAST[0][0] == key:
+        return _LAST[0][1]
+    visible = [view.visible(p, view.observer) for p in range(len(view.may))]
+    seen = 0
+    for place, cards in enumerate(view.may):
+        if visible[place]:
+            seen |= cards
+    room = [view.count[p] - (view.may[p].bit_count() if visible[p] else 0)
+            for p in range(len(view.may))]
+    unknown = view.hidden_mask() & ~seen
+    shuffled = None
+    if not view.transfers and sum(room) == unknown.bit_count() and all(
+            view.may[p] & unknown == unknown for p, r in enumerate(room) if r > 0):
+        # Every unknown card may be anywhere with room (no claim, nothing exposed
+        # among them): a shuffled deal is a consistent world, uniformly drawn.
+        hidden = [p for p in range(len(room)) if not visible[p]]
+        filled = [p for p in hidden if room[p] > 0]
+        largest = max(filled, key=lambda p: room[p]) if filled else -1
+        draw = sum(room[p] for p in filled) - (room[largest] if filled else 0)
+        shuffled = (largest, draw, [p for p in filled if p != largest], hidden)
+    plan = _Plan(seen, unknown, room, shuffled)
+    _LAST[:] = [(key, plan)]
+    return plan
+
+
 def determinize(view: S, rng: random.Random) -> S:
     """A full-information state that ``view`` cannot tell from the truth."""
     if view.is_full:
         return view.clone()
     world = view.clone()
-    seen = 0
-    for place, cards in enumerate(view.may):
-        if view.visible(place, view.observer):
-            seen |= cards
-    room = [view.count[p] - (view.may[p].bit_count() if view.visible(p, view.observer) else 0)
-            for p in range(len(view.may))]
-    unknown = view.hidden_mask() & ~seen
-    if not view.transfers and sum(room) == unknown.bit_count() and all(
-            view.may[p] & unknown == unknown for p, r in enumerate(room) if r > 0):
-        # Every unknown card may be anywhere with room (no claim, nothing exposed
-        # among them): a shuffled deal is a consistent world, uniformly drawn.
-        return _deal_unknown(view, world, unknown, room, rng)
+    plan = _plan(view)
+    seen, unknown, room = plan.seen, plan.unknown, plan.room
+    if plan.shuffled is not None:
+        return _deal_unknown(view, world, unknown, room, plan.shuffled, rng)
     candidates: dict[int, list[int]] = {card: [] for card in bits(unknown)}
     for place, cards in enumerate(view.may):
         if view.visible(place, view.observer):
@@ -147,19 +185,17 @@ def _limit_transfers(transfers: list[tuple[int, int, int, int, int]],
     return limited
 
 
-def _deal_unknown(view: S, world: S, unknown: int, room: list[int], rng: random.Random) -> S:
+def _deal_unknown(view: S, world: S, unknown: int, room: list[int],
+                  shuffled: tuple[int, int, list[int], list[int]], rng: random.Random) -> S:
     """Deal the unknown cards at random into the hidden places' room: a partial
     Fisher-Yates draws the cards of every place but the largest, which takes the
     rest as one mask (the stock or the undealt cards need no drawing card by card)."""
-    cards = bits(unknown)
-    hidden = [p for p in range(len(room)) if not view.visible(p, view.observer)]
+    largest, draw, others, hidden = shuffled
     may = world.may
     for place in hidden:
         may[place] = 0
-    filled = [p for p in hidden if room[p] > 0]
-    if filled:
-        largest = max(filled, key=lambda p: room[p])
-        draw = sum(room[p] for p in filled) - room[largest]
+    if largest >= 0:
+        cards = bits(unknown)
         n = len(cards)
         rnd = rng.random
         for i in range(min(draw, n - 1)):  # partial Fisher-Yates: the hot path
@@ -167,9 +203,7 @@ def _deal_unknown(view: S, world: S, unknown: int, room: list[int], rng: random.
             cards[i], cards[j] = cards[j], cards[i]
         at = 0
         taken = 0
-        for place in filled:
-            if place == largest:
-                continue
+        for place in others:
             dealt = 0
             for card in cards[at:at + room[place]]:
                 dealt |= 1 << card
