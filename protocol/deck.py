@@ -248,13 +248,6 @@ class Deck:
         self._accept(message)
         return message
 
-    def shuffle(self) -> Step:
-        """This party's shuffle pass (kept for readability at call sites)."""
-        return self.step()
-
-    def lock(self) -> Step:
-        return self.step()
-
     def begin_reshuffle(self, slots: list[int] | tuple[int, ...]) -> None:
         """Start a reshuffle of ``slots`` (every party calls it with the same slots)."""
         if self.expected() is not None:

@@ -22,8 +22,8 @@ def seat(context: DeckContext, sources: Sequence[SecretSource]) -> list[Deck]:
 
 def run_round(decks: list[Deck], tamper: Tamper | None = None) -> None:
     """Every pass of the round under way, each broadcast to the others in turn."""
-    while (due := next((d.expected() for d in decks if d.expected()), None)) is not None:
-        _, party = due  # the round under way at some party (a reshuffle opens at one)
+    while (due := decks[0].expected()) is not None:
+        _, party = due
         message: Message = decks[party].step(tamper)  # type: ignore[arg-type]
         broadcast(decks, party, message)
 

@@ -122,7 +122,7 @@ def test_a_point_off_the_curve_and_a_step_out_of_order_are_refused():
     bad = off_curve()
     with pytest.raises(PointError):
         lift(bad)
-    message = decks[0].shuffle()
+    message = decks[0].step()
     forged = replace(message, deck=(bad, *message.deck[1:]))
     with pytest.raises(RemoteProtocolError) as caught:
         decks[1].receive(forged)
@@ -131,7 +131,7 @@ def test_a_point_off_the_curve_and_a_step_out_of_order_are_refused():
     with pytest.raises(EarlyMessage):  # a later step of the round: held, nobody blamed
         decks[1].receive(replace(message, party=2))
     with pytest.raises(LocalProtocolError):
-        decks[2].shuffle()  # not its turn
+        decks[2].step()  # not its turn
     decks[1].receive(message)
     decks[2].receive(message)
     with pytest.raises(RemoteProtocolError) as caught:  # a replay of a step already taken
