@@ -53,6 +53,7 @@ from protocol.curve import (
     SecretSource,
     card_points,
     inverse,
+    is_point,
     random_scalar,
 )
 from protocol.errors import EarlyMessage, LocalProtocolError, RemoteProtocolError
@@ -445,7 +446,7 @@ class Deck:
         try:
             lifted = lift_deck(deck, self.lifted)
         except PointError as error:
-            bad = next(j for j, x in enumerate(deck) if not _on_curve(x))
+            bad = next(j for j, x in enumerate(deck) if not is_point(x))
             raise RemoteProtocolError(party, step, f"position {bad}: {error}") from None
         return dict(zip(deck, lifted, strict=True))
 
@@ -528,10 +529,3 @@ class Deck:
             self.lifted.update(zip([point], lift_deck([point]), strict=True))
         return point
 
-
-def _on_curve(x: bytes) -> bool:
-    try:
-        lift_deck([x])
-    except PointError:
-        return False
-    return True
