@@ -43,7 +43,7 @@ means somebody cheated: the error asks for the audit at once (``audit_now``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from protocol.curve import (
@@ -507,11 +507,7 @@ class Deck:
             return self.opened[slot]
         if not self.can_open(slot):
             raise LocalProtocolError(f"slot {slot} cannot be opened by party {self.me} yet")
-        product = 1
-        for party in self.lockers[slot]:
-            product = product * self.keys[slot][party] % N
-        point = self._times(inverse(product), self._lifted_point(slot))
-        card = self.card_of.get(point)
+        card = self.peek(slot, self.keys[slot])
         if card is None:
             raise RemoteProtocolError(None, "open", f"slot {slot} opens to no card",
                                       audit_now=True)
@@ -522,6 +518,20 @@ class Deck:
         if self.holder.get(slot) != PUBLIC:  # every key came to this party: it holds it
             self.holder[slot] = self.me
         return card
+
+    def peek(self, slot: int, keys: Mapping[int, int]) -> int | None:
+        """The card ``slot`` opens to under ``keys`` (party -> key, every locker's), or
+        None if that is no card; nothing is recorded (the caller checks the keys
+        against their commitments first, :meth:`key_matches`)."""
+        product = 1
+        for party in self.lockers[slot]:
+            product = product * keys[party] % N
+        return self.card_of.get(self._times(inverse(product), self._lifted_point(slot)))
+
+    def key_matches(self, party: int, slot: int, key: int) -> bool:
+        """Whether ``key`` is ``party``'s committed key of ``slot`` (in play)."""
+        return (self.in_play(slot) and party in self.lockers[slot]
+                and self.context.commitment(party, slot, key) == self.commitments[party, slot])
 
     def _lifted_point(self, slot: int) -> bytes:
         point = self.points[slot]

@@ -1,0 +1,241 @@
+"""The table's wire format: signed envelopes, sealed private bodies (docs/protocol.md).
+
+An **envelope** is msgpack ``[payload, signature]``; the payload is msgpack
+``[version, table, deal, sender, seq, prior, kind, body]`` and the signature is
+the sender's Ed25519 signature of ``ENVELOPE_DOMAIN + payload``.  ``prior`` is
+the transcript hash the sender had when it sent the message (the chain of
+every accepted payload, :func:`chain`).  The payload must be the canonical
+packing of what it decodes to, so that one message has one encoding.
+
+A **sealed** body goes to one recipient: msgpack ``[inner, signature]`` where
+``inner`` binds the table, deal, sender and recipient and the signature is
+the sender's over ``SEALED_DOMAIN + inner``; that blob is encrypted with HPKE
+(RFC 9180 base mode: DHKEM(X25519, HKDF-SHA256), HKDF-SHA256,
+ChaCha20-Poly1305) to the recipient's sealing key of the deal.  The recipient
+can show the inner blob to anyone as proof of what it was sent.
+
+Decoding never trusts its input: every failure is a :class:`CodecError` whose
+message names what is wrong and where.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+from cryptography.exceptions import InvalidSignature, InvalidTag
+from cryptography.hazmat.primitives import hpke, serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+
+VERSION = 1
+MAX_MESSAGE = 256 * 1024
+"""The largest envelope accepted, in bytes (a 128-card audit reveal is under 40 KiB)."""
+ENVELOPE_DOMAIN = b"p2pcards/envelope/v1\x00"
+SEALED_DOMAIN = b"p2pcards/sealed/v1\x00"
+SEAL_INFO = b"p2pcards/seal/v1\x00"
+TRANSCRIPT_DOMAIN = b"p2pcards/transcript/v1\x00"
+TABLE_BYTES = 16
+HASH_BYTES = 32
+KEY_BYTES = 32
+SIGNATURE_BYTES = 64
+SUITE = hpke.Suite(hpke.KEM.X25519, hpke.KDF.HKDF_SHA256, hpke.AEAD.CHACHA20_POLY1305)
+
+
+class CodecError(ValueError):
+    """Bytes that are not a well-formed, well-signed message; says what and where
+    (``sender``: the seat the message claims, once the payload could be read)."""
+
+    def __init__(self, message: str, sender: int | None = None):
+        super().__init__(message)
+        self.sender = sender
+
+
+def pack(value: Any) -> bytes:
+    packed: bytes = msgpack.packb(value, use_bin_type=True)
+    return packed
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise CodecError(f"msgpack extension type {code} is not allowed")
+
+
+def unpack(data: bytes, what: str) -> Any:
+    """Strict msgpack decoding: one object, no extensions, string map keys, canonical."""
+    if not isinstance(data, bytes):
+        raise CodecError(f"{what}: expected bytes, not {type(data).__name__}")
+    if len(data) > MAX_MESSAGE:
+        raise CodecError(f"{what}: {len(data)} bytes, more than the {MAX_MESSAGE} allowed")
+    try:
+        value = msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=_no_ext,
+                                use_list=True)
+    except CodecError:
+        raise
+    except Exception as error:  # msgpack raises several types for bad input
+        raise CodecError(f"{what}: not msgpack ({type(error).__name__}: {error})") from None
+    try:
+        canonical = pack(value)
+    except Exception as error:
+        raise CodecError(f"{what}: cannot be re-encoded ({error})") from None
+    if canonical != data:
+        raise CodecError(f"{what}: not in canonical msgpack form")
+    return value
+
+
+def chain(prior: bytes, payload: bytes) -> bytes:
+    """The transcript hash after accepting ``payload``."""
+    return hashlib.sha256(TRANSCRIPT_DOMAIN + prior + payload).digest()
+
+
+def genesis(table: bytes) -> bytes:
+    """The transcript hash of a table before its first message."""
+    return hashlib.sha256(TRANSCRIPT_DOMAIN + b"genesis" + table).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """One decoded, signature-checked message (``body`` still the raw map; the
+    kinds module turns it into a message dataclass)."""
+
+    version: int
+    table: bytes
+    deal: int
+    sender: int
+    seq: int
+    prior: bytes
+    kind: str
+    body: dict[str, Any]
+    payload: bytes
+    signature: bytes
+
+    @property
+    def wire(self) -> bytes:
+        return pack([self.payload, self.signature])
+
+
+def _uint(value: Any, what: str, most: int = 1 << 63) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < most:
+        raise CodecError(f"{what} must be an integer from 0 to {most - 1}")
+    return value
+
+
+def _blob(value: Any, size: int, what: str) -> bytes:
+    if not isinstance(value, bytes) or len(value) != size:
+        raise CodecError(f"{what} must be {size} bytes")
+    return value
+
+
+def seal_envelope(identity: Ed25519PrivateKey, *, table: bytes, deal: int, sender: int, seq: int,
+                  prior: bytes, kind: str, body: dict[str, Any]) -> Envelope:
+    """Encode and sign a message."""
+    payload = pack([VERSION, table, deal, sender, seq, prior, kind, body])
+    if len(payload) + SIGNATURE_BYTES + 8 > MAX_MESSAGE:
+        raise CodecError(f"a {kind} message of {len(payload)} bytes is too large to send")
+    signature = identity.sign(ENVELOPE_DOMAIN + payload)
+    return Envelope(VERSION, table, deal, sender, seq, prior, kind, body, payload, signature)
+
+
+def open_envelope(wire: bytes, keys: list[Ed25519PublicKey]) -> Envelope:
+    """Decode ``wire`` and check its signature against the sender's key in ``keys``
+    (seat -> identity).  Raises :class:`CodecError` naming the problem."""
+    outer = unpack(wire, "envelope")
+    if not isinstance(outer, list) or len(outer) != 2:
+        raise CodecError("envelope: expected [payload, signature]")
+    payload, signature = outer
+    if not isinstance(payload, bytes):
+        raise CodecError("envelope: the payload must be bytes")
+    _blob(signature, SIGNATURE_BYTES, "envelope signature")
+    fields = unpack(payload, "payload")
+    if not isinstance(fields, list) or len(fields) != 8:
+        raise CodecError("payload: expected [version, table, deal, sender, seq, prior, kind,"
+                         " body]")
+    version, table, deal, sender, seq, prior, kind, body = fields
+    if version != VERSION:
+        raise CodecError(f"payload: protocol version {version!r}, this peer speaks {VERSION}")
+    _blob(table, TABLE_BYTES, "payload table")
+    _uint(deal, "payload deal")
+    _uint(sender, "payload sender", len(keys))
+    _uint(seq, "payload seq")
+    _blob(prior, HASH_BYTES, "payload prior")
+    if not isinstance(kind, str) or not 0 < len(kind) <= 16:
+        raise CodecError("payload kind must be a short string")
+    if not isinstance(body, dict):
+        raise CodecError(f"{kind} body must be a map")
+    try:
+        keys[sender].verify(signature, ENVELOPE_DOMAIN + payload)
+    except InvalidSignature:
+        raise CodecError(f"bad signature on a {kind} message in seat {sender}'s name",
+                         sender) from None
+    return Envelope(version, table, deal, sender, seq, prior, kind, body, payload, signature)
+
+
+# ------------------------------------------------------------------ sealing
+
+
+def seal_info(table: bytes, deal: int, recipient: int) -> bytes:
+    return SEAL_INFO + table + deal.to_bytes(8, "big") + recipient.to_bytes(1, "big")
+
+
+def seal(identity: Ed25519PrivateKey, recipient_key: bytes, *, table: bytes, deal: int,
+         sender: int, recipient: int, content: Any) -> bytes:
+    """Sign ``content`` bound to table, deal, sender and recipient, then encrypt it to
+    the recipient's X25519 sealing key (32 raw bytes)."""
+    inner = pack([table, deal, sender, recipient, content])
+    blob = pack([inner, identity.sign(SEALED_DOMAIN + inner)])
+    key = X25519PublicKey.from_public_bytes(recipient_key)
+    return SUITE.encrypt(blob, key, seal_info(table, deal, recipient))
+
+
+def unseal(ciphertext: bytes, private: X25519PrivateKey, sender_key: Ed25519PublicKey, *,
+           table: bytes, deal: int, sender: int, recipient: int) -> Any:
+    """Decrypt and check a sealed body; returns its content.  :class:`CodecError` if it
+    does not decrypt, is not signed by the sender, or is bound to anything else."""
+    try:
+        blob = SUITE.decrypt(ciphertext, private, seal_info(table, deal, recipient))
+    except (InvalidTag, ValueError) as error:
+        raise CodecError(f"a sealed body from seat {sender} does not decrypt for seat"
+                         f" {recipient} ({type(error).__name__})") from None
+    return check_sealed(blob, sender_key, table=table, deal=deal, sender=sender,
+                        recipient=recipient)
+
+
+def check_sealed(blob: bytes, sender_key: Ed25519PublicKey, *, table: bytes, deal: int,
+                 sender: int, recipient: int) -> Any:
+    """The content of a decrypted sealed body, its binding and signature checked."""
+    outer = unpack(blob, "sealed body")
+    if not isinstance(outer, list) or len(outer) != 2 or not isinstance(outer[0], bytes):
+        raise CodecError("sealed body: expected [inner, signature]")
+    inner, signature = outer
+    _blob(signature, SIGNATURE_BYTES, "sealed body signature")
+    try:
+        sender_key.verify(signature, SEALED_DOMAIN + inner)
+    except InvalidSignature:
+        raise CodecError(f"a sealed body is not signed by seat {sender}") from None
+    fields = unpack(inner, "sealed inner")
+    if not isinstance(fields, list) or len(fields) != 5:
+        raise CodecError("sealed inner: expected [table, deal, sender, recipient, content]")
+    if fields[:4] != [table, deal, sender, recipient]:
+        raise CodecError(f"a sealed body from seat {sender} is bound to another table, deal,"
+                         " sender or recipient")
+    return fields[4]
+
+
+def public_bytes(key: Ed25519PublicKey | X25519PublicKey) -> bytes:
+    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def private_bytes(key: X25519PrivateKey | Ed25519PrivateKey) -> bytes:
+    return key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                             serialization.NoEncryption())
+
+
+def identity_key(raw: bytes, what: str) -> Ed25519PublicKey:
+    try:
+        return Ed25519PublicKey.from_public_bytes(_blob(raw, KEY_BYTES, what))
+    except ValueError as error:
+        raise CodecError(f"{what}: {error}") from None

@@ -1,0 +1,289 @@
+"""Every message kind of the table: a frozen dataclass that validates itself, and
+its body as a msgpack map (docs/protocol.md lists them).
+
+A body's fields are exactly the ones its kind declares: a missing, extra or
+mistyped field, or an unknown kind, is a :class:`CodecError` naming it.  Scalars
+(keys, 256-bit) travel as 32-byte big-endian strings; everything else as
+msgpack integers, strings, byte strings and arrays.  The deck's own messages
+(:mod:`protocol.messages`) and joint randomness (:mod:`protocol.randomness`)
+travel as they are, their ``party`` taken from the envelope's signed sender.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from p2pcards.table.codec import HASH_BYTES, KEY_BYTES, CodecError
+from protocol.curve import POINT_BYTES, N
+from protocol.messages import AuditReveal, Locked, Remixed, Shuffled, Unlocked
+from protocol.randomness import SHARE_BYTES, Commit, Reveal
+
+MAX_ITEMS = 4096
+MAX_TEXT = 200
+MAX_SEALED = 16 * 1024
+
+Decoder = Callable[[Any, str], Any]
+Encoder = Callable[[Any], Any]
+
+
+# --------------------------------------------------------------- field codecs
+
+
+def _uint(value: Any, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << 63:
+        raise CodecError(f"{what} must be a non-negative integer")
+    return value
+
+
+def _sint(value: Any, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not -(1 << 62) < value < 1 << 62:
+        raise CodecError(f"{what} must be an integer")
+    return value
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str) or len(value) > MAX_TEXT:
+        raise CodecError(f"{what} must be a string of at most {MAX_TEXT} characters")
+    return value
+
+
+def _bytes(size: int) -> Decoder:
+    def decode(value: Any, what: str) -> bytes:
+        if not isinstance(value, bytes) or len(value) != size:
+            raise CodecError(f"{what} must be {size} bytes")
+        return value
+    return decode
+
+
+def _any_bytes(value: Any, what: str) -> bytes:
+    if not isinstance(value, bytes) or len(value) > MAX_SEALED:
+        raise CodecError(f"{what} must be a byte string of at most {MAX_SEALED} bytes")
+    return value
+
+
+def _scalar(value: Any, what: str) -> int:
+    if not isinstance(value, bytes) or len(value) != 32:
+        raise CodecError(f"{what} must be a 32-byte scalar")
+    number = int.from_bytes(value, "big")
+    if not 0 < number < N:
+        raise CodecError(f"{what} is not a scalar in [1, N-1]")
+    return number
+
+
+def _scalar_out(value: int) -> bytes:
+    return value.to_bytes(32, "big")
+
+
+def _list(inner: Decoder) -> Decoder:
+    def decode(value: Any, what: str) -> tuple[Any, ...]:
+        if not isinstance(value, list) or len(value) > MAX_ITEMS:
+            raise CodecError(f"{what} must be an array of at most {MAX_ITEMS} items")
+        return tuple(inner(item, f"{what}[{i}]") for i, item in enumerate(value))
+    return decode
+
+
+def _pair(first: Decoder, second: Decoder) -> Decoder:
+    def decode(value: Any, what: str) -> tuple[Any, Any]:
+        if not isinstance(value, list) or len(value) != 2:
+            raise CodecError(f"{what} must be a pair")
+        return first(value[0], f"{what}[0]"), second(value[1], f"{what}[1]")
+    return decode
+
+
+def _optional(inner: Decoder) -> Decoder:
+    def decode(value: Any, what: str) -> Any:
+        return None if value is None else inner(value, what)
+    return decode
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _list_out(inner: Encoder) -> Encoder:
+    return lambda value: [inner(item) for item in value]
+
+
+def _pair_out(first: Encoder, second: Encoder) -> Encoder:
+    return lambda value: [first(value[0]), second(value[1])]
+
+
+UINT: tuple[Decoder, Encoder] = (_uint, _same)
+SINT: tuple[Decoder, Encoder] = (_sint, _same)
+TEXT: tuple[Decoder, Encoder] = (_text, _same)
+HASH: tuple[Decoder, Encoder] = (_bytes(HASH_BYTES), _same)
+KEY: tuple[Decoder, Encoder] = (_bytes(KEY_BYTES), _same)
+POINTS: tuple[Decoder, Encoder] = (_list(_bytes(POINT_BYTES)), list)
+HASHES: tuple[Decoder, Encoder] = (_list(_bytes(HASH_BYTES)), list)
+UINTS: tuple[Decoder, Encoder] = (_list(_uint), list)
+SINTS: tuple[Decoder, Encoder] = (_list(_sint), list)
+SCALARS: tuple[Decoder, Encoder] = (_list(_scalar), _list_out(_scalar_out))
+SCALAR_ROWS: tuple[Decoder, Encoder] = (_list(_list(_scalar)), _list_out(_list_out(_scalar_out)))
+UINT_ROWS: tuple[Decoder, Encoder] = (_list(_list(_uint)), _list_out(list))
+SLOT_KEYS: tuple[Decoder, Encoder] = (_list(_pair(_uint, _scalar)),
+                                      _list_out(_pair_out(_same, _scalar_out)))
+SEALED: tuple[Decoder, Encoder] = (_list(_pair(_uint, _any_bytes)), _list_out(list))
+OPT_UINT: tuple[Decoder, Encoder] = (_optional(_uint), _same)
+
+
+# ------------------------------------------------------------------ the kinds
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sign:
+    """A seat's signature of the roster (its hash): it takes its seat."""
+
+    roster: bytes
+
+    def __post_init__(self) -> None:
+        _bytes(HASH_BYTES)(self.roster, "roster")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello:
+    """A seat's sealing key (X25519 public) for this deal."""
+
+    seal_key: bytes
+
+    def __post_init__(self) -> None:
+        _bytes(KEY_BYTES)(self.seal_key, "seal_key")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Keys:
+    """A seat's keys of the slots a deck step gives: one sealed body per recipient
+    (content: ``[[slot, key], ...]``), and the keys shown to everyone."""
+
+    sealed: tuple[tuple[int, bytes], ...]
+    public: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        recipients = [r for r, _ in self.sealed]
+        if len(set(recipients)) != len(recipients):
+            raise CodecError("sealed: a recipient named twice")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Act:
+    """A move of the game, in its public text (cards the others do not see are
+    ``?``).  A card shown comes with its slot and every key of it (``keys``: party,
+    key); cards moved face down name their slots (``slots``)."""
+
+    action: str
+    slot: int | None = None
+    keys: tuple[tuple[int, int], ...] = ()
+    slots: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.action or not self.action.isprintable():
+            raise CodecError("action must be printable text")
+        if (self.slot is None) != (not self.keys):
+            raise CodecError("a shown slot comes with its keys, and only then")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Audit:
+    """A seat's secrets of the deal, for the audit: its deck secrets and its sealing
+    key of the deal (so that anyone can open what it was sent)."""
+
+    reveal: AuditReveal
+    seal_secret: bytes
+
+    def __post_init__(self) -> None:
+        _bytes(KEY_BYTES)(self.seal_secret, "seal_secret")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Agree:
+    """A seat's signature of the deal's transcript hash and result."""
+
+    transcript: bytes
+    points: tuple[int, ...]
+    verdict: str
+
+    def __post_init__(self) -> None:
+        _bytes(HASH_BYTES)(self.transcript, "transcript")
+
+
+@dataclass(frozen=True, slots=True)
+class KindSpec:
+    kind: str
+    cls: type
+    fields: dict[str, tuple[Decoder, Encoder]]
+    party: bool = False
+    """Whether the dataclass has a ``party`` field filled from the envelope's sender."""
+
+
+_AUDIT_FIELDS = {
+    "unlock_keys": SCALARS, "shuffle_keys": SCALARS, "permutations": UINT_ROWS,
+    "lock_keys": SCALAR_ROWS, "remix_orders": UINT_ROWS, "remix_keys": SCALAR_ROWS,
+}
+
+SPECS: dict[str, KindSpec] = {spec.kind: spec for spec in (
+    KindSpec("sign", Sign, {"roster": HASH}),
+    KindSpec("commit", Commit, {"digest": (_bytes(SHARE_BYTES), _same)}, party=True),
+    KindSpec("share", Reveal, {"share": (_bytes(SHARE_BYTES), _same)}, party=True),
+    KindSpec("hello", Hello, {"seal_key": KEY}),
+    KindSpec("unlock", Unlocked, {"round": UINT, "slots": UINTS, "prior": HASH,
+                                  "deck": POINTS}, party=True),
+    KindSpec("shuffle", Shuffled, {"round": UINT, "prior": HASH, "deck": POINTS}, party=True),
+    KindSpec("lock", Locked, {"round": UINT, "prior": HASH, "deck": POINTS,
+                              "commitments": HASHES}, party=True),
+    KindSpec("remix", Remixed, {"slots": UINTS, "deck": POINTS, "commitments": HASHES},
+             party=True),
+    KindSpec("keys", Keys, {"sealed": SEALED, "public": SLOT_KEYS}),
+    KindSpec("act", Act, {"action": TEXT, "slot": OPT_UINT, "keys": SLOT_KEYS,
+                          "slots": UINTS}),
+    KindSpec("audit", Audit, {"reveal": (lambda v, w: v, _same), "seal_secret": KEY}),
+    KindSpec("agree", Agree, {"transcript": HASH, "points": SINTS, "verdict": TEXT}),
+)}
+KIND_OF: dict[type, str] = {spec.cls: spec.kind for spec in SPECS.values()}
+
+Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixed | Keys | Act \
+    | Audit | Agree
+
+
+def _fields_of(spec: KindSpec, body: dict[str, Any], where: str) -> dict[str, Any]:
+    if set(body) != set(spec.fields):
+        extra = sorted(set(body) - set(spec.fields))
+        missing = sorted(set(spec.fields) - set(body))
+        detail = "; ".join(x for x in (extra and f"unknown field(s) {', '.join(extra)}",
+                                       missing and f"missing field(s) {', '.join(missing)}") if x)
+        raise CodecError(f"{where}: {detail}")
+    return {name: decode(body[name], f"{where}.{name}")
+            for name, (decode, _) in spec.fields.items()}
+
+
+def decode_body(kind: str, body: dict[str, Any], sender: int) -> Message:
+    """The message of ``kind`` that ``body`` holds, validated; ``sender`` fills the
+    deck's and joint randomness's ``party``."""
+    spec = SPECS.get(kind)
+    if spec is None:
+        raise CodecError(f"unknown message kind {kind!r}")
+    values = _fields_of(spec, body, kind)
+    if spec.cls is Audit:
+        raw = body["reveal"]
+        if not isinstance(raw, dict):
+            raise CodecError("audit.reveal must be a map")
+        values["reveal"] = AuditReveal(party=sender, **_fields_of(
+            KindSpec("reveal", AuditReveal, _AUDIT_FIELDS), raw, "audit.reveal"))
+    if spec.party:
+        values["party"] = sender
+    try:
+        return spec.cls(**values)  # type: ignore[no-any-return]
+    except (ValueError, TypeError) as error:
+        raise CodecError(f"{kind}: {error}") from None
+
+
+def encode_body(message: Message) -> tuple[str, dict[str, Any]]:
+    """(kind, body map) of a message."""
+    kind = KIND_OF[type(message)]
+    spec = SPECS[kind]
+    body = {name: encode(getattr(message, name)) for name, (_, encode) in spec.fields.items()}
+    if isinstance(message, Audit):
+        reveal = message.reveal
+        body["reveal"] = {name: encode(getattr(reveal, name))
+                          for name, (_, encode) in _AUDIT_FIELDS.items()}
+    return kind, body

@@ -1,0 +1,104 @@
+"""Every seat's session in one process: the tests' and the bench's table.
+
+Messages go from each session's outbox to every other session in the order
+they were sent.  ``tamper`` sees each message on its way (sender, wire) and
+returns what is delivered instead (a list: several messages, or none), so a
+test can make any seat cheat or the network misbehave.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pcards.games import HandState
+from p2pcards.table.codec import public_bytes
+from p2pcards.table.roster import make_roster
+from p2pcards.table.session import Rejection, Session
+from protocol.source import SeededSource
+
+Bot = Callable[[HandState, random.Random], int]
+Tamper = Callable[[int, bytes], list[bytes]]
+
+
+def test_identity(seed: object, seat: int) -> Ed25519PrivateKey:
+    """A reproducible identity for tests and benches (never for play)."""
+    return Ed25519PrivateKey.from_private_bytes(
+        hashlib.sha256(f"p2pcards/test-identity/{seed}/{seat}".encode()).digest())
+
+
+@dataclass
+class Delivery:
+    """A rejection seen at the table: which seat refused what, from whom."""
+
+    at: int
+    rejection: Rejection
+
+
+@dataclass
+class MemoryTable:
+    game: str
+    players: int
+    seed: object
+    bots: Sequence[Bot]
+    options: Mapping[str, int] | None = None
+    keep_states: bool = False
+    tamper: Tamper | None = None
+    sessions: list[Session] = field(default_factory=list)
+    rejected: list[Delivery] = field(default_factory=list)
+    messages: int = 0
+    bytes_sent: int = 0
+
+    def __post_init__(self) -> None:
+        keys = [test_identity(self.seed, s) for s in range(self.players)]
+        table = hashlib.sha256(f"p2pcards/test-table/{self.seed}".encode()).digest()[:16]
+        roster = make_roster(table, self.game, [public_bytes(k.public_key()) for k in keys],
+                             options=self.options)
+        self.sessions = [Session(roster, s, keys[s], SeededSource(f"{self.seed}:secrets:{s}"),
+                                 keep_states=self.keep_states) for s in range(self.players)]
+        self.rngs = [random.Random(f"{self.seed}:bot:{s}") for s in range(self.players)]
+        self.pending: deque[tuple[int, bytes]] = deque()
+
+    def _collect(self) -> None:
+        for session in self.sessions:
+            for wire in session.take_outbox():
+                self.messages += 1
+                self.bytes_sent += len(wire)
+                delivered = [wire] if self.tamper is None else self.tamper(session.me, wire)
+                self.pending.extend((session.me, w) for w in delivered)
+
+    def deliver(self) -> None:
+        """Deliver every message in flight (and those they cause)."""
+        self._collect()
+        while self.pending:
+            sender, wire = self.pending.popleft()
+            for session in self.sessions:
+                if session.me == sender:
+                    continue
+                rejection = session.receive(wire)
+                if rejection is not None:
+                    self.rejected.append(Delivery(session.me, rejection))
+            self._collect()
+
+    def step(self) -> bool:
+        """Deliver everything, then let one seat whose move it is decide; False when
+        nobody has anything to do (the game is over, or the table is stuck)."""
+        self.deliver()
+        for session in self.sessions:
+            view = session.decision()
+            if view is not None:
+                session.act(self.bots[session.me](view.clone(), self.rngs[session.me]))
+                return True
+        return False
+
+    def play(self, deals: int | None = None) -> None:
+        """Play until the game is over, or ``deals`` deals are finished at every seat."""
+        while self.step():
+            if deals is not None and all(len(s.finished) >= deals for s in self.sessions):
+                break
+        self.deliver()

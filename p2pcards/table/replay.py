@@ -1,0 +1,98 @@
+"""The audit's replay of a deal with full information, shared by the live session and
+``p2pcards verify``.
+
+Once every seat has revealed its secrets, every slot's card is known.  The deal
+is dealt again from the opened deck and every move is re-applied with the
+cards it hid filled in (a move's public text has ``?`` for each hidden card and
+names their slots in order).  The first move the rules forbid (a renege, a
+card not held) ends the deal with the game's penalty against its seat; the
+outcome is a hand-history entry that ``p2pcards replay`` accepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from p2pcards.games import Game, HandState
+from p2pcards.games.core import IllegalAction
+from p2pcards.history import RULE_BREACHES, HandRecord
+from p2pcards.table.kinds import Act
+
+
+def full_text(public: str, act: Act, names: Mapping[int, str]) -> str:
+    """``public`` with each ``?`` replaced by the card in the matching slot of ``act``."""
+    words = public.split()
+    hidden = [i for i, w in enumerate(words) if w == "?"]
+    if len(hidden) != len(act.slots):
+        raise ValueError(f"{len(hidden)} hidden cards but {len(act.slots)} slots named")
+    for i, slot in zip(hidden, act.slots, strict=True):
+        words[i] = names[slot]
+    return " ".join(words)
+
+
+@dataclass
+class Outcome:
+    """The audited deal: the full state at its end, its hand-history entry, and the
+    full state after every move when asked for (the tests compare views with it)."""
+
+    state: HandState
+    record: HandRecord
+    states: list[HandState] = field(default_factory=list)
+
+    @property
+    def points(self) -> list[int]:
+        return self.state.points()
+
+
+def replay_deal(game: Game, players: int, options: Mapping[str, int], dealer: int, number: int,
+                deck: Sequence[int], acts: Sequence[tuple[int, Act]],
+                slot_cards: Mapping[int, int], *, keep_states: bool = False) -> Outcome:
+    """Deal ``deck`` (game card ids by position) and re-apply ``acts``.
+
+    ``slot_cards``: slot -> game card id for every slot of the deal.  Raises
+    ValueError only for what a live session has already refused (out of turn,
+    unparsable text): a transcript that holds such a move was not made by
+    honest sessions.
+    """
+    notation = game.notation
+    names = {slot: notation.name(card) for slot, card in slot_cards.items()}
+    state = game.deal(list(deck), dealer, players, options, number=number)
+    record = HandRecord(dealer, [notation.name(c) for c in deck])
+    outcome = Outcome(state, record)
+    if keep_states:
+        outcome.states.append(state.clone())
+    for index, (seat, act) in enumerate(acts):
+        if state.is_terminal():
+            raise ValueError(f"move {index} (seat {seat}) after the deal was over")
+        text = full_text(act.action, act, names)
+        code = state.parse_action(text)
+        state.check_actor(seat)
+        if act.slot is not None and state.format_action(code).split()[-1] != names[act.slot]:
+            raise ValueError(f"move {index}: slot {act.slot} does not hold the card played")
+        try:
+            state.check(code)
+        except IllegalAction as breach:
+            if breach.code not in RULE_BREACHES:
+                raise ValueError(f"move {index} (seat {seat}): {breach}") from None
+            reason = breach.code
+            record.actions.append((seat, text))
+            record.penalty = {"seat": seat, "index": index, "reason": reason}
+            state.penalize(seat, reason)
+            break
+        record.actions.append((seat, state.format_action(code)))
+        state.step(code)
+        if keep_states:
+            outcome.states.append(state.clone())
+    return outcome
+
+
+def forfeit(game: Game, players: int, options: Mapping[str, int], dealer: int, number: int,
+            deck: Sequence[int], acts: Sequence[tuple[int, Act]], slot_cards: Mapping[int, int],
+            seat: int, reason: str) -> Outcome:
+    """The deal as far as it went, then ``seat``'s forfeit (the game's penalty)."""
+    outcome = replay_deal(game, players, options, dealer, number, deck, acts, slot_cards)
+    if outcome.record.penalty is None:
+        outcome.record.forfeit = {"seat": seat, "reason": reason}
+        outcome.state.penalize(seat, reason)
+    return outcome

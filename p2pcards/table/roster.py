@@ -1,0 +1,150 @@
+"""The roster: who sits where, with which identity, and the game every seat signs.
+
+Before the first deal every seat signs the roster's hash (a ``sign`` message);
+the hash is shown as a short **safety number** that the players compare
+aloud, because a relay could otherwise show different identities to
+different peers.  The roster has no sealing keys: each deal's sealing keys
+are fresh and announced, signed, in that deal's ``hello`` (a key that outlived
+its deal would have to stay secret after the audit reveals the deal's).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from p2pcards.games import GAMES, Game
+from p2pcards.table.codec import (
+    KEY_BYTES,
+    TABLE_BYTES,
+    CodecError,
+    identity_key,
+    pack,
+    unpack,
+)
+
+ROSTER_DOMAIN = b"p2pcards/roster/v1\x00"
+MAX_NAME = 32
+
+
+@dataclass(frozen=True, slots=True)
+class SeatEntry:
+    """One seat: a display name, the Ed25519 key that signs for it, and for a bot its
+    kind (``ismcts``, ``heuristic``...) and the seat whose peer runs it."""
+
+    name: str
+    identity: bytes
+    bot: str = ""
+    run_by: int | None = None
+
+    def to_wire(self) -> list[Any]:
+        return [self.name, self.identity, self.bot, self.run_by]
+
+
+@dataclass(frozen=True, slots=True)
+class Roster:
+    table: bytes
+    game: str
+    options: Mapping[str, int]
+    seats: tuple[SeatEntry, ...]
+    keys: list[Ed25519PublicKey] = field(compare=False, repr=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        problem = self._problem()
+        if problem:
+            raise CodecError(f"roster: {problem}")
+        self.keys.extend(identity_key(s.identity, f"roster seat {i} identity")
+                         for i, s in enumerate(self.seats))
+
+    def _problem(self) -> str | None:
+        if not isinstance(self.table, bytes) or len(self.table) != TABLE_BYTES:
+            return f"the table id must be {TABLE_BYTES} bytes"
+        game = GAMES.get(self.game)
+        if game is None:
+            return f"unknown game {self.game!r}"
+        players = len(self.seats)
+        if players not in game.player_counts:
+            return f"{game.title} is not played by {players}"
+        try:
+            resolved = game.resolve_options(dict(self.options))
+        except ValueError as error:
+            return str(error)
+        if dict(self.options) != game.non_default(resolved):
+            return "options must list exactly the values that differ from the defaults"
+        identities = [s.identity for s in self.seats]
+        for i, seat in enumerate(self.seats):
+            if not isinstance(seat.name, str) or not 0 < len(seat.name) <= MAX_NAME \
+                    or not seat.name.isprintable():
+                return f"seat {i}: a name of 1 to {MAX_NAME} printable characters"
+            if not isinstance(seat.identity, bytes) or len(seat.identity) != KEY_BYTES:
+                return f"seat {i}: the identity must be {KEY_BYTES} bytes"
+            if not isinstance(seat.bot, str) or len(seat.bot) > 16:
+                return f"seat {i}: the bot kind must be a short string"
+            if seat.bot and (seat.run_by is None or not 0 <= seat.run_by < players):
+                return f"seat {i}: a bot names the seat whose peer runs it"
+            if not seat.bot and seat.run_by is not None:
+                return f"seat {i}: only a bot is run by another seat"
+        if len(set(identities)) != len(identities):
+            return "two seats with one identity"
+        return None
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    @property
+    def rules(self) -> Game:
+        return GAMES[self.game]
+
+    def resolved_options(self) -> dict[str, int]:
+        return self.rules.resolve_options(dict(self.options))
+
+    def to_wire(self) -> list[Any]:
+        return [self.table, self.game, dict(sorted(self.options.items())),
+                [s.to_wire() for s in self.seats]]
+
+    def encode(self) -> bytes:
+        return pack(self.to_wire())
+
+    def digest(self) -> bytes:
+        return hashlib.sha256(ROSTER_DOMAIN + self.encode()).digest()
+
+    def safety_number(self) -> str:
+        """Twenty digits in four groups, from the roster hash, to compare aloud."""
+        number = int.from_bytes(self.digest()[:10], "big") % 10**20
+        digits = f"{number:020d}"
+        return " ".join(digits[i:i + 5] for i in range(0, 20, 5))
+
+
+def decode_roster(data: bytes) -> Roster:
+    raw = unpack(data, "roster")
+    if not isinstance(raw, list) or len(raw) != 4:
+        raise CodecError("roster: expected [table, game, options, seats]")
+    table, game, options, seats = raw
+    if not isinstance(options, dict) or not isinstance(seats, list) \
+            or not isinstance(game, str):
+        raise CodecError("roster: expected a game name, an options map and a seat list")
+    entries = []
+    for i, seat in enumerate(seats):
+        if not isinstance(seat, list) or len(seat) != 4:
+            raise CodecError(f"roster seat {i}: expected [name, identity, bot, run_by]")
+        entries.append(SeatEntry(*seat))
+    return Roster(table, game, options, tuple(entries))
+
+
+def make_roster(table: bytes, game: str, identities: Sequence[bytes],
+                names: Sequence[str] | None = None, bots: Sequence[str] | None = None,
+                options: Mapping[str, int] | None = None) -> Roster:
+    """A roster for ``identities`` (seat order); a seat with a bot is run by seat 0's
+    peer unless it is seat 0."""
+    names = list(names or [f"seat{i}" for i in range(len(identities))])
+    bots = list(bots or [""] * len(identities))
+    seats = tuple(SeatEntry(names[i], identities[i], bots[i], 0 if bots[i] else None)
+                  for i in range(len(identities)))
+    rules = GAMES[game]
+    return Roster(table, game, rules.non_default(rules.resolve_options(dict(options or {}))),
+                  seats)

@@ -1,0 +1,775 @@
+"""One peer's table session, sans I/O (DESIGN.md section 3; docs/protocol.md).
+
+A :class:`Session` takes verified messages (:meth:`Session.receive`) and local
+decisions (:meth:`Session.act`) and puts the messages it must send in its
+outbox (:meth:`Session.take_outbox`).  No sockets and no clocks: a test runs
+every seat's session in one process (:mod:`p2pcards.table.memory`).
+
+Every message is due from exactly one seat at a time, so all honest sessions
+accept the same messages in the same order: that order is the transcript, and
+each envelope names the transcript hash its sender had (``prior``).  What is
+due comes from a queue of protocol steps (signing the roster, drawing the
+first dealer, each deal's hellos, key releases, re-mixes, audits and
+agreements), from the deck (its shuffle and lock passes) and from the game
+(whose move it is).
+
+The session holds its own engine *view* only.  Which slot of the deck holds
+which card is known to a seat only where the rules let it see the card; the
+*ledger* (slot -> engine place) and who can open each slot are public, and
+say which keys must go to whom when the game moves cards (the deal, the Bid
+Whist kitty) and which slots a face-down move names (the discard).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+from p2pcards.games import HandState
+from p2pcards.games.core import SPECTATOR, TERMINAL, ActionSyntaxError, IllegalAction
+from p2pcards.table import kinds
+from p2pcards.table.codec import (
+    CodecError,
+    Envelope,
+    chain,
+    genesis,
+    open_envelope,
+    private_bytes,
+    public_bytes,
+    seal,
+    seal_envelope,
+    unseal,
+)
+from p2pcards.table.kinds import Act, Agree, Audit, Hello, Keys, Message, Sign
+from p2pcards.table.replay import Outcome, replay_deal
+from p2pcards.table.roster import Roster
+from protocol.audit import audit_deck
+from protocol.curve import SecretSource
+from protocol.deck import Deck
+from protocol.errors import EarlyMessage, RemoteProtocolError
+from protocol.messages import AuditReveal, KeyRelease, Locked, Remixed, Shuffled, Unlocked
+from protocol.randomness import Commit, JointRandom, Reveal
+from protocol.source import SystemSource
+from protocol.steps import DeckContext
+
+SUPPORTED = ("bidwhist",)
+"""Games whose card movements the session knows so far (docs/protocol.md)."""
+SHOWN = -1
+"""Ledger place of a slot shown to everyone."""
+EVERYONE = -1
+"""Grant recipient: the keys are shown to everyone."""
+MAX_HELD = 64
+"""Messages held back until the transcript catches up with their sender's."""
+
+SEATING, DRAW, HELLO, DECK, DEAL, PLAY, AUDIT, AGREE, OVER = (
+    "seating", "draw", "hello", "deck", "deal", "play", "audit", "agree", "over")
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A message refused: who sent it (None when it cannot be told), the rule it
+    breaks, and why.  The session is unchanged."""
+
+    sender: int | None
+    rule: str
+    reason: str
+
+    def __str__(self) -> str:
+        who = "unknown sender" if self.sender is None else f"seat {self.sender}"
+        return f"{who}: {self.rule}: {self.reason}"
+
+
+class Refused(Exception):
+    def __init__(self, rule: str, reason: str):
+        super().__init__(reason)
+        self.rule = rule
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """A message due: its kind, its sender, and for a key release the grants
+    (recipient or EVERYONE -> slots), for a re-mix the slots."""
+
+    kind: str
+    seat: int
+    grants: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    slots: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something for the user interface: ``kind`` and a line of text."""
+
+    kind: str
+    text: str
+    seat: int | None = None
+
+
+@dataclass
+class DealRun:
+    """One deal in progress at this peer."""
+
+    index: int
+    number: int
+    dealer: int
+    deck: Deck
+    ids: list[int]
+    seal_private: X25519PrivateKey
+    seal_keys: dict[int, bytes] = field(default_factory=dict)
+    place: dict[int, int] = field(default_factory=dict)
+    knows: dict[int, set[int]] = field(default_factory=dict)
+    """Slot -> the seats that can open it (public: who was given its keys)."""
+    view: HandState | None = None
+    acts: list[tuple[int, Act]] = field(default_factory=list)
+    audits: dict[int, Audit] = field(default_factory=dict)
+    agrees: dict[int, Agree] = field(default_factory=dict)
+    agree_hash: bytes = b""
+    outcome: Outcome | None = None
+    verdict: str = ""
+    points: list[int] = field(default_factory=list)
+    views: list[tuple[object, ...] | None] = field(default_factory=list)
+    """This seat's view knowledge after every move (the tests compare it)."""
+    envelopes: list[Envelope] = field(default_factory=list)
+
+
+class Session:
+    """One seat's side of a table: every deal of a game, in turn with the others."""
+
+    def __init__(self, roster: Roster, me: int, identity: Ed25519PrivateKey,
+                 source: SecretSource | None = None, *, keep_states: bool = False):
+        if roster.game not in SUPPORTED:
+            raise ValueError(f"the table session plays {', '.join(SUPPORTED)} so far, not"
+                             f" {roster.game}")
+        if not 0 <= me < roster.players:
+            raise ValueError(f"seat {me} is not at this table")
+        if public_bytes(identity.public_key()) != roster.seats[me].identity:
+            raise ValueError(f"this identity is not seat {me}'s in the roster")
+        self.roster = roster
+        self.me = me
+        self.identity = identity
+        self.source: SecretSource = SystemSource() if source is None else source
+        self.keep_states = keep_states
+        self.game = roster.rules
+        self.players = roster.players
+        self.options = roster.resolved_options()
+        self.table = roster.table
+        self.hash = genesis(self.table)
+        self.seq_out = 0
+        self.seq_in = [0] * self.players
+        self.transcript: list[Envelope] = []
+        self.events: list[Event] = []
+        self.rejections: list[Rejection] = []
+        self.outbox: list[bytes] = []
+        self.held: list[bytes] = []
+        self.phase = SEATING
+        self.queue: deque[Step] = deque(Step("sign", s) for s in range(self.players))
+        self.draw = JointRandom(b"p2pcards/first-dealer/" + self.table, self.players, me,
+                                self.source)
+        self.dealer = -1
+        self.deals = 0
+        self.scored = 0
+        self.totals = [0] * self.game.unit_count(self.players)
+        self.winner: int | list[int] | None = None
+        self.run: DealRun | None = None
+        self._own_code = -1
+        self.finished: list[DealRun] = []
+        self._pump()
+
+    # ================================================================ the driver's API
+
+    def take_outbox(self) -> list[bytes]:
+        out, self.outbox = self.outbox, []
+        return out
+
+    def due(self) -> Step | None:
+        """The message due next, and from whom (None: the game is over)."""
+        if self.queue:
+            return self.queue[0]
+        run = self.run
+        if self.phase == DECK and run is not None:
+            expected = run.deck.expected()
+            if expected is not None:
+                return Step(expected[0], expected[1])
+        if self.phase == PLAY and run is not None and run.view is not None:
+            player = run.view.current_player()
+            if player >= 0:
+                return Step("act", player)
+        return None
+
+    def decision(self) -> HandState | None:
+        """This seat's view when it is this seat's move (None otherwise)."""
+        step = self.due()
+        if step is None or step.kind != "act" or step.seat != self.me or self.run is None:
+            return None
+        return self.run.view
+
+    def act(self, code: int) -> None:
+        """Make this seat's move ``code``; :class:`IllegalAction` (nothing changes) if
+        the rules forbid it."""
+        view = self.decision()
+        if view is None:
+            raise IllegalAction("turn", f"it is not seat {self.me}'s move")
+        view.check(code)
+        run = self.run
+        assert run is not None
+        public = view.format_action(code, seat=SPECTATOR)
+        full = view.format_action(code)
+        hidden = [w for w, p in zip(full.split(), public.split(), strict=True) if p == "?"]
+        mine = {run.deck.opened[s]: s for s in run.place
+                if run.place[s] == self.me and s in run.deck.opened}
+        by_name = {self.game.notation.name(run.ids[c]): s for c, s in mine.items()}
+        slots = tuple(by_name[name] for name in hidden)
+        shown = self._shown_card(view, code)
+        self._own_code = code
+        slot = None
+        keys: tuple[tuple[int, int], ...] = ()
+        if shown is not None:
+            slot = by_name[self.game.notation.name(shown)]
+            keys = tuple(sorted(run.deck.keys[slot].items()))
+        self._send(Act(action=public, slot=slot, keys=keys, slots=slots), Step("act", self.me))
+
+    def receive(self, wire: bytes) -> Rejection | None:
+        """Take a message from the network: None if accepted (or held until its turn
+        comes), else the :class:`Rejection` (the session unchanged)."""
+        rejection = self._receive(wire)
+        if rejection is None:
+            self._retry_held()
+        else:
+            self.rejections.append(rejection)
+        return rejection
+
+    @property
+    def over(self) -> bool:
+        return self.phase == OVER
+
+    # ============================================================== receiving
+
+    def _receive(self, wire: bytes) -> Rejection | None:
+        try:
+            env = open_envelope(wire, self.roster.keys)
+        except CodecError as error:
+            return Rejection(error.sender, "malformed" if error.sender is None else "signature",
+                             str(error))
+        sender = env.sender
+        if env.table != self.table:
+            return Rejection(sender, "table", "a message of another table")
+        if sender == self.me:
+            return Rejection(sender, "replay", "a message in this seat's own name")
+        expected = self.seq_in[sender]
+        if env.seq < expected:
+            return Rejection(sender, "replay", f"sequence number {env.seq} again (next is"
+                                               f" {expected}): a duplicate or replay")
+        if env.seq > expected:
+            return Rejection(sender, "order", f"sequence number {env.seq}, but {expected} is"
+                                              " next: a message is missing or reordered")
+        step = self.due()
+        if env.prior != self.hash:
+            if step is not None and step.seat == sender:
+                return Rejection(sender, "transcript", "sent on another transcript than this"
+                                 " seat's (a fork: its signed message proves it)")
+            if wire in self.held:
+                return None
+            if len(self.held) >= MAX_HELD:
+                return Rejection(sender, "flood", f"more than {MAX_HELD} messages ahead of"
+                                                  " the transcript")
+            self.held.append(wire)  # its sender saw a message this seat has not yet
+            return None
+        if step is None or step.seat != sender or step.kind != env.kind:
+            what = "the game is over" if step is None else f"{step.kind} from seat {step.seat}"
+            return Rejection(sender, "turn", f"{env.kind} out of turn ({what} is due)")
+        if env.deal != self._deal_index():
+            return Rejection(sender, "deal", f"deal {env.deal}, but this is deal"
+                                             f" {self._deal_index()}")
+        try:
+            message = kinds.decode_body(env.kind, env.body, sender)
+            self._apply(env, message, step)
+        except CodecError as error:
+            return Rejection(sender, "malformed", str(error))
+        except Refused as refused:
+            return Rejection(sender, refused.rule, refused.reason)
+        self._accepted(env)
+        self._pump()
+        return None
+
+    def _retry_held(self) -> None:
+        progress = True
+        while progress and self.held:
+            progress = False
+            for wire in list(self.held):
+                env = open_envelope(wire, self.roster.keys)
+                if env.prior == self.hash:
+                    self.held.remove(wire)
+                    rejection = self._receive(wire)
+                    if rejection is not None:
+                        self.rejections.append(rejection)
+                    progress = True
+                    break
+
+    def _deal_index(self) -> int:
+        return self.run.index if self.run is not None else 0
+
+    def _accepted(self, env: Envelope) -> None:
+        self.transcript.append(env)
+        if self.run is not None and self.phase not in (SEATING, DRAW):
+            self.run.envelopes.append(env)
+        self.hash = chain(self.hash, env.payload)
+        self.seq_in[env.sender] = env.seq + 1
+        if self.queue and self.queue[0].seat == env.sender and self.queue[0].kind == env.kind:
+            self.queue.popleft()
+        self._advance()
+
+    # ================================================================= sending
+
+    def _send(self, message: Message, step: Step) -> None:
+        """Sign and send ``message``, the step due from this seat (computed before the
+        message was made: making a deck step already moves the deck on)."""
+        kind, body = kinds.encode_body(message)
+        assert step.seat == self.me and step.kind == kind, (step, kind)
+        env = seal_envelope(self.identity, table=self.table, deal=self._deal_index(),
+                            sender=self.me, seq=self.seq_out, prior=self.hash, kind=kind,
+                            body=body)
+        self.seq_out += 1
+        self._apply(env, message, step)
+        self.transcript.append(env)
+        if self.run is not None and self.phase not in (SEATING, DRAW):
+            self.run.envelopes.append(env)
+        self.hash = chain(self.hash, env.payload)
+        if self.queue and self.queue[0] == step:
+            self.queue.popleft()
+        self.outbox.append(env.wire)
+        self._advance()
+
+    def _pump(self) -> None:
+        """Send every automatic step that is this seat's (not its moves: :meth:`act`)."""
+        while True:
+            step = self.due()
+            if step is None or step.seat != self.me or step.kind == "act":
+                return
+            self._send(self._make(step), step)
+
+    def _make(self, step: Step) -> Message:
+        run = self.run
+        kind = step.kind
+        if kind == "sign":
+            return Sign(roster=self.roster.digest())
+        if kind == "commit":
+            return self.draw.commit()
+        if kind == "share":
+            return self.draw.reveal()
+        assert run is not None
+        if kind == "hello":
+            return Hello(seal_key=public_bytes(run.seal_private.public_key()))
+        if kind in ("unlock", "shuffle", "lock"):
+            return run.deck.step()
+        if kind == "remix":
+            return run.deck.remix(list(step.slots))
+        if kind == "keys":
+            return self._make_keys(run, step)
+        if kind == "audit":
+            return Audit(reveal=run.deck.secrets(), seal_secret=private_bytes(run.seal_private))
+        if kind == "agree":
+            return Agree(transcript=run.agree_hash, points=tuple(run.points),
+                         verdict=run.verdict)
+        raise AssertionError(kind)
+
+    def _make_keys(self, run: DealRun, step: Step) -> Keys:
+        sealed = []
+        public: list[tuple[int, int]] = []
+        for recipient, slots in step.grants:
+            if recipient == EVERYONE:
+                public.extend((s, run.deck.release(s).key) for s in slots)
+                continue
+            content = [[s, run.deck.release(s, recipient).key.to_bytes(32, "big")]
+                       for s in slots]
+            sealed.append((recipient, seal(self.identity, run.seal_keys[recipient],
+                                           table=self.table, deal=run.index, sender=self.me,
+                                           recipient=recipient, content=content)))
+        return Keys(sealed=tuple(sealed), public=tuple(public))
+
+    # ================================================================ applying
+
+    def _apply(self, env: Envelope, message: Message, step: Step) -> None:
+        """Check ``message`` against the state and apply it, or raise :class:`Refused`
+        (before changing anything)."""
+        sender = env.sender
+        own = sender == self.me
+        run = self.run
+        if isinstance(message, Sign):
+            if message.roster != self.roster.digest():
+                raise Refused("roster", "signed another roster than this seat's")
+        elif isinstance(message, Commit | Reveal):
+            if not own:
+                try:
+                    self.draw.receive(message)
+                except (ValueError, RemoteProtocolError) as error:
+                    raise Refused("draw", str(error)) from None
+        elif run is None:
+            raise AssertionError("deal message before a deal")
+        elif isinstance(message, Hello):
+            if message.seal_key in run.seal_keys.values():
+                raise Refused("hello", "a sealing key already used at this deal")
+            run.seal_keys[sender] = message.seal_key
+        elif isinstance(message, Unlocked | Shuffled | Locked | Remixed):
+            if not own:
+                if isinstance(message, Remixed) and message.slots != step.slots:
+                    raise Refused("remix", "a re-mix of other slots than the cards it holds")
+                try:
+                    run.deck.receive(message)
+                except (RemoteProtocolError, EarlyMessage) as error:
+                    raise Refused(f"deck {env.kind}", str(error)) from None
+            if isinstance(message, Remixed):
+                self._remixed(run, sender, message)
+        elif isinstance(message, Keys):
+            self._keys(run, env, message, step)
+        elif isinstance(message, Act):
+            self._act(run, sender, message)
+        elif isinstance(message, Audit):
+            self._audit(run, sender, message)
+        elif isinstance(message, Agree):
+            self._agree(run, sender, message)
+
+    def _keys(self, run: DealRun, env: Envelope, message: Keys, step: Step) -> None:
+        sender = env.sender
+        grants = dict(step.grants)
+        private = {r for r in grants if r != EVERYONE}
+        if {r for r, _ in message.sealed} != private:
+            raise Refused("keys", f"sealed keys for seats {sorted(r for r, _ in message.sealed)},"
+                                  f" not {sorted(private)}")
+        if [s for s, _ in message.public] != list(grants.get(EVERYONE, ())):
+            raise Refused("keys", "public keys of other slots than the step shows")
+        for slot, key in message.public:
+            if not run.deck.key_matches(sender, slot, key):
+                raise Refused("key", f"the key of slot {slot} does not match its commitment")
+        releases = [KeyRelease(party=sender, slot=s, key=k) for s, k in message.public]
+        mine = dict(message.sealed).get(self.me)
+        if mine is not None and sender != self.me:
+            try:
+                content = unseal(mine, run.seal_private, self.roster.keys[sender],
+                                 table=self.table, deal=run.index, sender=sender,
+                                 recipient=self.me)
+                pairs = kinds.SLOT_KEYS[0](content, "sealed keys")
+            except CodecError as error:
+                raise Refused("sealed", str(error)) from None
+            if [s for s, _ in pairs] != list(grants[self.me]):
+                raise Refused("keys", "sealed keys of other slots than the step gives")
+            for slot, key in pairs:
+                if not run.deck.key_matches(sender, slot, key):
+                    raise Refused("key", f"the key of slot {slot} sent to seat {self.me} does"
+                                         " not match its commitment")
+            releases += [KeyRelease(party=sender, slot=s, key=k, to=self.me) for s, k in pairs]
+        if sender != self.me:
+            for release in releases:
+                run.deck.receive(release)
+        for recipient, slots in grants.items():
+            for slot in slots:
+                if recipient == EVERYONE:
+                    run.knows[slot] = set(range(self.players))
+                elif self.me not in (sender, recipient):
+                    run.deck.holder[slot] = recipient
+
+    def _act(self, run: DealRun, sender: int, message: Act) -> None:
+        view = run.view
+        assert view is not None
+        try:
+            code = self._own_code if sender == self.me else view.parse_action(message.action)
+        except ActionSyntaxError as error:
+            raise Refused("syntax", str(error)) from None
+        if sender != self.me:
+            if message.action != view.format_action(code, seat=SPECTATOR):
+                raise Refused("syntax", f"{message.action!r} is not the public form of a move")
+            try:
+                view.check(code)
+            except IllegalAction as error:
+                raise Refused(error.code, f"{message.action}: {error.reason}") from None
+        shown = self._shown_card(view, code)
+        hidden = message.action.split().count("?")
+        if len(message.slots) != hidden or len(set(message.slots)) != hidden:
+            raise Refused("slots", f"{hidden} face-down cards need {hidden} distinct slots")
+        for slot in message.slots:
+            if run.place.get(slot) != sender or slot in run.deck.retired:
+                raise Refused("not-held", f"slot {slot} is not a card seat {sender} holds")
+        if shown is not None:
+            self._check_shown(run, sender, message, shown)
+        elif message.slot is not None:
+            raise Refused("slots", "a move that shows no card names a slot")
+        before = view.clone()
+        view.apply(code)
+        run.acts.append((sender, message))
+        if message.slot is not None:
+            run.place[message.slot] = SHOWN
+            run.knows[message.slot] = set(range(self.players))
+            if sender != self.me:
+                for party, key in message.keys:
+                    if party != self.me:
+                        run.deck.receive(KeyRelease(party=party, slot=message.slot, key=key))
+                run.deck.open(message.slot)
+        self._moved(run, before, view, message.slots)
+        if self.keep_states:  # a view awaiting cards is recorded once it has them
+            run.views.append(None if view.awaiting else view.knowledge())
+        self.events.append(Event("act", f"seat {sender}: {message.action}", sender))
+
+    def _check_shown(self, run: DealRun, sender: int, message: Act, card: int) -> None:
+        slot = message.slot
+        if slot is None:
+            raise Refused("slots", "a card shown without its slot and keys")
+        if run.place.get(slot) != sender or not run.deck.in_play(slot):
+            raise Refused("not-held", f"slot {slot} is not a card seat {sender} holds")
+        keys = dict(message.keys)
+        if len(keys) != len(message.keys) or set(keys) != set(run.deck.lockers[slot]):
+            raise Refused("keys", f"slot {slot} needs the keys of seats"
+                                  f" {list(run.deck.lockers[slot])}")
+        for party, key in keys.items():
+            if not run.deck.key_matches(party, slot, key):
+                raise Refused("key", f"seat {party}'s key of slot {slot} does not match its"
+                                     " commitment")
+        opened = run.deck.peek(slot, keys)
+        if opened is None or run.ids[opened] != card:
+            what = "no card" if opened is None else self.game.notation.name(run.ids[opened])
+            raise Refused("not-held", f"showed slot {slot}, which holds {what}, as"
+                                      f" {self.game.notation.name(card)}")
+
+    def _shown_card(self, view: HandState, code: int) -> int | None:
+        """The card a move shows to everyone (Bid Whist: a card played)."""
+        return code if code < 64 else None
+
+    def _moved(self, run: DealRun, before: HandState, after: HandState,
+               slots: tuple[int, ...]) -> None:
+        """Follow the engine's face-down moves in the ledger and queue the key releases
+        and re-mixes they call for."""
+        fell = [p for p in range(len(after.count)) if after.count[p] < before.count[p]]
+        rose = [p for p in range(len(after.count)) if after.count[p] > before.count[p]]
+        if not rose:
+            return
+        (src,), (dst,) = fell, rose
+        moving = list(slots) if slots else sorted(s for s, p in run.place.items()
+                                                  if p == src and s not in run.deck.retired)
+        for slot in moving:
+            run.place[slot] = dst
+        seers = [t for t in range(self.players) if after.visible(dst, t)]
+        for seat in seers:
+            need = tuple(s for s in moving if seat not in run.knows.get(s, set()))
+            if not need:
+                continue
+            lockers = sorted({p for s in need for p in run.deck.lockers[s]} - {seat})
+            for locker in lockers:
+                self.queue.append(Step("keys", locker, ((seat, need),)))
+            for slot in need:
+                run.knows.setdefault(slot, set()).add(seat)
+            if not slots:  # a whole place picked up: its holder re-mixes what it holds
+                held = tuple(sorted(s for s, p in run.place.items()
+                                    if p == dst and s not in run.deck.retired))
+                self.queue.append(Step("remix", seat, slots=held))
+
+    def _remixed(self, run: DealRun, sender: int, message: Remixed) -> None:
+        first = len(run.deck.points) - len(message.slots)
+        place = run.place[message.slots[0]]
+        for m in range(len(message.slots)):
+            run.place[first + m] = place
+            run.knows[first + m] = {sender}
+
+    def _audit(self, run: DealRun, sender: int, message: Audit) -> None:
+        try:
+            secret = X25519PrivateKey.from_private_bytes(message.seal_secret)
+        except ValueError as error:
+            raise Refused("audit", f"not a sealing key: {error}") from None
+        if public_bytes(secret.public_key()) != run.seal_keys[sender]:
+            raise Refused("audit", "the sealing secret does not match the deal's hello")
+        if message.reveal.party != sender:
+            raise Refused("audit", "secrets in another seat's name")
+        run.audits[sender] = message
+
+    def _agree(self, run: DealRun, sender: int, message: Agree) -> None:
+        run.agrees[sender] = message
+        mine = (run.agree_hash, tuple(run.points), run.verdict)
+        theirs = (message.transcript, message.points, message.verdict)
+        if theirs != mine:
+            what = "transcript" if message.transcript != run.agree_hash else "result"
+            self.events.append(Event("disagree", f"seat {sender} signed another {what} of"
+                                     f" deal {run.index}: {message.points} {message.verdict!r}"
+                                     f" (this seat: {run.points} {run.verdict!r})", sender))
+
+    # ================================================================ phases
+
+    def _advance(self) -> None:
+        """Move to the next phase when the current one is complete."""
+        while True:
+            if self.phase == PLAY and self.run is not None:
+                self._observe(self.run)
+            if self.queue:
+                return
+            phase = self.phase
+            if phase == SEATING:
+                self.phase = DRAW
+                self.queue.extend(Step("commit", s) for s in range(self.players))
+                self.queue.extend(Step("share", s) for s in range(self.players))
+                number = self.roster.safety_number()
+                self.events.append(Event("seated", "every seat signed the roster (safety"
+                                                   f" number {number})"))
+            elif phase == DRAW:
+                rng = random.Random(self.draw.seed())
+                self.dealer = self.game.first_dealer(self.players, rng)
+                self._begin_deal()
+            elif phase == HELLO:
+                self.phase = DECK
+            elif phase == DECK:
+                assert self.run is not None
+                if self.run.deck.expected() is not None:
+                    return
+                self._queue_deal(self.run)
+            elif phase == DEAL:
+                assert self.run is not None
+                self._dealt(self.run)
+            elif phase == PLAY:
+                run = self.run
+                assert run is not None and run.view is not None
+                if run.view.current_player() != TERMINAL:
+                    return
+                self.phase = AUDIT
+                self.queue.extend(Step("audit", s) for s in range(self.players))
+            elif phase == AUDIT:
+                assert self.run is not None
+                self._conclude(self.run)
+                self.phase = AGREE
+                self.queue.extend(Step("agree", s) for s in range(self.players))
+            elif phase == AGREE:
+                assert self.run is not None
+                self._score(self.run)
+                if self.phase == OVER:
+                    return
+            else:
+                return
+
+    def _begin_deal(self) -> None:
+        index = self.deals
+        ids = self.game.deck(self.players, self.options)
+        context = DeckContext(self.table, index, self.players, len(ids))
+        seal_private = X25519PrivateKey.from_private_bytes(self.source.token_bytes(32))
+        self.run = DealRun(index, self.scored, self.dealer, Deck(context, self.me, self.source),
+                           ids, seal_private)
+        self.phase = HELLO
+        self.queue.extend(Step("hello", s) for s in range(self.players))
+        self.events.append(Event("deal", f"deal {index + 1}, dealer seat {self.dealer}"))
+
+    def _plan(self, run: DealRun) -> tuple[list[int], list[set[int]]]:
+        """Each deck position's place at the deal (SHOWN: face up) and who sees it."""
+        ids = run.ids
+        full = self.game.deal(ids, run.dealer, self.players, self.options, number=run.number)
+        places = []
+        for card in ids:
+            where = full.candidates(card)
+            places.append(where[0] if where else SHOWN)
+        seen: list[set[int]] = [set() for _ in ids]
+        for seat in range(self.players):
+            observed = self.game.observed_deck(ids, run.dealer, self.players, self.options, seat,
+                                               run.number)
+            for i, seen_card in enumerate(observed):
+                if seen_card is not None:
+                    seen[i].add(seat)
+        return places, seen
+
+    def _queue_deal(self, run: DealRun) -> None:
+        places, seen = self._plan(run)
+        everyone = set(range(self.players))
+        for slot, (place, seers) in enumerate(zip(places, seen, strict=True)):
+            run.place[slot] = place
+            run.knows[slot] = set(seers)
+        for sender in range(self.players):
+            grants: dict[int, list[int]] = {}
+            for slot, seers in enumerate(seen):
+                if seers == everyone:
+                    grants.setdefault(EVERYONE, []).append(slot)
+                else:
+                    for seat in sorted(seers - {sender}):
+                        grants.setdefault(seat, []).append(slot)
+            self.queue.append(Step("keys", sender, tuple((r, tuple(s))
+                                                         for r, s in sorted(grants.items()))))
+        self.phase = DEAL
+
+    def _dealt(self, run: DealRun) -> None:
+        deck = run.deck
+        observed: list[int | None] = []
+        for slot in range(len(run.ids)):
+            if self.me in run.knows[slot]:
+                observed.append(run.ids[deck.open(slot)])
+            else:
+                observed.append(None)
+        run.view = self.game.deal(observed, run.dealer, self.players, self.options,
+                                  observer=self.me, number=run.number)
+        if self.keep_states:
+            run.views.append(run.view.knowledge())
+        self.phase = PLAY
+
+    def _observe(self, run: DealRun) -> None:
+        """Deliver to this seat's view the cards it awaits, once it can open them."""
+        view = run.view
+        assert view is not None
+        for place in range(len(view.count)):
+            if not view.awaiting >> place & 1:
+                continue
+            slots = [s for s, p in run.place.items() if p == place and s not in run.deck.retired]
+            if not all(run.deck.can_open(s) for s in slots):
+                return
+            contents = 0
+            for slot in slots:
+                contents |= 1 << run.ids[run.deck.open(slot)]
+            view.observe(place, contents)
+        if self.keep_states and run.views and run.views[-1] is None and not view.awaiting:
+            run.views[-1] = view.knowledge()
+
+    def _conclude(self, run: DealRun) -> None:
+        """Every secret is in: audit the deck, replay the deal, reach the verdict."""
+        reveals: Mapping[int, AuditReveal] = {s: a.reveal for s, a in run.audits.items()}
+        verdict = audit_deck(run.deck, reveals)
+        if verdict.ok:
+            assert verdict.order is not None
+            slot_cards = {s: run.ids[c] for s, c in enumerate(verdict.order)}
+            deck = [slot_cards[s] for s in range(len(run.ids))]
+            run.outcome = replay_deal(self.game, self.players, self.options, run.dealer,
+                                      run.number, deck, run.acts, slot_cards,
+                                      keep_states=self.keep_states)
+            penalty = run.outcome.record.penalty
+            run.verdict = "ok" if penalty is None else (
+                f"seat {penalty['seat']} broke the rules at move {penalty['index']}:"
+                f" {penalty['reason']}")
+        else:
+            assert verdict.party is not None
+            run.outcome = replay_deal(self.game, self.players, self.options, run.dealer,
+                                      run.number, run.ids, [], {})
+            run.outcome.record.forfeit = {"seat": verdict.party, "reason": "refused audit"}
+            run.outcome.state.penalize(verdict.party, "refused audit")
+            run.verdict = str(verdict)
+        run.points = run.outcome.points
+        run.agree_hash = self.hash
+
+    def _score(self, run: DealRun) -> None:
+        for unit, points in enumerate(run.points):
+            self.totals[unit] += points
+        self.finished.append(run)
+        self.deals += 1
+        self.scored += 1
+        self.events.append(Event("result", f"deal {run.index + 1}: {run.points} ({run.verdict});"
+                                           f" totals {self.totals}"))
+        self.winner = self.game.winner(self.totals, self.scored, self.options)
+        if self.winner is not None:
+            self.phase = OVER
+            self.run = None
+            self.events.append(Event("over", f"the game is over: {self.winner}"))
+            return
+        self.dealer = self.game.next_dealer(self.dealer, self.players, False)
+        self._begin_deal()
+
+
+def describe(step: Step | None) -> str:
+    if step is None:
+        return "nothing (the game is over)"
+    return f"{step.kind} from seat {step.seat}"
+
+
+__all__: list[Any] = ["Event", "Rejection", "Session", "Step", "describe"]
