@@ -166,6 +166,15 @@ class Keys:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Opened:
+    """A seat has opened the cards just dealt to it: ``problem`` is empty, or says
+    what went wrong (a key that does not match, a slot that opens to no card), which
+    stops the deal for its audit at once."""
+
+    problem: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Act:
     """A move of the game, in its public text (cards the others do not see are
     ``?``).  A card shown comes with its slot and every key of it (``keys``: party,
@@ -234,6 +243,7 @@ SPECS: dict[str, KindSpec] = {spec.kind: spec for spec in (
     KindSpec("remix", Remixed, {"slots": UINTS, "deck": POINTS, "commitments": HASHES},
              party=True),
     KindSpec("keys", Keys, {"sealed": SEALED, "public": SLOT_KEYS}),
+    KindSpec("opened", Opened, {"problem": TEXT}),
     KindSpec("act", Act, {"action": TEXT, "slot": OPT_UINT, "keys": SLOT_KEYS,
                           "slots": UINTS}),
     KindSpec("audit", Audit, {"reveal": (lambda v, w: v, _same), "seal_secret": KEY}),
@@ -241,8 +251,8 @@ SPECS: dict[str, KindSpec] = {spec.kind: spec for spec in (
 )}
 KIND_OF: dict[type, str] = {spec.cls: spec.kind for spec in SPECS.values()}
 
-Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixed | Keys | Act \
-    | Audit | Agree
+Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixed | Keys \
+    | Opened | Act | Audit | Agree
 
 
 def _fields_of(spec: KindSpec, body: dict[str, Any], where: str) -> dict[str, Any]:

@@ -46,8 +46,8 @@ from p2pcards.table.codec import (
     seal_envelope,
     unseal,
 )
-from p2pcards.table.kinds import Act, Agree, Audit, Hello, Keys, Message, Sign
-from p2pcards.table.replay import Outcome, replay_deal
+from p2pcards.table.kinds import Act, Agree, Audit, Hello, Keys, Message, Opened, Sign
+from p2pcards.table.replay import Outcome, forfeit, replay_deal
 from p2pcards.table.roster import Roster
 from protocol.audit import audit_deck
 from protocol.curve import SecretSource
@@ -137,6 +137,11 @@ class DealRun:
     views: list[tuple[object, ...] | None] = field(default_factory=list)
     """This seat's view knowledge after every move (the tests compare it)."""
     envelopes: list[Envelope] = field(default_factory=list)
+    key_steps: list[tuple[int, Step, Keys]] = field(default_factory=list)
+    problem: str = ""
+    """What went wrong opening this seat's cards (reported in its ``opened``)."""
+    alarms: dict[int, str] = field(default_factory=dict)
+    opened: bool = False
 
 
 class Session:
@@ -234,6 +239,7 @@ class Session:
             slot = by_name[self.game.notation.name(shown)]
             keys = tuple(sorted(run.deck.keys[slot].items()))
         self._send(Act(action=public, slot=slot, keys=keys, slots=slots), Step("act", self.me))
+        self._pump()
 
     def receive(self, wire: bytes) -> Rejection | None:
         """Take a message from the network: None if accepted (or held until its turn
@@ -372,6 +378,8 @@ class Session:
             return run.deck.remix(list(step.slots))
         if kind == "keys":
             return self._make_keys(run, step)
+        if kind == "opened":
+            return Opened(problem=run.problem)
         if kind == "audit":
             return Audit(reveal=run.deck.secrets(), seal_secret=private_bytes(run.seal_private))
         if kind == "agree":
@@ -428,6 +436,10 @@ class Session:
                 self._remixed(run, sender, message)
         elif isinstance(message, Keys):
             self._keys(run, env, message, step)
+        elif isinstance(message, Opened):
+            if message.problem:
+                run.alarms[sender] = message.problem
+                self.events.append(Event("alarm", f"seat {sender}: {message.problem}", sender))
         elif isinstance(message, Act):
             self._act(run, sender, message)
         elif isinstance(message, Audit):
@@ -450,20 +462,13 @@ class Session:
         releases = [KeyRelease(party=sender, slot=s, key=k) for s, k in message.public]
         mine = dict(message.sealed).get(self.me)
         if mine is not None and sender != self.me:
-            try:
-                content = unseal(mine, run.seal_private, self.roster.keys[sender],
-                                 table=self.table, deal=run.index, sender=sender,
-                                 recipient=self.me)
-                pairs = kinds.SLOT_KEYS[0](content, "sealed keys")
-            except CodecError as error:
-                raise Refused("sealed", str(error)) from None
-            if [s for s, _ in pairs] != list(grants[self.me]):
-                raise Refused("keys", "sealed keys of other slots than the step gives")
-            for slot, key in pairs:
-                if not run.deck.key_matches(sender, slot, key):
-                    raise Refused("key", f"the key of slot {slot} sent to seat {self.me} does"
-                                         " not match its commitment")
-            releases += [KeyRelease(party=sender, slot=s, key=k, to=self.me) for s, k in pairs]
+            pairs, problem = self._unseal_keys(run, sender, mine, grants[self.me])
+            if problem:  # signed and in turn: taken, and reported for the audit
+                run.problem = run.problem or f"seat {sender}: {problem}"
+            else:
+                releases += [KeyRelease(party=sender, slot=s, key=k, to=self.me)
+                             for s, k in pairs]
+        run.key_steps.append((sender, step, message))
         if sender != self.me:
             for release in releases:
                 run.deck.receive(release)
@@ -473,6 +478,28 @@ class Session:
                     run.knows[slot] = set(range(self.players))
                 elif self.me not in (sender, recipient):
                     run.deck.holder[slot] = recipient
+
+    def _unseal_keys(self, run: DealRun, sender: int, sealed: bytes, slots: tuple[int, ...],
+                     secret: X25519PrivateKey | None = None, recipient: int | None = None
+                     ) -> tuple[tuple[tuple[int, int], ...], str]:
+        """The keys ``sender`` sealed to ``recipient`` (this seat by default), or what is
+        wrong with them."""
+        recipient = self.me if recipient is None else recipient
+        try:
+            content = unseal(sealed, secret or run.seal_private, self.roster.keys[sender],
+                             table=self.table, deal=run.index, sender=sender,
+                             recipient=recipient)
+            pairs: tuple[tuple[int, int], ...] = kinds.SLOT_KEYS[0](content, "sealed keys")
+        except CodecError as error:
+            return (), str(error)
+        if tuple(s for s, _ in pairs) != slots:
+            return (), f"sealed keys of slots {[s for s, _ in pairs]}, not {list(slots)}"
+        deck = run.deck
+        for slot, key in pairs:
+            if deck.context.commitment(sender, slot, key) != deck.commitments[sender, slot]:
+                return (), f"the key of slot {slot} sent to seat {recipient} does not match" \
+                           " its commitment"
+        return pairs, ""
 
     def _act(self, run: DealRun, sender: int, message: Act) -> None:
         view = run.view
@@ -562,6 +589,7 @@ class Session:
                 self.queue.append(Step("keys", locker, ((seat, need),)))
             for slot in need:
                 run.knows.setdefault(slot, set()).add(seat)
+            self.queue.append(Step("opened", seat))
             if not slots:  # a whole place picked up: its holder re-mixes what it holds
                 held = tuple(sorted(s for s, p in run.place.items()
                                     if p == dst and s not in run.deck.retired))
@@ -600,8 +628,15 @@ class Session:
     def _advance(self) -> None:
         """Move to the next phase when the current one is complete."""
         while True:
-            if self.phase == PLAY and self.run is not None:
-                self._observe(self.run)
+            run = self.run
+            if self.phase == DEAL and run is not None and not run.opened \
+                    and self.queue and self.queue[0].kind == "opened":
+                self._dealt(run)
+            if self.phase == PLAY and run is not None:
+                if run.alarms:
+                    self._alarm(run)
+                elif run.view is not None:
+                    self._observe(run)
             if self.queue:
                 return
             phase = self.phase
@@ -625,7 +660,10 @@ class Session:
                 self._queue_deal(self.run)
             elif phase == DEAL:
                 assert self.run is not None
-                self._dealt(self.run)
+                if self.run.alarms:
+                    self._alarm(self.run)
+                else:
+                    self.phase = PLAY
             elif phase == PLAY:
                 run = self.run
                 assert run is not None and run.view is not None
@@ -690,21 +728,23 @@ class Session:
                         grants.setdefault(seat, []).append(slot)
             self.queue.append(Step("keys", sender, tuple((r, tuple(s))
                                                          for r, s in sorted(grants.items()))))
+        self.queue.extend(Step("opened", s) for s in range(self.players))
         self.phase = DEAL
 
     def _dealt(self, run: DealRun) -> None:
-        deck = run.deck
-        observed: list[int | None] = []
-        for slot in range(len(run.ids)):
-            if self.me in run.knows[slot]:
-                observed.append(run.ids[deck.open(slot)])
-            else:
-                observed.append(None)
+        """Every key of the deal is in: open this seat's cards and make its view."""
+        run.opened = True
+        mine = [slot for slot in range(len(run.ids)) if self.me in run.knows[slot]]
+        cards = self._open_all(run, mine)
+        if cards is None:
+            return
+        observed: list[int | None] = [None] * len(run.ids)
+        for slot, card in zip(mine, cards, strict=True):
+            observed[slot] = card
         run.view = self.game.deal(observed, run.dealer, self.players, self.options,
                                   observer=self.me, number=run.number)
         if self.keep_states:
             run.views.append(run.view.knowledge())
-        self.phase = PLAY
 
     def _observe(self, run: DealRun) -> None:
         """Deliver to this seat's view the cards it awaits, once it can open them."""
@@ -716,35 +756,80 @@ class Session:
             slots = [s for s, p in run.place.items() if p == place and s not in run.deck.retired]
             if not all(run.deck.can_open(s) for s in slots):
                 return
+            cards = self._open_all(run, slots)
+            if cards is None:
+                return
             contents = 0
-            for slot in slots:
-                contents |= 1 << run.ids[run.deck.open(slot)]
+            for card in cards:
+                contents |= 1 << card
             view.observe(place, contents)
         if self.keep_states and run.views and run.views[-1] is None and not view.awaiting:
             run.views[-1] = view.knowledge()
+
+    def _open_all(self, run: DealRun, slots: list[int]) -> list[int] | None:
+        """The cards of ``slots`` (game ids), or None with :attr:`DealRun.problem` set."""
+        cards = []
+        for slot in slots:
+            if not run.deck.can_open(slot):
+                run.problem = run.problem or f"slot {slot}: a key is missing"
+                return None
+            try:
+                cards.append(run.ids[run.deck.open(slot)])
+            except RemoteProtocolError as error:
+                run.problem = run.problem or error.reason
+                return None
+        return cards
+
+    def _alarm(self, run: DealRun) -> None:
+        """A seat could not open its cards: the deal stops for its audit."""
+        self.queue.clear()
+        self.phase = AUDIT
+        self.queue.extend(Step("audit", s) for s in range(self.players))
+
+    def _culprit(self, run: DealRun, reveals: Mapping[int, AuditReveal]) -> tuple[int, str] | None:
+        """Who broke the deal's protocol, from every secret: a deck step, a sealed key,
+        or else a false alarm; None if nobody did."""
+        verdict = audit_deck(run.deck, reveals)
+        if not verdict.ok:
+            assert verdict.party is not None
+            return verdict.party, str(verdict)
+        for sender, step, message in run.key_steps:
+            for recipient, sealed in message.sealed:
+                secret = X25519PrivateKey.from_private_bytes(run.audits[recipient].seal_secret)
+                _, problem = self._unseal_keys(run, sender, sealed, dict(step.grants)[recipient],
+                                               secret, recipient)
+                if problem:
+                    return sender, f"seat {sender} sealed bad keys: {problem}"
+        for seat, problem in sorted(run.alarms.items()):
+            return seat, f"seat {seat} raised a false alarm ({problem})"
+        return None
 
     def _conclude(self, run: DealRun) -> None:
         """Every secret is in: audit the deck, replay the deal, reach the verdict."""
         reveals: Mapping[int, AuditReveal] = {s: a.reveal for s, a in run.audits.items()}
         verdict = audit_deck(run.deck, reveals)
+        culprit = self._culprit(run, reveals)
+        args = (self.game, self.players, self.options, run.dealer, run.number)
+        slot_cards: dict[int, int] = {}
+        deck = run.ids
         if verdict.ok:
             assert verdict.order is not None
             slot_cards = {s: run.ids[c] for s, c in enumerate(verdict.order)}
             deck = [slot_cards[s] for s in range(len(run.ids))]
-            run.outcome = replay_deal(self.game, self.players, self.options, run.dealer,
-                                      run.number, deck, run.acts, slot_cards,
+        if culprit is None:
+            run.outcome = replay_deal(*args, deck, run.acts, slot_cards,
                                       keep_states=self.keep_states)
             penalty = run.outcome.record.penalty
             run.verdict = "ok" if penalty is None else (
                 f"seat {penalty['seat']} broke the rules at move {penalty['index']}:"
                 f" {penalty['reason']}")
-        else:
-            assert verdict.party is not None
-            run.outcome = replay_deal(self.game, self.players, self.options, run.dealer,
-                                      run.number, run.ids, [], {})
-            run.outcome.record.forfeit = {"seat": verdict.party, "reason": "refused audit"}
-            run.outcome.state.penalize(verdict.party, "refused audit")
-            run.verdict = str(verdict)
+        else:  # the cards are known only if the deck itself checks out
+            seat, why = culprit
+            if verdict.ok:
+                run.outcome = forfeit(*args, deck, run.acts, slot_cards, seat, "refused audit")
+            else:
+                run.outcome = forfeit(*args, run.ids, [], {}, seat, "refused audit")
+            run.verdict = why
         run.points = run.outcome.points
         run.agree_hash = self.hash
 
