@@ -26,7 +26,7 @@ Bot = Callable[[HandState, random.Random], int]
 Tamper = Callable[[int, bytes], list[bytes]]
 
 
-def test_identity(seed: object, seat: int) -> Ed25519PrivateKey:
+def seat_identity(seed: object, seat: int) -> Ed25519PrivateKey:
     """A reproducible identity for tests and benches (never for play)."""
     return Ed25519PrivateKey.from_private_bytes(
         hashlib.sha256(f"p2pcards/test-identity/{seed}/{seat}".encode()).digest())
@@ -55,7 +55,7 @@ class MemoryTable:
     bytes_sent: int = 0
 
     def __post_init__(self) -> None:
-        keys = [test_identity(self.seed, s) for s in range(self.players)]
+        keys = [seat_identity(self.seed, s) for s in range(self.players)]
         table = hashlib.sha256(f"p2pcards/test-table/{self.seed}".encode()).digest()[:16]
         roster = make_roster(table, self.game, [public_bytes(k.public_key()) for k in keys],
                              options=self.options)

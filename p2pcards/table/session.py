@@ -275,6 +275,10 @@ class Session:
         if env.seq > expected:
             return Rejection(sender, "order", f"sequence number {env.seq}, but {expected} is"
                                               " next: a message is missing or reordered")
+        try:
+            message = kinds.decode_body(env.kind, env.body, sender)
+        except CodecError as error:
+            return Rejection(sender, "malformed", str(error))
         step = self.due()
         if env.prior != self.hash:
             if step is not None and step.seat == sender:
@@ -294,7 +298,6 @@ class Session:
             return Rejection(sender, "deal", f"deal {env.deal}, but this is deal"
                                              f" {self._deal_index()}")
         try:
-            message = kinds.decode_body(env.kind, env.body, sender)
             self._apply(env, message, step)
         except CodecError as error:
             return Rejection(sender, "malformed", str(error))

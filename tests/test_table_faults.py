@@ -1,0 +1,313 @@
+"""Faults without sockets: bad messages refused with the sender and the rule named and
+nothing changed; cheats caught and attributed (docs/protocol.md, "Faults")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from unittest.mock import patch
+
+import msgpack
+import pytest
+
+from p2pcards.cards import bits
+from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.history import History, loads, replay
+from p2pcards.table import kinds
+from p2pcards.table.codec import MAX_MESSAGE, pack, seal, seal_envelope
+from p2pcards.table.kinds import Act, Keys, Opened
+from p2pcards.table.memory import MemoryTable, seat_identity
+from p2pcards.table.session import EVERYONE, DealRun, Session, Step
+from protocol.steps import lift_deck, rekey_deck
+
+
+def envelope(session: Session, kind: str, body: dict[str, Any], **override: Any) -> bytes:
+    """A message in ``session``'s name, signed by its key unless overridden."""
+    fields: dict[str, Any] = {
+        "table": session.table, "deal": session.run.index if session.run else 0,
+        "sender": session.me, "seq": session.seq_out, "prior": session.hash,
+        "kind": kind, "body": body}
+    key = override.pop("key", session.identity)
+    fields.update(override)
+    return seal_envelope(key, **fields).wire
+
+
+def act_body(action: str, **extra: Any) -> dict[str, Any]:
+    return kinds.encode_body(Act(action=action, **extra))[1]
+
+
+@pytest.fixture
+def bidding() -> MemoryTable:
+    """Four seats at the first bid of the first deal."""
+    table = MemoryTable("bidwhist", 4, 11, [heuristic_bot] * 4)
+    table.deliver()
+    return table
+
+
+def roles(table: MemoryTable) -> tuple[Session, Session, Session]:
+    """(the seat to move, a seat that is not, a seat that receives)."""
+    step = table.sessions[0].due()
+    assert step is not None and step.kind == "act"
+    actor = table.sessions[step.seat]
+    return actor, table.sessions[(step.seat + 1) % 4], table.sessions[(step.seat + 2) % 4]
+
+
+def non_canonical(actor: Session) -> bytes:
+    """A well-signed payload whose version is packed as a 16-bit integer."""
+    canonical = pack([1, actor.table, 0, actor.me, actor.seq_out, actor.hash, "act",
+                      act_body("pass")])
+    payload = b"\x98\xcd\x00\x01" + canonical[2:]
+    assert msgpack.unpackb(payload) == msgpack.unpackb(canonical)
+    signature = actor.identity.sign(b"p2pcards/envelope/v1\x00" + payload)
+    return pack([payload, signature])
+
+
+BAD: dict[str, tuple[Callable[[Session, Session], bytes], str, str]] = {
+    "garbage": (lambda a, o: b"\xc1\x00garbage", "nobody", "malformed"),
+    "oversized": (lambda a, o: b"\x00" * (MAX_MESSAGE + 1), "nobody", "malformed"),
+    "not canonical": (lambda a, o: non_canonical(a), "nobody", "malformed"),
+    "unknown kind": (lambda a, o: envelope(a, "cheer", {}), "actor", "malformed"),
+    "unknown field": (lambda a, o: envelope(a, "act", {**act_body("pass"), "x": 1}),
+                      "actor", "malformed"),
+    "missing field": (lambda a, o: envelope(a, "act", {"action": "pass"}), "actor",
+                      "malformed"),
+    "mistyped field": (lambda a, o: envelope(a, "act", {**act_body("pass"), "slots": 3}),
+                       "actor", "malformed"),
+    "forged signature": (lambda a, o: envelope(a, "act", act_body("pass"), key=o.identity),
+                         "actor", "signature"),
+    "out of turn": (lambda a, o: envelope(o, "act", act_body("pass")), "other", "turn"),
+    "illegal move": (lambda a, o: envelope(a, "act", act_body("play AS", slot=0,
+                                                              keys=((0, 5),))),
+                     "actor", "phase"),
+    "unparsable move": (lambda a, o: envelope(a, "act", act_body("bid nine")), "actor",
+                        "syntax"),
+    "replayed": (lambda a, o: a.transcript[0].wire, "actor", "replay"),
+    "sequence gap": (lambda a, o: envelope(a, "act", act_body("pass"), seq=a.seq_out + 1),
+                     "actor", "order"),
+    "other table": (lambda a, o: envelope(a, "act", act_body("pass"), table=b"\x07" * 16),
+                    "actor", "table"),
+    "other deal": (lambda a, o: envelope(a, "act", act_body("pass"), deal=3), "actor", "deal"),
+    "forked transcript": (lambda a, o: envelope(a, "act", act_body("pass"), prior=b"\x01" * 32),
+                          "actor", "transcript"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_a_bad_message_is_refused_naming_sender_and_rule(bidding: MemoryTable,
+                                                         case: str) -> None:
+    actor, other, receiver = roles(bidding)
+    make, who, rule = BAD[case]
+    if case == "replayed":  # a message the receiver has already taken
+        wire = actor.transcript[-1].wire if actor.transcript[-1].sender == actor.me else \
+            next(e.wire for e in reversed(actor.transcript) if e.sender == actor.me)
+    else:
+        wire = make(actor, other)
+    before = (receiver.hash, len(receiver.transcript), list(receiver.seq_in), receiver.due())
+    rejection = receiver.receive(wire)
+    assert rejection is not None
+    expected = {"actor": actor.me, "other": other.me, "nobody": None}[who]
+    assert (rejection.sender, rejection.rule) == (expected, rule), str(rejection)
+    assert rejection.reason
+    assert (receiver.hash, len(receiver.transcript), list(receiver.seq_in),
+            receiver.due()) == before
+    # the table plays on: the real move is taken everywhere
+    view = actor.decision()
+    assert view is not None
+    actor.act(heuristic_bot(view.clone(), bidding.rngs[actor.me]))
+    bidding.deliver()
+    assert receiver.hash == actor.hash
+    assert len(receiver.rejections) == 1
+
+
+def test_a_duplicate_is_refused_once_taken(bidding: MemoryTable) -> None:
+    actor, _, receiver = roles(bidding)
+    view = actor.decision()
+    assert view is not None
+    actor.act(heuristic_bot(view.clone(), bidding.rngs[actor.me]))
+    (wire,) = actor.take_outbox()
+    assert receiver.receive(wire) is None
+    state = (receiver.hash, len(receiver.transcript))
+    rejection = receiver.receive(wire)
+    assert rejection is not None and (rejection.sender, rejection.rule) == (actor.me, "replay")
+    assert (receiver.hash, len(receiver.transcript)) == state
+
+
+def test_a_message_ahead_of_the_transcript_waits_for_its_turn(bidding: MemoryTable) -> None:
+    """Seat B answered seat A's move before A's move reached C: C holds B's message."""
+    first, second, late = roles(bidding)
+    view = first.decision()
+    assert view is not None
+    first.act(heuristic_bot(view.clone(), bidding.rngs[first.me]))
+    (move_a,) = first.take_outbox()
+    for session in bidding.sessions:
+        if session not in (first, late):
+            assert session.receive(move_a) is None
+    view = second.decision()
+    assert view is not None
+    second.act(heuristic_bot(view.clone(), bidding.rngs[second.me]))
+    (move_b,) = second.take_outbox()
+    assert late.receive(move_b) is None and late.held == [move_b]
+    assert late.receive(move_a) is None
+    assert late.held == [] and late.hash == second.hash
+
+
+# ------------------------------------------------------------------ cheats
+
+
+def play_with(table: MemoryTable, cheat: Callable[[MemoryTable], bool]) -> None:
+    """Play one deal; ``cheat`` may make a move itself (True) instead of the bots."""
+    while True:
+        table.deliver()
+        if cheat(table):
+            continue
+        if all(s.finished for s in table.sessions) or not table.step():
+            break
+    table.deliver()
+
+
+def outcome_everywhere(table: MemoryTable) -> list[DealRun]:
+    runs = [s.finished[0] for s in table.sessions]
+    verdicts = {(r.verdict, tuple(r.points)) for r in runs}
+    assert len(verdicts) == 1, verdicts
+    for session in table.sessions:
+        assert not [e for e in session.events if e.kind == "disagree"]
+        record = session.finished[0].outcome
+        assert record is not None
+        history = History("bidwhist", list("abcd"), {}, [record.record])
+        replay(loads(history.dumps()))
+    return runs
+
+
+def test_a_renege_is_proven_by_the_audit_and_penalised() -> None:
+    table = MemoryTable("bidwhist", 4, 12, [heuristic_bot] * 4)
+    done = []
+
+    def renege(t: MemoryTable) -> bool:
+        for session in t.sessions:
+            view = session.decision()
+            if done or view is None or view.phase != 3:  # type: ignore[attr-defined]
+                continue
+            hand = bits(view.may[session.me])
+            off = [c for c in hand if c not in view.legal_actions()]
+            if not off:
+                continue
+            # its own engine would refuse the card, and then drop the suit it claims
+            # to lack from its own hand: the cheater keeps its hand as it is
+            with patch.object(type(view), "check", lambda self, code: None), \
+                    patch.object(type(view), "_claim_void", lambda self, *a: None):
+                session.act(off[0])
+            done.append((session.me, len(session.run.acts) - 1))  # type: ignore[union-attr]
+            return True
+        return False
+
+    play_with(table, renege)
+    assert done
+    cheater, index = done[0]
+    runs = outcome_everywhere(table)
+    assert runs[0].outcome is not None
+    assert runs[0].outcome.record.penalty == {"seat": cheater, "index": index,
+                                              "reason": "renege"}
+    assert f"seat {cheater}" in runs[0].verdict
+    team = cheater % 2
+    assert runs[0].points[team] == 0 and runs[0].points[1 - team] > 0
+
+
+def test_a_card_not_held_is_refused_at_once() -> None:
+    table = MemoryTable("bidwhist", 4, 13, [heuristic_bot] * 4)
+    while True:  # up to the opening lead
+        table.deliver()
+        view = next((s.decision() for s in table.sessions if s.decision() is not None), None)
+        if view is not None and view.phase == 3:  # type: ignore[attr-defined]
+            break
+        table.step()
+    leader = next(s for s in table.sessions if s.decision() is not None)
+    run = leader.run
+    assert run is not None
+    mine = sorted(s for s, p in run.place.items() if p == leader.me
+                  and s not in run.deck.retired)
+    shown, claimed = mine[0], run.ids[run.deck.opened[mine[1]]]
+    name = leader.game.notation.name(claimed)
+    wire = envelope(leader, "act", act_body(f"play {name}", slot=shown,
+                                            keys=tuple(sorted(run.deck.keys[shown].items()))))
+    for session in table.sessions:
+        if session is leader:
+            continue
+        state = (session.hash, len(session.transcript))
+        rejection = session.receive(wire)
+        assert rejection is not None
+        assert (rejection.sender, rejection.rule) == (leader.me, "not-held")
+        assert name in rejection.reason
+        assert (session.hash, len(session.transcript)) == state
+
+
+def test_a_wrong_sealed_key_stops_the_deal_and_the_audit_names_its_sender() -> None:
+    table = MemoryTable("bidwhist", 4, 14, [heuristic_bot] * 4)
+    cheater = table.sessions[2]
+    honest = Session._make_keys
+
+    def bad_keys(self: Session, run: DealRun, step: Step) -> Keys:
+        keys = honest(self, run, step)
+        recipient, slots = next((r, s) for r, s in step.grants if r != EVERYONE)
+        wrong = seal(self.identity, run.seal_keys[recipient], table=self.table, deal=run.index,
+                     sender=self.me, recipient=recipient,
+                     content=[[s, (12345 + s).to_bytes(32, "big")] for s in slots])
+        return Keys(sealed=tuple((r, wrong if r == recipient else c) for r, c in keys.sealed),
+                    public=keys.public)
+
+    cheater._make_keys = bad_keys.__get__(cheater)  # type: ignore[method-assign]
+    play_with(table, lambda t: False)
+    runs = outcome_everywhere(table)
+    assert runs[0].outcome is not None
+    assert runs[0].outcome.record.forfeit == {"seat": 2, "reason": "refused audit"}
+    assert runs[0].acts == []  # stopped before any move
+    assert "seat 2 sealed bad keys" in runs[0].verdict
+    assert any(e.kind == "alarm" for e in table.sessions[0].events)
+
+
+def test_a_tampered_shuffle_is_caught_by_the_audit() -> None:
+    table = MemoryTable("bidwhist", 4, 15, [heuristic_bot] * 4)
+    cheater = table.sessions[1]
+    honest = Session._make
+
+    def tampered(self: Session, step: Step) -> Any:
+        if step.kind != "shuffle":
+            return honest(self, step)
+        assert self.run is not None
+
+        def forge(message: Any) -> Any:
+            deck = list(message.deck)
+            deck[0] = rekey_deck(lift_deck([deck[0]]), [1], [2])[0]  # not a card any more
+            return type(message)(party=message.party, round=message.round,
+                                 prior=message.prior, deck=tuple(deck))
+        return self.run.deck.step(forge)
+
+    cheater._make = tampered.__get__(cheater)  # type: ignore[method-assign]
+    play_with(table, lambda t: False)
+    runs = outcome_everywhere(table)
+    assert runs[0].outcome is not None
+    assert runs[0].outcome.record.forfeit == {"seat": 1, "reason": "refused audit"}
+    assert "party 1 broke the shuffle" in runs[0].verdict
+
+
+def test_a_false_alarm_costs_the_seat_that_raised_it() -> None:
+    table = MemoryTable("bidwhist", 4, 16, [heuristic_bot] * 4)
+    liar = table.sessions[3]
+    honest = Session._make
+
+    def false_alarm(self: Session, step: Step) -> Any:
+        if step.kind == "opened":
+            return Opened(problem="my cards do not open (a lie)")
+        return honest(self, step)
+
+    liar._make = false_alarm.__get__(liar)  # type: ignore[method-assign]
+    play_with(table, lambda t: False)
+    runs = outcome_everywhere(table)
+    assert runs[0].outcome is not None
+    assert runs[0].outcome.record.forfeit == {"seat": 3, "reason": "refused audit"}
+    assert "false alarm" in runs[0].verdict
+
+
+def test_identities_are_bound_to_seats() -> None:
+    table = MemoryTable("bidwhist", 4, 17, [heuristic_bot] * 4)
+    with pytest.raises(ValueError, match="not seat 1's"):
+        Session(table.sessions[0].roster, 1, seat_identity(17, 2))
