@@ -14,6 +14,7 @@ from typing import Any
 from ai.ismcts import search
 from ai.parallel import RootParallel
 from p2pcards.deckbench import bench_deck
+from p2pcards.tablebench import bench_table
 from p2pcards.games import bidwhist, controlnut, nullern, pasur
 from p2pcards.games.core import HandState
 from p2pcards.games.game import Game
@@ -165,7 +166,7 @@ def bench_ai(seconds: float = 2.0, seed: int = 1) -> list[Record]:
 
 
 SUITES: dict[str, Callable[[float], list[Record]]] = {
-    "engines": bench_engines, "ai": bench_ai, "deck": bench_deck}
+    "engines": bench_engines, "ai": bench_ai, "deck": bench_deck, "table": bench_table}
 
 
 def format_table(records: list[Record]) -> str:

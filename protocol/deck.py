@@ -84,6 +84,9 @@ Step = Unlocked | Shuffled | Locked
 Message = Step | Remixed | KeyRelease
 PUBLIC = -1
 """``holder`` of a slot shown to everyone."""
+OBSERVER = -2
+"""``me`` of a deck that only watches: it checks every step and opens what is shown,
+but holds no key (offline verification of a transcript)."""
 
 
 @dataclass(slots=True)
@@ -129,7 +132,7 @@ class Deck:
     def __init__(self, context: DeckContext, me: int, source: SecretSource | None = None):
         """``source``: where the secrets come from (:mod:`secrets` unless a test
         passes a seeded one)."""
-        if not 0 <= me < context.parties:
+        if not (0 <= me < context.parties or me == OBSERVER):
             raise LocalProtocolError(f"party {me} is not at this table")
         self.context = context
         self.me = me
@@ -168,9 +171,12 @@ class Deck:
         if len(self.rounds) >= MAX_ROUNDS or len(self.points) + size > MAX_SLOTS:
             raise LocalProtocolError(f"at most {MAX_ROUNDS} rounds and {MAX_SLOTS} slots a deal")
         source = self._source
-        self._secrets.append(_Secrets(
-            1 if inputs is None else random_scalar(source), random_scalar(source),
-            random_permutation(size, source), [random_scalar(source) for _ in range(size)]))
+        if self.me == OBSERVER:  # an observer (``p2pcards verify``) keeps no secrets
+            self._secrets.append(_Secrets(1, 1, [], []))
+        else:
+            self._secrets.append(_Secrets(
+                1 if inputs is None else random_scalar(source), random_scalar(source),
+                random_permutation(size, source), [random_scalar(source) for _ in range(size)]))
         round_ = Round(len(self.rounds), inputs)
         self.rounds.append(round_)
         self.log.append(round_)

@@ -47,18 +47,26 @@ class Reveal:
         _check(self.party, self.share, "share")
 
 
+OBSERVER = -2
+"""``me`` of a draw that only watches (offline verification)."""
+
+
 class JointRandom:
     """One party's side of one joint draw; ``label`` names the table, deal and purpose."""
 
     def __init__(self, label: bytes, parties: int, me: int,
                  source: SecretSource | None = None):
-        if not 0 <= me < parties:
+        if not (0 <= me < parties or me == OBSERVER):
             raise LocalProtocolError(f"party {me} is not among {parties}")
         self.label = label
         self.parties = parties
         self.me = me
-        self._share = (SystemSource() if source is None else source).token_bytes(SHARE_BYTES)
-        self.commits: dict[int, bytes] = {me: self._digest(me, self._share)}
+        self.commits: dict[int, bytes] = {}
+        self._share = b""
+        if me != OBSERVER:  # an observer only checks the others' commitments and shares
+            self._share = (SystemSource() if source is None else source).token_bytes(
+                SHARE_BYTES)
+            self.commits[me] = self._digest(me, self._share)
         self.shares: dict[int, bytes] = {}
         self._early: dict[int, bytes] = {}
 

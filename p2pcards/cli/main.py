@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from p2pcards import arena, bench, history
+from p2pcards.table.session import SUPPORTED as TABLE_GAMES
 from p2pcards.cli import repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import BOT_NAMES, DEFAULT_NAMES, LocalGame, SearchBot, make_bot
@@ -94,6 +95,29 @@ def build_parser() -> argparse.ArgumentParser:
                          help="processes playing sets side by side (default 1; with "
                          "--iterations the report does not depend on it)")
     arena_p.set_defaults(func=cmd_arena)
+
+    table_p = sub.add_parser(
+        "table", help="four secure sessions play a game in memory, with the mental-poker deck",
+        description="Seat four table sessions in one process (bots in every seat), play a "
+        "whole game with the mental-poker deck, signed messages and an audit after every "
+        "deal, and print each deal's verdict.")
+    table_p.add_argument("game", choices=sorted(TABLE_GAMES))
+    table_p.add_argument("--seed", type=int, default=1)
+    table_p.add_argument("--bots", default="heuristic", choices=("heuristic", "random"),
+                         help="the bot in every seat (default heuristic)")
+    table_p.add_argument("--transcript", metavar="FILE",
+                         help="write seat 0's transcript (for p2pcards verify)")
+    table_p.set_defaults(func=cmd_table)
+
+    verify_p = sub.add_parser(
+        "verify", help="re-check a table transcript offline",
+        description="Re-check an exported table transcript: every signature, deck step, "
+        "key, move and verdict, and what every seat signed. Exit status 0: verified; "
+        "1: a message is refused or a seat signed another result; 2: not a transcript.")
+    verify_p.add_argument("file", help="a p2pcards-transcript/1 file")
+    verify_p.add_argument("--history", metavar="OUT",
+                          help="write the audited hand history (for p2pcards replay)")
+    verify_p.set_defaults(func=cmd_verify)
 
     bench_p = sub.add_parser("bench", help="measure speed", description="Measure speed.")
     bench_p.add_argument("suite", nargs="?", default="engines", choices=sorted(bench.SUITES))
@@ -214,6 +238,48 @@ def cmd_replay(args: argparse.Namespace) -> int:
     else:
         print("the game is not over")
     return EXIT_OK
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    from p2pcards.games.trick_heuristics import heuristic_bot  # noqa: PLC0415
+    from p2pcards.local import random_bot  # noqa: PLC0415
+    from p2pcards.table.memory import MemoryTable  # noqa: PLC0415
+
+    bot = heuristic_bot if args.bots == "heuristic" else random_bot
+    table = MemoryTable(args.game, 4, args.seed, [bot] * 4)
+    table.play()
+    seat = table.sessions[0]
+    for event in seat.events:
+        if event.kind != "act":
+            print(event.text)
+    for rejection in table.rejected:
+        print(f"seat {rejection.at} refused {rejection.rejection}")
+    print(f"{table.messages} messages, {table.bytes_sent // 1024} KiB")
+    if args.transcript:
+        with open(args.transcript, "wb") as f:
+            f.write(seat.export())
+        print(f"transcript written to {args.transcript}")
+    return EXIT_OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from p2pcards.table.verify import TranscriptError, format_report, verify  # noqa: PLC0415
+
+    try:
+        with open(args.file, "rb") as f:
+            data = f.read()
+        report = verify(data)
+    except OSError as exc:
+        print(f"p2pcards: {args.file}: {exc.strerror}", file=sys.stderr)
+        return EXIT_MALFORMED
+    except TranscriptError as exc:
+        print(f"p2pcards: {args.file}: not a transcript: {exc}", file=sys.stderr)
+        return EXIT_MALFORMED
+    print(format_report(report))
+    if args.history and report.history is not None:
+        with open(args.history, "w", encoding="utf-8") as f:
+            f.write(report.history.dumps())
+    return EXIT_OK if report.ok else EXIT_ILLEGAL
 
 
 def _malformed(args: argparse.Namespace, message: str) -> int:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,30 +39,33 @@ from p2pcards.table.codec import (
     chain,
     genesis,
     open_envelope,
+    pack,
     private_bytes,
     public_bytes,
     seal,
     seal_envelope,
-    unseal,
 )
+from p2pcards.table.judge import Deal, KeyStep, judge, open_sealed
 from p2pcards.table.kinds import Act, Agree, Audit, Hello, Keys, Message, Opened, Sign
-from p2pcards.table.replay import Outcome, forfeit, replay_deal
+from p2pcards.table.replay import Outcome
 from p2pcards.table.roster import Roster
-from protocol.audit import audit_deck
 from protocol.curve import SecretSource
 from protocol.deck import Deck
 from protocol.errors import EarlyMessage, RemoteProtocolError
-from protocol.messages import AuditReveal, KeyRelease, Locked, Remixed, Shuffled, Unlocked
+from protocol.messages import KeyRelease, Locked, Remixed, Shuffled, Unlocked
 from protocol.randomness import Commit, JointRandom, Reveal
 from protocol.source import SystemSource
 from protocol.steps import DeckContext
 
+TRANSCRIPT_FORMAT = "p2pcards-transcript/1"
 SUPPORTED = ("bidwhist",)
 """Games whose card movements the session knows so far (docs/protocol.md)."""
 SHOWN = -1
 """Ledger place of a slot shown to everyone."""
 EVERYONE = -1
 """Grant recipient: the keys are shown to everyone."""
+WATCHER = -2
+"""``me`` of a session that holds no seat and only checks (``p2pcards verify``)."""
 MAX_HELD = 64
 """Messages held back until the transcript catches up with their sender's."""
 
@@ -147,15 +149,19 @@ class DealRun:
 class Session:
     """One seat's side of a table: every deal of a game, in turn with the others."""
 
-    def __init__(self, roster: Roster, me: int, identity: Ed25519PrivateKey,
+    def __init__(self, roster: Roster, me: int, identity: Ed25519PrivateKey | None,
                  source: SecretSource | None = None, *, keep_states: bool = False):
+        """``me``: this peer's seat, or :data:`WATCHER` for a session that only checks
+        the others' messages (``p2pcards verify``; it needs no identity)."""
         if roster.game not in SUPPORTED:
             raise ValueError(f"the table session plays {', '.join(SUPPORTED)} so far, not"
                              f" {roster.game}")
-        if not 0 <= me < roster.players:
-            raise ValueError(f"seat {me} is not at this table")
-        if public_bytes(identity.public_key()) != roster.seats[me].identity:
-            raise ValueError(f"this identity is not seat {me}'s in the roster")
+        if me != WATCHER:
+            if not 0 <= me < roster.players:
+                raise ValueError(f"seat {me} is not at this table")
+            if identity is None or \
+                    public_bytes(identity.public_key()) != roster.seats[me].identity:
+                raise ValueError(f"this identity is not seat {me}'s in the roster")
         self.roster = roster
         self.me = me
         self.identity = identity
@@ -255,6 +261,12 @@ class Session:
     def over(self) -> bool:
         return self.phase == OVER
 
+    def export(self) -> bytes:
+        """The transcript as a file for ``p2pcards verify``: the roster and every
+        accepted message, in order."""
+        return pack({"format": TRANSCRIPT_FORMAT, "roster": self.roster.encode(),
+                     "messages": [env.wire for env in self.transcript]})
+
     # ============================================================== receiving
 
     def _receive(self, wire: bytes) -> Rejection | None:
@@ -341,6 +353,7 @@ class Session:
         message was made: making a deck step already moves the deck on)."""
         kind, body = kinds.encode_body(message)
         assert step.seat == self.me and step.kind == kind, (step, kind)
+        assert self.identity is not None
         env = seal_envelope(self.identity, table=self.table, deal=self._deal_index(),
                             sender=self.me, seq=self.seq_out, prior=self.hash, kind=kind,
                             body=body)
@@ -399,6 +412,7 @@ class Session:
                 continue
             content = [[s, run.deck.release(s, recipient).key.to_bytes(32, "big")]
                        for s in slots]
+            assert self.identity is not None
             sealed.append((recipient, seal(self.identity, run.seal_keys[recipient],
                                            table=self.table, deal=run.index, sender=self.me,
                                            recipient=recipient, content=content)))
@@ -482,27 +496,17 @@ class Session:
                 elif self.me not in (sender, recipient):
                     run.deck.holder[slot] = recipient
 
-    def _unseal_keys(self, run: DealRun, sender: int, sealed: bytes, slots: tuple[int, ...],
-                     secret: X25519PrivateKey | None = None, recipient: int | None = None
+    def _unseal_keys(self, run: DealRun, sender: int, sealed: bytes, slots: tuple[int, ...]
                      ) -> tuple[tuple[tuple[int, int], ...], str]:
-        """The keys ``sender`` sealed to ``recipient`` (this seat by default), or what is
-        wrong with them."""
-        recipient = self.me if recipient is None else recipient
-        try:
-            content = unseal(sealed, secret or run.seal_private, self.roster.keys[sender],
-                             table=self.table, deal=run.index, sender=sender,
-                             recipient=recipient)
-            pairs: tuple[tuple[int, int], ...] = kinds.SLOT_KEYS[0](content, "sealed keys")
-        except CodecError as error:
-            return (), str(error)
-        if tuple(s for s, _ in pairs) != slots:
-            return (), f"sealed keys of slots {[s for s, _ in pairs]}, not {list(slots)}"
-        deck = run.deck
+        """The keys ``sender`` sealed to this seat, or what is wrong with them."""
+        pairs, problem = open_sealed(sealed, run.seal_private, self.roster.keys[sender],
+                                     table=self.table, deal=run.index, sender=sender,
+                                     recipient=self.me, slots=slots)
         for slot, key in pairs:
-            if deck.context.commitment(sender, slot, key) != deck.commitments[sender, slot]:
-                return (), f"the key of slot {slot} sent to seat {recipient} does not match" \
+            if not run.deck.key_matches(sender, slot, key):
+                return (), f"the key of slot {slot} sent to seat {self.me} does not match" \
                            " its commitment"
-        return pairs, ""
+        return pairs, problem
 
     def _act(self, run: DealRun, sender: int, message: Act) -> None:
         view = run.view
@@ -789,50 +793,16 @@ class Session:
         self.phase = AUDIT
         self.queue.extend(Step("audit", s) for s in range(self.players))
 
-    def _culprit(self, run: DealRun, reveals: Mapping[int, AuditReveal]) -> tuple[int, str] | None:
-        """Who broke the deal's protocol, from every secret: a deck step, a sealed key,
-        or else a false alarm; None if nobody did."""
-        verdict = audit_deck(run.deck, reveals)
-        if not verdict.ok:
-            assert verdict.party is not None
-            return verdict.party, str(verdict)
-        for sender, step, message in run.key_steps:
-            for recipient, sealed in message.sealed:
-                secret = X25519PrivateKey.from_private_bytes(run.audits[recipient].seal_secret)
-                _, problem = self._unseal_keys(run, sender, sealed, dict(step.grants)[recipient],
-                                               secret, recipient)
-                if problem:
-                    return sender, f"seat {sender} sealed bad keys: {problem}"
-        for seat, problem in sorted(run.alarms.items()):
-            return seat, f"seat {seat} raised a false alarm ({problem})"
-        return None
-
     def _conclude(self, run: DealRun) -> None:
-        """Every secret is in: audit the deck, replay the deal, reach the verdict."""
-        reveals: Mapping[int, AuditReveal] = {s: a.reveal for s, a in run.audits.items()}
-        verdict = audit_deck(run.deck, reveals)
-        culprit = self._culprit(run, reveals)
-        args = (self.game, self.players, self.options, run.dealer, run.number)
-        slot_cards: dict[int, int] = {}
-        deck = run.ids
-        if verdict.ok:
-            assert verdict.order is not None
-            slot_cards = {s: run.ids[c] for s, c in enumerate(verdict.order)}
-            deck = [slot_cards[s] for s in range(len(run.ids))]
-        if culprit is None:
-            run.outcome = replay_deal(*args, deck, run.acts, slot_cards,
-                                      keep_states=self.keep_states)
-            penalty = run.outcome.record.penalty
-            run.verdict = "ok" if penalty is None else (
-                f"seat {penalty['seat']} broke the rules at move {penalty['index']}:"
-                f" {penalty['reason']}")
-        else:  # the cards are known only if the deck itself checks out
-            seat, why = culprit
-            if verdict.ok:
-                run.outcome = forfeit(*args, deck, run.acts, slot_cards, seat, "refused audit")
-            else:
-                run.outcome = forfeit(*args, run.ids, [], {}, seat, "refused audit")
-            run.verdict = why
+        """Every secret is in: the verdict (:func:`p2pcards.table.judge.judge`)."""
+        deal = Deal(
+            self.game, self.players, self.options, run.dealer, run.number, run.ids,
+            run.deck.context, run.deck.log, run.deck.releases,
+            [KeyStep(sender, step.grants, message) for sender, step, message in run.key_steps],
+            run.acts, run.alarms, {s: a.reveal for s, a in run.audits.items()},
+            {s: a.seal_secret for s, a in run.audits.items()}, self.roster.keys)
+        run.outcome, run.verdict = judge(deal, lifted=run.deck.lifted,
+                                         keep_states=self.keep_states)
         run.points = run.outcome.points
         run.agree_hash = self.hash
 

@@ -1,0 +1,129 @@
+"""The verdict on a deal once every secret is revealed: one pure function that the live
+session and ``p2pcards verify`` both call, so that they reach it word for word.
+
+In order: every sealed key release is opened with its recipient's revealed
+sealing key (one that does not open, is not signed by its sender, or names
+other slots than the step gave is that sender's breach); the deck audit
+re-computes every pass and re-mix and checks every released key, the sealed
+ones included (:func:`protocol.audit.audit`); an alarm that none of this
+explains is a false alarm.  The first breach found makes its seat forfeit the
+deal ("refused audit": its own secrets do not bear out what it signed).
+Otherwise the deal is replayed with full information, and a move the rules
+forbid is penalised (:func:`p2pcards.table.replay.replay_deal`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+from p2pcards.games import Game
+from p2pcards.table import kinds
+from p2pcards.table.codec import CodecError, unseal
+from p2pcards.table.kinds import Act, Keys
+from p2pcards.table.replay import Outcome, forfeit, replay_deal
+from protocol.audit import audit
+from protocol.curve import Point
+from protocol.deck import Round
+from protocol.messages import AuditReveal, KeyRelease, Remixed
+from protocol.steps import DeckContext
+
+Grants = tuple[tuple[int, tuple[int, ...]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyStep:
+    """A ``keys`` message as the transcript holds it: its sender, the grants it was
+    due to make (recipient or -1 for everyone -> slots), its body."""
+
+    sender: int
+    grants: Grants
+    message: Keys
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Everything the verdict on one deal depends on (all of it public after the audit)."""
+
+    game: Game
+    players: int
+    options: Mapping[str, int]
+    dealer: int
+    number: int
+    ids: Sequence[int]
+    context: DeckContext
+    log: Sequence[Round | Remixed]
+    releases: Sequence[KeyRelease]
+    key_steps: Sequence[KeyStep]
+    acts: Sequence[tuple[int, Act]]
+    alarms: Mapping[int, str]
+    reveals: Mapping[int, AuditReveal]
+    seal_secrets: Mapping[int, bytes]
+    identities: Sequence[Ed25519PublicKey]
+
+
+def judge(deal: Deal, *, lifted: Mapping[bytes, Point] | None = None,
+          keep_states: bool = False) -> tuple[Outcome, str]:
+    """The audited deal and its verdict: ``"ok"``, a penalised move, or a forfeit."""
+    releases = list(deal.releases)
+    culprit: tuple[int, str] | None = None
+    for step in deal.key_steps:
+        grants = dict(step.grants)
+        for recipient, sealed in step.message.sealed:
+            secret = deal.seal_secrets.get(recipient)
+            pairs: tuple[tuple[int, int], ...]
+            if secret is None:
+                pairs, problem = (), f"seat {recipient} revealed no sealing key"
+            else:
+                pairs, problem = open_sealed(
+                    sealed, X25519PrivateKey.from_private_bytes(secret),
+                    deal.identities[step.sender], table=deal.context.table,
+                    deal=deal.context.deal, sender=step.sender, recipient=recipient,
+                    slots=grants[recipient])
+            if problem and culprit is None:
+                culprit = step.sender, f"seat {step.sender} sealed bad keys: {problem}"
+            releases += [KeyRelease(party=step.sender, slot=s, key=k, to=recipient)
+                         for s, k in pairs]
+    verdict = audit(deal.context, deal.log, deal.reveals, releases, lifted)
+    if not verdict.ok:
+        assert verdict.party is not None
+        culprit = verdict.party, f"seat {verdict.party} broke the {verdict.step}:" \
+                                 f" {verdict.reason}"
+    elif culprit is None and deal.alarms:
+        seat = min(deal.alarms)
+        culprit = seat, f"seat {seat} raised a false alarm ({deal.alarms[seat]})"
+    args = (deal.game, deal.players, deal.options, deal.dealer, deal.number)
+    if culprit is not None and not verdict.ok:  # the cards are unknown: no moves kept
+        return forfeit(*args, deal.ids, [], {}, culprit[0], "refused audit"), culprit[1]
+    assert verdict.order is not None
+    slot_cards = {s: deal.ids[c] for s, c in enumerate(verdict.order)}
+    deck = [slot_cards[s] for s in range(len(deal.ids))]
+    if culprit is not None:
+        return forfeit(*args, deck, deal.acts, slot_cards, culprit[0], "refused audit"), \
+            culprit[1]
+    outcome = replay_deal(*args, deck, deal.acts, slot_cards, keep_states=keep_states)
+    penalty = outcome.record.penalty
+    if penalty is None:
+        return outcome, "ok"
+    return outcome, (f"seat {penalty['seat']} broke the rules at move {penalty['index']}:"
+                     f" {penalty['reason']}")
+
+
+def open_sealed(sealed: bytes, secret: X25519PrivateKey, sender_key: Ed25519PublicKey, *,
+                table: bytes, deal: int, sender: int, recipient: int, slots: tuple[int, ...]
+                ) -> tuple[tuple[tuple[int, int], ...], str]:
+    """The keys ``sender`` sealed to ``recipient`` for ``slots``, or what is wrong with
+    them (their match with the commitments is the deck's and the audit's business)."""
+    try:
+        content = unseal(sealed, secret, sender_key, table=table, deal=deal, sender=sender,
+                         recipient=recipient)
+        pairs: tuple[tuple[int, int], ...] = kinds.SLOT_KEYS[0](content, "sealed keys")
+    except CodecError as error:
+        return (), str(error)
+    if tuple(s for s, _ in pairs) != slots:
+        return (), f"sealed keys of slots {[s for s, _ in pairs]} to seat {recipient}, not" \
+                   f" {list(slots)}"
+    return pairs, ""

@@ -1,0 +1,130 @@
+"""``p2pcards verify FILE``: re-check an exported transcript offline.
+
+The file (written by :meth:`p2pcards.table.session.Session.export`) holds the
+roster and every accepted message in order.  A watching session
+(:data:`~p2pcards.table.session.WATCHER`: no seat, no secrets) takes them one
+by one, so it checks exactly what a live peer checks: every signature, every
+sequence number and transcript hash, whose turn it was, every deck step, every
+key shown, every move; and at the end of each deal it reaches the verdict
+itself from the revealed secrets (:mod:`p2pcards.table.judge`) and compares
+it with what each seat signed.  The first message it must refuse is named with
+its position and the seat it claims to come from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from p2pcards.history import History
+from p2pcards.table.codec import CodecError, unpack
+from p2pcards.table.roster import Roster, decode_roster
+from p2pcards.table.session import TRANSCRIPT_FORMAT, WATCHER, Rejection, Session
+
+
+@dataclass
+class DealReport:
+    index: int
+    dealer: int
+    verdict: str
+    points: list[int]
+    signed: list[int]
+    """Seats whose signed transcript hash and result match the verifier's."""
+    dissent: list[str]
+
+
+@dataclass
+class Report:
+    roster: Roster
+    messages: int
+    deals: list[DealReport] = field(default_factory=list)
+    problem: str | None = None
+    """The first message refused (position, claimed seat, rule), or an unfinished
+    transcript."""
+    totals: list[int] = field(default_factory=list)
+    winner: int | list[int] | None = None
+    history: History | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Every message checks out and every seat signed every deal's result."""
+        return self.problem is None and all(
+            not d.dissent and len(d.signed) == self.roster.players for d in self.deals)
+
+
+class TranscriptError(ValueError):
+    """A file that is not a transcript at all (the message says why)."""
+
+
+def load(data: bytes) -> tuple[Roster, list[bytes]]:
+    try:
+        doc = unpack(data, "transcript")
+    except CodecError as error:
+        raise TranscriptError(str(error)) from None
+    if not isinstance(doc, dict) or doc.get("format") != TRANSCRIPT_FORMAT:
+        raise TranscriptError(f"not a {TRANSCRIPT_FORMAT} file")
+    if set(doc) != {"format", "roster", "messages"}:
+        raise TranscriptError("expected exactly the fields format, roster, messages")
+    roster_bytes, messages = doc["roster"], doc["messages"]
+    if not isinstance(roster_bytes, bytes) or not isinstance(messages, list) \
+            or not all(isinstance(m, bytes) for m in messages):
+        raise TranscriptError("the roster and every message must be byte strings")
+    try:
+        return decode_roster(roster_bytes), messages
+    except CodecError as error:
+        raise TranscriptError(str(error)) from None
+
+
+def verify(data: bytes) -> Report:
+    """Check a transcript file; :class:`TranscriptError` if it is not one."""
+    roster, messages = load(data)
+    watcher = Session(roster, WATCHER, None)
+    report = Report(roster, len(messages))
+    for position, wire in enumerate(messages):
+        rejection = watcher.receive(wire)
+        if rejection is None and watcher.held:
+            rejection = Rejection(None, "transcript", "sent on a transcript that no message"
+                                                      " before it leads to")
+        if rejection is not None:
+            report.problem = f"message {position} ({describe(rejection)})"
+            break
+    for run in watcher.finished:
+        mine = (run.agree_hash, tuple(run.points), run.verdict)
+        signed = [seat for seat, agree in sorted(run.agrees.items())
+                  if (agree.transcript, agree.points, agree.verdict) == mine]
+        dissent = [f"seat {seat} signed {list(agree.points)} ({agree.verdict})"
+                   for seat, agree in sorted(run.agrees.items()) if seat not in signed]
+        report.deals.append(DealReport(run.index, run.dealer, run.verdict, list(run.points),
+                                       signed, dissent))
+    if report.problem is None and not watcher.over:
+        report.problem = f"the transcript stops with {watcher.due() or 'nothing'} due:" \
+                         " the game is not finished"
+    report.totals = list(watcher.totals)
+    report.winner = watcher.winner
+    report.history = History(roster.game, [s.name for s in roster.seats],
+                             dict(roster.options),
+                             [run.outcome.record for run in watcher.finished if run.outcome])
+    return report
+
+
+def describe(rejection: Rejection) -> str:
+    who = "no readable sender" if rejection.sender is None else \
+        f"in seat {rejection.sender}'s name"
+    return f"{who}; {rejection.rule}: {rejection.reason}"
+
+
+def format_report(report: Report) -> str:
+    roster = report.roster
+    names = ", ".join(f"{s.name} (seat {i})" for i, s in enumerate(roster.seats))
+    lines = [f"{roster.rules.title} at table {roster.table.hex()}: {names}",
+             f"safety number {roster.safety_number()}; {report.messages} messages"]
+    for deal in report.deals:
+        signed = "every seat signed it" if len(deal.signed) == roster.players else \
+            f"signed by seats {deal.signed}"
+        lines.append(f"deal {deal.index + 1} (dealer seat {deal.dealer}): {deal.verdict};"
+                     f" points {deal.points}; {signed}")
+        lines.extend(f"  dissent: {d}" for d in deal.dissent)
+    if report.problem:
+        lines.append(f"REFUSED: {report.problem}")
+    lines.append(f"totals {report.totals}; winner {report.winner}")
+    lines.append("verified" if report.ok else "NOT verified")
+    return "\n".join(lines)

@@ -1,0 +1,144 @@
+"""``p2pcards bench table``: the time of a whole deal at an in-memory table, split by layer.
+
+Four sessions play whole deals in one process (heuristic bots in every seat),
+so the times are the compute of all four peers together, with no network.
+Every call into a layer is timed *exclusively* (a call into another layer
+pauses it), which splits each deal into:
+
+* **crypto**: curve multiplications and point decompression, hashing to
+  points, Ed25519 signing and verification, HPKE sealing and opening;
+* **codec**: msgpack packing and unpacking, message bodies to and from maps;
+* **engine**: the game's deal states (moves checked and applied in every view,
+  the audit's full replay);
+* **bots**: the heuristic bots' decisions;
+* **session**: the rest (the session's own bookkeeping, the audit's control).
+
+The wrappers cost about a microsecond a call; the split is a guide, the total
+is the measurement.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import protocol.audit
+import protocol.curve
+import protocol.deck
+import protocol.steps
+from p2pcards.games import GAMES
+from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.table import codec, kinds
+from p2pcards.table.memory import MemoryTable
+from p2pcards.table.session import SUPPORTED
+
+Record = dict[str, Any]
+LAYERS = ("crypto", "codec", "engine", "bots", "session")
+
+
+class Split:
+    """Exclusive time per layer: a stack of (layer, since)."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, float] = defaultdict(float)
+        self.stack: list[list[Any]] = [["session", time.perf_counter()]]
+
+    def wrap(self, layer: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        stack, spent = self.stack, self.spent
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            now = time.perf_counter()
+            top = stack[-1]
+            spent[top[0]] += now - top[1]
+            stack.append([layer, now])
+            try:
+                return function(*args, **kwargs)
+            finally:
+                end = time.perf_counter()
+                inner = stack.pop()
+                spent[inner[0]] += end - inner[1]
+                stack[-1][1] = end
+        return timed
+
+    def close(self) -> None:
+        now = time.perf_counter()
+        top = self.stack[-1]
+        self.spent[top[0]] += now - top[1]
+        top[1] = now
+
+
+@contextmanager
+def instrumented(split: Split, game: str) -> Iterator[None]:
+    """Wrap the layers' entry points for the duration."""
+    state_class = type(GAMES[game].deal(GAMES[game].deck(4, {}), 0, 4, {}))
+    targets: list[tuple[Any, str, str]] = [
+        (protocol.curve.Multiplier, "times", "crypto"),
+        (protocol.curve.Multiplier, "__init__", "crypto"), (protocol.curve, "lift", "crypto"),
+        (protocol.steps, "lift", "crypto"), (protocol.curve, "hash_to_point", "crypto"),
+        (protocol.curve, "inverse", "crypto"), (protocol.steps.DeckContext, "commitment", "crypto"),
+        (codec, "_sign", "crypto"), (codec, "_verify", "crypto"),
+        (codec, "_encrypt", "crypto"), (codec, "_decrypt", "crypto"),
+        (codec, "pack", "codec"), (codec, "unpack", "codec"),
+        (kinds, "decode_body", "codec"), (kinds, "encode_body", "codec"),
+    ]
+    modules = (protocol.steps, protocol.deck, protocol.audit)
+    targets += [(module, name, "crypto") for module in modules
+                for name in ("lift_deck", "shuffle_deck", "rekey_deck", "deck_digest")
+                if name in vars(module)]
+    targets += [(state_class, name, "engine") for name in (
+        "apply", "check", "step", "clone", "parse_action", "format_action", "observe",
+        "legal_actions", "knowledge", "penalize", "points")]
+    targets += [(type(GAMES[game]), name, "engine") for name in ("deal", "observed_deck")]
+    saved = [(owner, name, vars(owner).get(name)) for owner, name, _ in targets]
+    try:
+        for owner, name, layer in targets:
+            setattr(owner, name, split.wrap(layer, getattr(owner, name)))
+        yield
+    finally:
+        for owner, name, original in saved:
+            if original is None:  # inherited: the base class's method shows again
+                delattr(owner, name)
+            else:
+                setattr(owner, name, original)
+
+
+def table_deals(game: str, seconds: float, seed: int = 1) -> Record:
+    """Play whole deals for about ``seconds`` (at least two) and split their time."""
+    split = Split()
+    bot = split.wrap("bots", heuristic_bot)
+    deals = messages = sent = 0
+    start = time.perf_counter()
+    with instrumented(split, game):
+        game_number = 0
+        while deals < 2 or time.perf_counter() - start < seconds:
+            table = MemoryTable(game, 4, f"bench:{seed}:{game_number}", [bot] * 4)
+            split.stack[:] = [["session", time.perf_counter()]]
+            table.play()
+            split.close()
+            deals += len(table.sessions[0].finished)
+            messages += table.messages
+            sent += table.bytes_sent
+            game_number += 1
+    total = sum(split.spent.values())
+    return {"game": game, "deals": deals, "total": total, "spent": dict(split.spent),
+            "messages": messages, "bytes": sent}
+
+
+def bench_table(seconds: float = 2.0, seed: int = 1) -> list[Record]:
+    records: list[Record] = []
+    for game in SUPPORTED:
+        result = table_deals(game, seconds, seed)
+        deals = result["deals"]
+        records.append({"name": f"table.{game}.deal", "unit": "ms",
+                        "value": round(1000 * result["total"] / deals, 1)})
+        for layer in LAYERS:
+            records.append({"name": f"table.{game}.deal.{layer}", "unit": "ms",
+                            "value": round(1000 * result["spent"].get(layer, 0.0) / deals, 1)})
+        records.append({"name": f"table.{game}.messages_per_deal", "unit": "msgs",
+                        "value": round(result["messages"] / deals, 1)})
+        records.append({"name": f"table.{game}.bytes_per_deal", "unit": "KiB",
+                        "value": round(result["bytes"] / deals / 1024, 1)})
+    return records

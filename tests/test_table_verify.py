@@ -1,0 +1,130 @@
+"""``p2pcards verify``: an exported transcript re-checked offline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2pcards.cli.main import main
+from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.history import load as load_history
+from p2pcards.history import replay
+from p2pcards.table.codec import pack, unpack
+from p2pcards.table.kinds import Agree
+from p2pcards.table.memory import MemoryTable
+from p2pcards.table.session import Session, Step
+from p2pcards.table.verify import TranscriptError, verify
+
+
+@pytest.fixture(scope="module")
+def honest() -> MemoryTable:
+    table = MemoryTable("bidwhist", 4, 21, [heuristic_bot] * 4)
+    table.play()
+    return table
+
+
+def messages_of(data: bytes) -> tuple[dict[str, Any], list[bytes]]:
+    doc = unpack(data, "test")
+    return doc, doc["messages"]
+
+
+def test_an_honest_transcript_verifies_from_any_seat(honest: MemoryTable) -> None:
+    for session in honest.sessions:
+        report = verify(session.export())
+        assert report.ok and report.problem is None
+        assert report.totals == session.totals and report.winner == session.winner
+        assert [d.points for d in report.deals] == [r.points for r in session.finished]
+        assert all(d.signed == [0, 1, 2, 3] for d in report.deals)
+        assert report.history is not None
+        assert replay(report.history).totals == session.totals
+
+
+def test_an_altered_message_is_named(honest: MemoryTable) -> None:
+    doc, messages = messages_of(honest.sessions[1].export())
+    position = next(i for i, m in enumerate(messages) if b"play" in m)
+    wire = bytearray(messages[position])
+    at = wire.index(b"play") + 5
+    wire[at] = ord("2") if wire[at] != ord("2") else ord("3")  # another card
+    messages[position] = bytes(wire)
+    report = verify(pack(doc))
+    assert not report.ok
+    assert report.problem is not None
+    assert report.problem.startswith(f"message {position} (in seat ")
+    assert "signature" in report.problem
+
+
+def test_a_dropped_message_is_named(honest: MemoryTable) -> None:
+    doc, messages = messages_of(honest.sessions[2].export())
+    del messages[40]
+    report = verify(pack(doc))
+    assert report.problem is not None and report.problem.startswith("message 40 ")
+
+
+def test_an_unfinished_transcript_is_not_verified(honest: MemoryTable) -> None:
+    doc, messages = messages_of(honest.sessions[0].export())
+    del messages[100:]
+    report = verify(pack(doc))
+    assert not report.ok and report.problem is not None and "not finished" in report.problem
+
+
+def test_a_seat_that_signs_another_result_is_named() -> None:
+    table = MemoryTable("bidwhist", 4, 22, [heuristic_bot] * 4)
+    liar = table.sessions[2]
+    honest_make = Session._make
+
+    def lie(self: Session, step: Step) -> Any:
+        message = honest_make(self, step)
+        if isinstance(message, Agree):
+            return Agree(transcript=message.transcript, points=(99, 0), verdict=message.verdict)
+        return message
+
+    liar._make = lie.__get__(liar)  # type: ignore[method-assign]
+    table.play(deals=1)
+    for session in table.sessions:
+        if session is not liar:
+            texts = [e.text for e in session.events if e.kind == "disagree"]
+            assert texts and texts[0].startswith("seat 2 signed another result")
+    report = verify(table.sessions[0].export())
+    deal = report.deals[0]
+    assert deal.signed == [0, 1, 3]
+    assert deal.dissent and deal.dissent[0].startswith("seat 2 signed [99, 0]")
+    assert not report.ok
+
+
+def test_not_a_transcript() -> None:
+    with pytest.raises(TranscriptError, match="not msgpack|not a p2pcards-transcript"):
+        verify(b"\x00\x01hello")
+    with pytest.raises(TranscriptError, match="p2pcards-transcript/1"):
+        verify(pack({"format": "something else"}))
+
+
+def test_the_command_line(honest: MemoryTable, tmp_path: Path,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.bin"
+    good.write_bytes(honest.sessions[3].export())
+    history = tmp_path / "history.json"
+    assert main(["verify", str(good), "--history", str(history)]) == 0
+    out = capsys.readouterr().out
+    assert "verified" in out and "every seat signed it" in out
+    assert replay(load_history(str(history))).totals == honest.sessions[3].totals
+    doc, messages = messages_of(good.read_bytes())
+    messages[7] = messages[7][:-1] + bytes([messages[7][-1] ^ 1])
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(pack(doc))
+    assert main(["verify", str(bad)]) == 1
+    assert "REFUSED: message 7" in capsys.readouterr().out
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"junk")
+    assert main(["verify", str(junk)]) == 2
+    assert "not a transcript" in capsys.readouterr().err
+
+
+def test_the_table_command_writes_a_transcript(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "t.bin"
+    assert main(["table", "bidwhist", "--seed", "5", "--transcript", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "safety number" in out and "the game is over" in out
+    assert verify(path.read_bytes()).ok
