@@ -14,10 +14,10 @@ from typing import Any
 from ai.ismcts import search
 from ai.parallel import RootParallel
 from p2pcards.deckbench import bench_deck
-from p2pcards.tablebench import bench_table
 from p2pcards.games import bidwhist, controlnut, nullern, pasur
 from p2pcards.games.core import HandState
 from p2pcards.games.game import Game
+from p2pcards.tablebench import bench_table
 
 Record = dict[str, Any]
 ROUNDS = 5

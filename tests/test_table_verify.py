@@ -94,7 +94,7 @@ def test_a_seat_that_signs_another_result_is_named() -> None:
 
 
 def test_not_a_transcript() -> None:
-    with pytest.raises(TranscriptError, match="not msgpack|not a p2pcards-transcript"):
+    with pytest.raises(TranscriptError, match=r"not msgpack|not a p2pcards-transcript"):
         verify(b"\x00\x01hello")
     with pytest.raises(TranscriptError, match="p2pcards-transcript/1"):
         verify(pack({"format": "something else"}))

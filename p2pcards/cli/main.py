@@ -9,10 +9,10 @@ import sys
 from collections.abc import Sequence
 
 from p2pcards import arena, bench, history
-from p2pcards.table.session import SUPPORTED as TABLE_GAMES
 from p2pcards.cli import repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import BOT_NAMES, DEFAULT_NAMES, LocalGame, SearchBot, make_bot
+from p2pcards.table.session import SUPPORTED as TABLE_GAMES
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_MALFORMED = 0, 1, 2
 
