@@ -19,8 +19,33 @@ def finished_table(seed: int, **kwargs: object) -> MemoryTable:
 
 def history_of(session: Session) -> History:
     names = [seat.name for seat in session.roster.seats]
-    return History("bidwhist", names, {}, [run.outcome.record for run in session.finished
-                                           if run.outcome is not None])
+    return History(session.game.name, names, {}, [run.outcome.record
+                                                  for run in session.finished
+                                                  if run.outcome is not None])
+
+
+def check_views(table: MemoryTable) -> int:
+    """Each seat's view after every move is the audited deal's view from that seat."""
+    compared = 0
+    for session in table.sessions:
+        for run in session.finished:
+            assert run.outcome is not None
+            states = run.outcome.states
+            assert len(states) == len(run.views)
+            for index, (full, mine) in enumerate(zip(states, run.views, strict=True)):
+                assert full.view(session.me).knowledge() == mine, (session.me, index)
+                compared += 1
+    return compared
+
+
+def check_agreement(table: MemoryTable) -> None:
+    sessions = table.sessions
+    first = sessions[0]
+    assert table.rejected == []
+    for s in sessions:
+        assert (s.totals, s.winner, s.hash) == (first.totals, first.winner, first.hash)
+        assert not [e for e in s.events if e.kind in ("disagree", "alarm")]
+        assert all(run.verdict == "ok" for run in s.finished)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -43,16 +68,7 @@ def test_whole_games_end_alike_at_every_seat(seed: int) -> None:
 
 def test_each_view_is_the_audited_deal_seen_from_its_seat() -> None:
     table = finished_table(4, keep_states=True)
-    compared = 0
-    for session in table.sessions:
-        for run in session.finished:
-            assert run.outcome is not None
-            states = run.outcome.states
-            assert len(states) == len(run.views) > 50
-            for index, (full, mine) in enumerate(zip(states, run.views, strict=True)):
-                assert full.view(session.me).knowledge() == mine, (session.me, index)
-                compared += 1
-    assert compared >= 4 * 55  # at least one whole deal at each seat
+    assert check_views(table) >= 4 * 55  # at least one whole deal at each seat
 
 
 def test_a_view_never_holds_another_seats_hidden_cards() -> None:
@@ -108,3 +124,38 @@ def test_the_same_seed_plays_the_same_game() -> None:
     unsealed = [[(e.sender, e.kind, e.body) for e in s.transcript
                  if e.kind not in ("keys", "agree")] for s in (first, second)]
     assert unsealed[0] == unsealed[1]
+
+
+# ------------------------------------------------------------------ Nullern
+
+
+@pytest.mark.parametrize(("players", "keep"), [(2, True), (4, False)])
+def test_nullern_whole_games_with_the_blind_round(players: int, keep: bool) -> None:
+    table = MemoryTable("nullern", players, 30 + players, [heuristic_bot] * players,
+                        keep_states=keep)
+    table.play()
+    check_agreement(table)
+    first = table.sessions[0]
+    assert first.over and len(first.finished) == 20
+    if keep:
+        assert check_views(table) > 20 * players
+    result = replay(loads(history_of(first).dumps()))
+    assert result.totals == first.totals and result.winner == first.winner
+    blind = first.finished[-1]
+    keys = [e for e in blind.envelopes if e.kind == "keys"]
+    # the blind deal gives nobody a key of a hand card: only the turned card is shown
+    assert all(e.body["sealed"] == [] and len(e.body["public"]) == 1 for e in keys[:players])
+    # then each blind card is shown by every seat's key, just before it is played
+    assert len(keys) == players + players * players
+    assert all(e.body["sealed"] == [] and len(e.body["public"]) == 1 for e in keys[players:])
+
+
+@pytest.mark.parametrize("players", [3, 7])
+def test_nullern_rounds_at_three_and_seven_seats(players: int) -> None:
+    table = MemoryTable("nullern", players, 40 + players, [heuristic_bot] * players,
+                        keep_states=True)
+    table.play(deals=2)
+    check_agreement(table)
+    assert check_views(table) > 0
+    for session in table.sessions:
+        assert replay(loads(history_of(session).dumps())).complete is False

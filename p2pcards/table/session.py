@@ -58,7 +58,9 @@ from protocol.source import SystemSource
 from protocol.steps import DeckContext
 
 TRANSCRIPT_FORMAT = "p2pcards-transcript/1"
-SUPPORTED = ("bidwhist",)
+SUPPORTED = ("bidwhist", "nullern")
+FIRST_NON_CARD = {"bidwhist": 64, "nullern": 100}
+"""A move's code below this is a card played (the games' action codes)."""
 """Games whose card movements the session knows so far (docs/protocol.md)."""
 SHOWN = -1
 """Ledger place of a slot shown to everyone."""
@@ -219,6 +221,8 @@ class Session:
         step = self.due()
         if step is None or step.kind != "act" or step.seat != self.me or self.run is None:
             return None
+        if self._forced() is not None:
+            return None
         return self.run.view
 
     def act(self, code: int) -> None:
@@ -228,6 +232,10 @@ class Session:
         if view is None:
             raise IllegalAction("turn", f"it is not seat {self.me}'s move")
         view.check(code)
+        self._send_act(view, code)
+        self._pump()
+
+    def _send_act(self, view: HandState, code: int) -> None:
         run = self.run
         assert run is not None
         public = view.format_action(code, seat=SPECTATOR)
@@ -245,7 +253,32 @@ class Session:
             slot = by_name[self.game.notation.name(shown)]
             keys = tuple(sorted(run.deck.keys[slot].items()))
         self._send(Act(action=public, slot=slot, keys=keys, slots=slots), Step("act", self.me))
-        self._pump()
+
+    def _forced(self) -> int | None:
+        """The move the table makes for the seat to move when it has no choice and
+        does not see its card (Nullern's blind round), once everyone has shown it."""
+        run = self.run
+        if run is None or run.view is None or self.phase != PLAY:
+            return None
+        view = run.view
+        seat = view.current_player()
+        if not self._blind_play(view, seat):
+            return None
+        held = self._held(run, seat)
+        if not held or held[0] not in run.deck.opened:
+            return None
+        return run.ids[run.deck.opened[held[0]]]
+
+    def _blind_play(self, view: HandState, seat: int) -> bool:
+        """Whether ``seat`` must now play a card it does not see."""
+        if seat < 0 or view.visible(seat, seat) or not view.count[seat]:
+            return False
+        first_non_card = FIRST_NON_CARD[self.game.name]
+        return all(code < first_non_card for code in view.legal_actions())
+
+    def _held(self, run: DealRun, place: int) -> list[int]:
+        """The slots in ``place``, in slot order."""
+        return sorted(s for s, p in run.place.items() if p == place and s not in run.deck.retired)
 
     def receive(self, wire: bytes) -> Rejection | None:
         """Take a message from the network: None if accepted (or held until its turn
@@ -372,8 +405,14 @@ class Session:
         """Send every automatic step that is this seat's (not its moves: :meth:`act`)."""
         while True:
             step = self.due()
-            if step is None or step.seat != self.me or step.kind == "act":
+            if step is None or step.seat != self.me:
                 return
+            if step.kind == "act":
+                forced = self._forced()
+                if forced is None or self.run is None or self.run.view is None:
+                    return
+                self._send_act(self.run.view, forced)
+                continue
             self._send(self._make(step), step)
 
     def _make(self, step: Step) -> Message:
@@ -493,6 +532,8 @@ class Session:
             for slot in slots:
                 if recipient == EVERYONE:
                     run.knows[slot] = set(range(self.players))
+                    if self.phase == PLAY and run.deck.can_open(slot):
+                        self._show(run, slot)
                 elif self.me not in (sender, recipient):
                     run.deck.holder[slot] = recipient
 
@@ -570,8 +611,9 @@ class Session:
                                       f" {self.game.notation.name(card)}")
 
     def _shown_card(self, view: HandState, code: int) -> int | None:
-        """The card a move shows to everyone (Bid Whist: a card played)."""
-        return code if code < 64 else None
+        """The card a move shows to everyone: a card played (codes below the game's
+        first non-card action)."""
+        return code if code < FIRST_NON_CARD[self.game.name] else None
 
     def _moved(self, run: DealRun, before: HandState, after: HandState,
                slots: tuple[int, ...]) -> None:
@@ -674,7 +716,9 @@ class Session:
             elif phase == PLAY:
                 run = self.run
                 assert run is not None and run.view is not None
-                if run.view.current_player() != TERMINAL:
+                player = run.view.current_player()
+                if player != TERMINAL:
+                    self._reveal_blind(run, player)
                     return
                 self.phase = AUDIT
                 self.queue.extend(Step("audit", s) for s in range(self.players))
@@ -690,6 +734,20 @@ class Session:
                     return
             else:
                 return
+
+    def _reveal_blind(self, run: DealRun, seat: int) -> None:
+        """A seat to move that does not see its own card (Nullern's blind round): every
+        seat shows its key of the card, which the table then plays."""
+        view = run.view
+        assert view is not None
+        if not self._blind_play(view, seat):
+            return
+        held = self._held(run, seat)
+        if not held or len(run.knows.get(held[0], ())) == self.players:
+            return  # shown already (or being shown)
+        slot = held[0]
+        for locker in run.deck.lockers[slot]:
+            self.queue.append(Step("keys", locker, ((EVERYONE, (slot,)),)))
 
     def _begin_deal(self) -> None:
         index = self.deals
@@ -786,6 +844,15 @@ class Session:
                 run.problem = run.problem or error.reason
                 return None
         return cards
+
+    def _show(self, run: DealRun, slot: int) -> None:
+        """Open a slot every key of which is public; one that opens to no card (a deck
+        broken somewhere) stops the deal for its audit at every seat alike."""
+        try:
+            run.deck.open(slot)
+        except RemoteProtocolError as error:
+            run.problem = run.problem or error.reason
+            self._alarm(run)
 
     def _alarm(self, run: DealRun) -> None:
         """A seat could not open its cards: the deal stops for its audit."""
