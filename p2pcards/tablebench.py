@@ -5,8 +5,9 @@ so the times are the compute of all four peers together, with no network.
 Every call into a layer is timed *exclusively* (a call into another layer
 pauses it), which splits each deal into:
 
-* **crypto**: curve multiplications and point decompression, hashing to
-  points, Ed25519 signing and verification, HPKE sealing and opening;
+* **crypto**: the deck's curve work (multiplications, point decompression,
+  hashing to points, commitments and digests), Ed25519 signing and
+  verification, HPKE sealing and opening (each also on its own);
 * **codec**: msgpack packing and unpacking, message bodies to and from maps;
 * **engine**: the game's deal states (moves checked and applied in every view,
   the audit's full replay);
@@ -37,6 +38,7 @@ from p2pcards.table.session import SUPPORTED
 
 Record = dict[str, Any]
 LAYERS = ("crypto", "codec", "engine", "bots", "session")
+CRYPTO = ("curve", "signatures", "sealing")
 
 
 class Split:
@@ -75,17 +77,17 @@ def instrumented(split: Split, game: str) -> Iterator[None]:
     """Wrap the layers' entry points for the duration."""
     state_class = type(GAMES[game].deal(GAMES[game].deck(4, {}), 0, 4, {}))
     targets: list[tuple[Any, str, str]] = [
-        (protocol.curve.Multiplier, "times", "crypto"),
-        (protocol.curve.Multiplier, "__init__", "crypto"), (protocol.curve, "lift", "crypto"),
-        (protocol.steps, "lift", "crypto"), (protocol.curve, "hash_to_point", "crypto"),
-        (protocol.curve, "inverse", "crypto"), (protocol.steps.DeckContext, "commitment", "crypto"),
-        (codec, "_sign", "crypto"), (codec, "_verify", "crypto"),
-        (codec, "_encrypt", "crypto"), (codec, "_decrypt", "crypto"),
+        (protocol.curve.Multiplier, "times", "curve"),
+        (protocol.curve.Multiplier, "__init__", "curve"), (protocol.curve, "lift", "curve"),
+        (protocol.steps, "lift", "curve"), (protocol.curve, "hash_to_point", "curve"),
+        (protocol.curve, "inverse", "curve"), (protocol.steps.DeckContext, "commitment", "curve"),
+        (codec, "_sign", "signatures"), (codec, "_verify", "signatures"),
+        (codec, "_encrypt", "sealing"), (codec, "_decrypt", "sealing"),
         (codec, "pack", "codec"), (codec, "unpack", "codec"),
         (kinds, "decode_body", "codec"), (kinds, "encode_body", "codec"),
     ]
     modules = (protocol.steps, protocol.deck, protocol.audit)
-    targets += [(module, name, "crypto") for module in modules
+    targets += [(module, name, "curve") for module in modules
                 for name in ("lift_deck", "shuffle_deck", "rekey_deck", "deck_digest")
                 if name in vars(module)]
     targets += [(state_class, name, "engine") for name in (
@@ -113,15 +115,21 @@ def table_deals(game: str, seconds: float, seed: int = 1) -> Record:
     start = time.perf_counter()
     with instrumented(split, game):
         game_number = 0
+        table = None
         while deals < 2 or time.perf_counter() - start < seconds:
-            table = MemoryTable(game, 4, f"bench:{seed}:{game_number}", [bot] * 4)
+            if table is None or table.sessions[0].over:
+                if table is not None:
+                    messages += table.messages
+                    sent += table.bytes_sent
+                table = MemoryTable(game, 4, f"bench:{seed}:{game_number}", [bot] * 4)
+                game_number += 1
             split.stack[:] = [["session", time.perf_counter()]]
-            table.play()
+            table.play(deals=len(table.sessions[0].finished) + 1)
             split.close()
-            deals += len(table.sessions[0].finished)
-            messages += table.messages
-            sent += table.bytes_sent
-            game_number += 1
+            deals += 1
+        assert table is not None
+        messages += table.messages
+        sent += table.bytes_sent
     total = sum(split.spent.values())
     return {"game": game, "deals": deals, "total": total, "spent": dict(split.spent),
             "messages": messages, "bytes": sent}
@@ -134,9 +142,15 @@ def bench_table(seconds: float = 2.0, seed: int = 1) -> list[Record]:
         deals = result["deals"]
         records.append({"name": f"table.{game}.deal", "unit": "ms",
                         "value": round(1000 * result["total"] / deals, 1)})
+        spent = result["spent"]
+        spent["crypto"] = sum(spent.get(part, 0.0) for part in CRYPTO)
         for layer in LAYERS:
             records.append({"name": f"table.{game}.deal.{layer}", "unit": "ms",
-                            "value": round(1000 * result["spent"].get(layer, 0.0) / deals, 1)})
+                            "value": round(1000 * spent.get(layer, 0.0) / deals, 1)})
+            if layer == "crypto":
+                records += [{"name": f"table.{game}.deal.crypto.{part}", "unit": "ms",
+                             "value": round(1000 * spent.get(part, 0.0) / deals, 1)}
+                            for part in CRYPTO]
         records.append({"name": f"table.{game}.messages_per_deal", "unit": "msgs",
                         "value": round(result["messages"] / deals, 1)})
         records.append({"name": f"table.{game}.bytes_per_deal", "unit": "KiB",

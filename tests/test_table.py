@@ -159,3 +159,14 @@ def test_nullern_rounds_at_three_and_seven_seats(players: int) -> None:
     assert check_views(table) > 0
     for session in table.sessions:
         assert replay(loads(history_of(session).dumps())).complete is False
+
+
+def test_the_table_bench_splits_a_deal_into_layers() -> None:
+    from p2pcards.tablebench import table_deals  # noqa: PLC0415
+
+    result = table_deals("bidwhist", 0.0)
+    assert result["deals"] == 2 and result["messages"] > 150
+    spent = result["spent"]
+    assert set(spent) >= {"curve", "signatures", "sealing", "codec", "engine", "bots", "session"}
+    assert sum(spent.values()) == pytest.approx(result["total"])
+    assert spent["curve"] > spent["engine"]  # the deck's arithmetic outweighs the rules
