@@ -170,3 +170,32 @@ def test_the_table_bench_splits_a_deal_into_layers() -> None:
     assert set(spent) >= {"curve", "signatures", "sealing", "codec", "engine", "bots", "session"}
     assert sum(spent.values()) == pytest.approx(result["total"])
     assert spent["curve"] > spent["engine"]  # the deck's arithmetic outweighs the rules
+
+
+# ------------------------------------------------------------------ Pasur
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_pasur_whole_games(players: int) -> None:
+    """Seed 1 brings a void deal at two seats and an opening jack put back into the
+    stock (a secret reshuffle) at four."""
+    table = MemoryTable("pasur", players, 1, [heuristic_bot] * players, keep_states=True)
+    table.play()
+    first = table.sessions[0]
+    assert first.over
+    for session in table.sessions:
+        assert (session.totals, session.winner) == (first.totals, first.winner)
+        assert not [e for e in session.events if e.kind in ("disagree", "alarm")]
+    assert table.rejected == []
+    assert check_views(table) > 0
+    result = replay(loads(history_of(first).dumps()))
+    assert result.totals == first.totals and result.winner == first.winner
+    records = [run.outcome.record for run in first.finished if run.outcome]
+    if players == 2:
+        void = [r for r in records if r.void]
+        assert void and void[0].actions == [] and void[0].reason == "jacks in the opening pool"
+        index = records.index(void[0])
+        assert records[index + 1].dealer == void[0].dealer  # the same dealer deals again
+    if players == 4:
+        stock = [text for r in records for actor, text in r.actions if actor == "chance"]
+        assert stock and all(len(text.split()) == 1 + 52 - 4 * 4 - 4 for text in stock)

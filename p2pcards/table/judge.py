@@ -24,7 +24,7 @@ from p2pcards.games import Game
 from p2pcards.table import kinds
 from p2pcards.table.codec import CodecError, unseal
 from p2pcards.table.kinds import Act, Keys
-from p2pcards.table.replay import Outcome, forfeit, replay_deal
+from p2pcards.table.replay import Mismatch, Outcome, forfeit, replay_deal
 from protocol.audit import audit
 from protocol.curve import Point
 from protocol.deck import Round
@@ -104,7 +104,13 @@ def judge(deal: Deal, *, lifted: Mapping[bytes, Point] | None = None,
     if culprit is not None:
         return forfeit(*args, deck, deal.acts, slot_cards, culprit[0], "refused audit"), \
             culprit[1]
-    outcome = replay_deal(*args, deck, deal.acts, slot_cards, keep_states=keep_states)
+    try:
+        outcome = replay_deal(*args, deck, deal.acts, slot_cards, keep_states=keep_states)
+    except Mismatch as mismatch:  # a move no honest session takes: its seat forfeits
+        return forfeit(*args, deck, [], slot_cards, mismatch.seat, "refused audit"), \
+            f"seat {mismatch.seat} made a move the audit cannot replay ({mismatch})"
+    if outcome.void:
+        return outcome, f"void: {outcome.record.reason}"
     penalty = outcome.record.penalty
     if penalty is None:
         return outcome, "ok"

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from p2pcards.games import Game, HandState
-from p2pcards.games.core import IllegalAction
+from p2pcards.games.core import CHANCE, IllegalAction
 from p2pcards.history import RULE_BREACHES, HandRecord
 from p2pcards.table.kinds import Act
 
@@ -31,6 +31,19 @@ def full_text(public: str, act: Act, names: Mapping[int, str]) -> str:
     return " ".join(words)
 
 
+VOID_REASON = "jacks in the opening pool"
+
+
+class Mismatch(ValueError):
+    """A move the live sessions took that the full replay cannot take: a move every
+    session checks on arrival (its turn, its text, its slots), so only a session that
+    skipped those checks lets one through; ``seat`` made it."""
+
+    def __init__(self, seat: int, reason: str):
+        super().__init__(reason)
+        self.seat = seat
+
+
 @dataclass
 class Outcome:
     """The audited deal: the full state at its end, its hand-history entry, and the
@@ -41,7 +54,14 @@ class Outcome:
     states: list[HandState] = field(default_factory=list)
 
     @property
+    def void(self) -> bool:
+        """Whether the rules voided the deal (Pasur's jacks in the opening pool)."""
+        return bool(getattr(self.state, "is_void", False))
+
+    @property
     def points(self) -> list[int]:
+        if self.void:
+            return [0] * (2 if self.state.team_game else self.state.players)
         return self.state.points()
 
 
@@ -51,9 +71,8 @@ def replay_deal(game: Game, players: int, options: Mapping[str, int], dealer: in
     """Deal ``deck`` (game card ids by position) and re-apply ``acts``.
 
     ``slot_cards``: slot -> game card id for every slot of the deal.  Raises
-    ValueError only for what a live session has already refused (out of turn,
-    unparsable text): a transcript that holds such a move was not made by
-    honest sessions.
+    :class:`Mismatch` only for what a live session refuses on arrival (out of
+    turn, unparsable text, a slot that is not the card).
     """
     notation = game.notation
     names = {slot: notation.name(card) for slot, card in slot_cards.items()}
@@ -62,25 +81,36 @@ def replay_deal(game: Game, players: int, options: Mapping[str, int], dealer: in
     outcome = Outcome(state, record)
     if keep_states:
         outcome.states.append(state.clone())
+    if outcome.void:
+        record.void = True
+        record.reason = VOID_REASON
     for index, (seat, act) in enumerate(acts):
         if state.is_terminal():
-            raise ValueError(f"move {index} (seat {seat}) after the deal was over")
-        text = full_text(act.action, act, names)
-        code = state.parse_action(text)
-        state.check_actor(seat)
-        if act.slot is not None and state.format_action(code).split()[-1] != names[act.slot]:
-            raise ValueError(f"move {index}: slot {act.slot} does not hold the card played")
+            raise Mismatch(seat, f"move {index} after the deal was over")
+        try:
+            text = full_text(act.action, act, names)
+            code = state.parse_action(text)
+        except ValueError as error:
+            raise Mismatch(seat, f"move {index}: {error}") from None
+        actor: int | str = "chance" if seat == CHANCE else seat
+        try:
+            state.check_actor(actor)
+        except IllegalAction as error:
+            raise Mismatch(seat, f"move {index}: {error}") from None
+        if act.slot is not None and text.split()[1:2] != [names[act.slot]]:
+            raise Mismatch(seat, f"move {index}: slot {act.slot} does not hold the card"
+                                 " played")
         try:
             state.check(code)
         except IllegalAction as breach:
             if breach.code not in RULE_BREACHES:
-                raise ValueError(f"move {index} (seat {seat}): {breach}") from None
+                raise Mismatch(seat, f"move {index}: {breach}") from None
             reason = breach.code
-            record.actions.append((seat, text))
+            record.actions.append((actor, text))
             record.penalty = {"seat": seat, "index": index, "reason": reason}
             state.penalize(seat, reason)
             break
-        record.actions.append((seat, state.format_action(code)))
+        record.actions.append((actor, state.format_action(code)))
         state.step(code)
         if keep_states:
             outcome.states.append(state.clone())

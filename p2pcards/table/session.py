@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.games import HandState
-from p2pcards.games.core import SPECTATOR, TERMINAL, ActionSyntaxError, IllegalAction
+from p2pcards.games.core import CHANCE, SPECTATOR, TERMINAL, ActionSyntaxError, IllegalAction
 from p2pcards.table import kinds
 from p2pcards.table.codec import (
     CodecError,
@@ -58,9 +59,17 @@ from protocol.source import SystemSource
 from protocol.steps import DeckContext
 
 TRANSCRIPT_FORMAT = "p2pcards-transcript/1"
-SUPPORTED = ("bidwhist", "nullern")
-FIRST_NON_CARD = {"bidwhist": 64, "nullern": 100}
-"""A move's code below this is a card played (the games' action codes)."""
+SUPPORTED = ("bidwhist", "nullern", "pasur")
+SHOWN_CARD: dict[str, Callable[[int], int | None]] = {
+    "bidwhist": lambda code: code if code < 64 else None,
+    "nullern": lambda code: code if code < 100 else None,
+    "pasur": lambda code: code & 63 if code >= 0 else None,
+}
+"""The card a move shows to everyone (the games' action codes), if any."""
+STOCK = {"pasur": lambda players: players}
+"""The game's stock place: dealt from in order, reshuffled on a chance move."""
+STOCK_UNKNOWN_CODE = -1
+"""The chance move of a reshuffle as a view takes it (order unseen: Pasur's code)."""
 """Games whose card movements the session knows so far (docs/protocol.md)."""
 SHOWN = -1
 """Ledger place of a slot shown to everyone."""
@@ -146,6 +155,11 @@ class DealRun:
     """What went wrong opening this seat's cards (reported in its ``opened``)."""
     alarms: dict[int, str] = field(default_factory=dict)
     opened: bool = False
+    shown_extra: bool = False
+    """Whether the cards the deal shows after looking at others (Pasur's replacement
+    for an opening jack) have been asked for."""
+    reshuffling: tuple[int, ...] = ()
+    """The slots of a reshuffle under way (Pasur's stock after an opening jack)."""
 
 
 class Session:
@@ -206,7 +220,7 @@ class Session:
         if self.queue:
             return self.queue[0]
         run = self.run
-        if self.phase == DECK and run is not None:
+        if self.phase in (DECK, PLAY) and run is not None:
             expected = run.deck.expected()
             if expected is not None:
                 return Step(expected[0], expected[1])
@@ -273,8 +287,8 @@ class Session:
         """Whether ``seat`` must now play a card it does not see."""
         if seat < 0 or view.visible(seat, seat) or not view.count[seat]:
             return False
-        first_non_card = FIRST_NON_CARD[self.game.name]
-        return all(code < first_non_card for code in view.legal_actions())
+        shown = SHOWN_CARD[self.game.name]
+        return all(shown(code) is not None for code in view.legal_actions())
 
     def _held(self, run: DealRun, place: int) -> list[int]:
         """The slots in ``place``, in slot order."""
@@ -532,7 +546,7 @@ class Session:
             for slot in slots:
                 if recipient == EVERYONE:
                     run.knows[slot] = set(range(self.players))
-                    if self.phase == PLAY and run.deck.can_open(slot):
+                    if run.deck.can_open(slot):
                         self._show(run, slot)
                 elif self.me not in (sender, recipient):
                     run.deck.holder[slot] = recipient
@@ -613,7 +627,7 @@ class Session:
     def _shown_card(self, view: HandState, code: int) -> int | None:
         """The card a move shows to everyone: a card played (codes below the game's
         first non-card action)."""
-        return code if code < FIRST_NON_CARD[self.game.name] else None
+        return SHOWN_CARD[self.game.name](code)
 
     def _moved(self, run: DealRun, before: HandState, after: HandState,
                slots: tuple[int, ...]) -> None:
@@ -622,6 +636,9 @@ class Session:
         fell = [p for p in range(len(after.count)) if after.count[p] < before.count[p]]
         rose = [p for p in range(len(after.count)) if after.count[p] > before.count[p]]
         if not rose:
+            return
+        if len(rose) > 1:
+            self._deal_in_order(run, before, after, fell[0])
             return
         (src,), (dst,) = fell, rose
         moving = list(slots) if slots else sorted(s for s, p in run.place.items()
@@ -643,6 +660,23 @@ class Session:
                 held = tuple(sorted(s for s, p in run.place.items()
                                     if p == dst and s not in run.deck.retired))
                 self.queue.append(Step("remix", seat, slots=held))
+
+    def _deal_in_order(self, run: DealRun, before: HandState, after: HandState,
+                       src: int) -> None:
+        """Cards dealt one at a time from ``src`` (Pasur's stock, next card first) from
+        the dealer's left: each seat gets its keys from every other, then reports."""
+        total = before.count[src] - after.count[src]
+        slots = self._held(run, src)[:total]
+        got: dict[int, list[int]] = {}
+        for i, slot in enumerate(slots):
+            seat = (run.dealer + 1 + i) % self.players
+            run.place[slot] = seat
+            run.knows[slot] = {seat}
+            got.setdefault(seat, []).append(slot)
+        for sender in range(self.players):
+            self.queue.append(Step("keys", sender, tuple(
+                (seat, tuple(mine)) for seat, mine in sorted(got.items()) if seat != sender)))
+        self.queue.extend(Step("opened", seat) for seat in range(self.players))
 
     def _remixed(self, run: DealRun, sender: int, message: Remixed) -> None:
         first = len(run.deck.points) - len(message.slots)
@@ -712,11 +746,15 @@ class Session:
                 if self.run.alarms:
                     self._alarm(self.run)
                 else:
-                    self.phase = PLAY
+                    self._after_deal(self.run)
             elif phase == PLAY:
                 run = self.run
                 assert run is not None and run.view is not None
                 player = run.view.current_player()
+                if player == CHANCE:
+                    if self._reshuffle(run):
+                        continue
+                    return
                 if player != TERMINAL:
                     self._reveal_blind(run, player)
                     return
@@ -734,6 +772,32 @@ class Session:
                     return
             else:
                 return
+
+    def _reshuffle(self, run: DealRun) -> bool:
+        """The chance move of a secret reshuffle of the stock (Pasur's opening jack put
+        back): begin the deck's round; once it is locked, the new slots are the stock
+        in order and every view takes the chance move.  True when the move was made."""
+        stock = STOCK[self.game.name](self.players)
+        if not run.reshuffling:
+            run.reshuffling = tuple(self._held(run, stock))
+            run.deck.begin_reshuffle(list(run.reshuffling))
+            return False
+        if run.deck.expected() is not None:
+            return False
+        view = run.view
+        assert view is not None
+        first = len(run.deck.points) - len(run.reshuffling)
+        new = tuple(range(first, len(run.deck.points)))
+        for slot in new:
+            run.place[slot] = stock
+            run.knows[slot] = set()
+        run.reshuffling = ()
+        text = view.format_action(STOCK_UNKNOWN_CODE, seat=SPECTATOR)
+        view.apply(view.parse_action(text))
+        run.acts.append((CHANCE, Act(action=text, slots=new)))
+        if self.keep_states:
+            run.views.append(view.knowledge())
+        return True
 
     def _reveal_blind(self, run: DealRun, seat: int) -> None:
         """A seat to move that does not see its own card (Nullern's blind round): every
@@ -761,11 +825,20 @@ class Session:
         self.events.append(Event("deal", f"deal {index + 1}, dealer seat {self.dealer}"))
 
     def _plan(self, run: DealRun) -> tuple[list[int], list[set[int]]]:
-        """Each deck position's place at the deal (SHOWN: face up) and who sees it."""
+        """Each deck position's place at the deal (SHOWN: face up) and who sees it.
+
+        The deal mapping is read off a deal of a deck in which no card changes the
+        mapping (a rotation of the id order; Pasur shows one more card when the pool
+        holds a lone jack, and the session asks for that card itself when it
+        happens, :meth:`_more_shown`)."""
         ids = run.ids
+        for turn in range(len(ids)):
+            ids = run.ids[turn:] + run.ids[:turn]
+            if not self._opening_jacks(list(ids)):
+                break
         full = self.game.deal(ids, run.dealer, self.players, self.options, number=run.number)
         places = []
-        for card in ids:
+        for card in ids:  # (slot numbers are positions: the card ids are only a tool here)
             where = full.candidates(card)
             places.append(where[0] if where else SHOWN)
         seen: list[set[int]] = [set() for _ in ids]
@@ -797,19 +870,57 @@ class Session:
         self.phase = DEAL
 
     def _dealt(self, run: DealRun) -> None:
-        """Every key of the deal is in: open this seat's cards and make its view."""
+        """Every key of the deal is in: open this seat's cards (and those shown)."""
         run.opened = True
         mine = [slot for slot in range(len(run.ids)) if self.me in run.knows[slot]]
-        cards = self._open_all(run, mine)
-        if cards is None:
-            return
+        self._open_all(run, mine)
+
+    def _after_deal(self, run: DealRun) -> None:
+        """Every seat has opened its cards: show what the deal shows after looking at
+        other cards (Pasur's replacement for a lone opening jack), then make the view."""
         observed: list[int | None] = [None] * len(run.ids)
-        for slot, card in zip(mine, cards, strict=True):
-            observed[slot] = card
+        for slot in range(len(run.ids)):
+            if slot in run.deck.opened:
+                observed[slot] = run.ids[run.deck.opened[slot]]
+        extra = self._more_shown(run, observed)
+        if extra and not run.shown_extra:
+            run.shown_extra = True
+            for locker in range(self.players):
+                self.queue.append(Step("keys", locker, ((EVERYONE, tuple(extra)),)))
+            return
         run.view = self.game.deal(observed, run.dealer, self.players, self.options,
                                   observer=self.me, number=run.number)
+        self._reconcile(run)
         if self.keep_states:
             run.views.append(run.view.knowledge())
+        self.phase = PLAY
+
+    def _more_shown(self, run: DealRun, observed: list[int | None]) -> list[int]:
+        """Positions every seat must see before the deal can be made (Pasur: the card
+        after the pool replaces a lone jack in it)."""
+        after_pool = 4 * self.players + 4
+        if self._opening_jacks(observed) == 1 and observed[after_pool] is None:
+            return [after_pool]
+        return []
+
+    def _opening_jacks(self, cards: list[int | None]) -> int:
+        """Jacks in Pasur's opening pool (0 in the other games)."""
+        if self.game.name != "pasur":
+            return 0
+        opening = 4 * self.players
+        return sum(1 for card in cards[opening:opening + 4]
+                   if card is not None and card % 13 == 9)
+
+    def _reconcile(self, run: DealRun) -> None:
+        """Put the cards shown to everyone where the engine put them (Pasur's opening
+        jack goes back onto the stock, its replacement into the pool)."""
+        view = run.view
+        assert view is not None
+        for slot, card in run.deck.opened.items():
+            if len(run.knows.get(slot, ())) != self.players:
+                continue
+            where = view.candidates(run.ids[card])
+            run.place[slot] = where[0] if len(where) == 1 else SHOWN
 
     def _observe(self, run: DealRun) -> None:
         """Deliver to this seat's view the cards it awaits, once it can open them."""
@@ -874,11 +985,12 @@ class Session:
         run.agree_hash = self.hash
 
     def _score(self, run: DealRun) -> None:
+        void = run.outcome is not None and run.outcome.void
         for unit, points in enumerate(run.points):
             self.totals[unit] += points
         self.finished.append(run)
         self.deals += 1
-        self.scored += 1
+        self.scored += 0 if void else 1
         self.events.append(Event("result", f"deal {run.index + 1}: {run.points} ({run.verdict});"
                                            f" totals {self.totals}"))
         self.winner = self.game.winner(self.totals, self.scored, self.options)
@@ -887,7 +999,7 @@ class Session:
             self.run = None
             self.events.append(Event("over", f"the game is over: {self.winner}"))
             return
-        self.dealer = self.game.next_dealer(self.dealer, self.players, False)
+        self.dealer = self.game.next_dealer(self.dealer, self.players, void)
         self._begin_deal()
 
 
