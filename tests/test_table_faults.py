@@ -76,8 +76,8 @@ BAD: dict[str, tuple[Callable[[Session, Session], bytes], str, str]] = {
     "forged signature": (lambda a, o: envelope(a, "act", act_body("pass"), key=o.identity),
                          "actor", "signature"),
     "out of turn": (lambda a, o: envelope(o, "act", act_body("pass")), "other", "turn"),
-    "illegal move": (lambda a, o: envelope(a, "act", act_body("play AS", slot=0,
-                                                              keys=((0, 5),))),
+    "illegal move": (lambda a, o: envelope(a, "act", act_body("play AS",
+                                                              shown=((0, ((0, 5),)),))),
                      "actor", "phase"),
     "unparsable move": (lambda a, o: envelope(a, "act", act_body("bid nine")), "actor",
                         "syntax"),
@@ -227,8 +227,8 @@ def test_a_card_not_held_is_refused_at_once() -> None:
                   and s not in run.deck.retired)
     shown, claimed = mine[0], run.ids[run.deck.opened[mine[1]]]
     name = leader.game.notation.name(claimed)
-    wire = envelope(leader, "act", act_body(f"play {name}", slot=shown,
-                                            keys=tuple(sorted(run.deck.keys[shown].items()))))
+    keys = tuple(sorted(run.deck.keys[shown].items()))
+    wire = envelope(leader, "act", act_body(f"play {name}", shown=((shown, keys),)))
     for session in table.sessions:
         if session is leader:
             continue

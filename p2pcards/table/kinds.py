@@ -92,11 +92,6 @@ def _pair(first: Decoder, second: Decoder) -> Decoder:
     return decode
 
 
-def _optional(inner: Decoder) -> Decoder:
-    def decode(value: Any, what: str) -> Any:
-        return None if value is None else inner(value, what)
-    return decode
-
 
 def _same(value: Any) -> Any:
     return value
@@ -125,7 +120,9 @@ UINT_ROWS: tuple[Decoder, Encoder] = (_list(_list(_uint)), _list_out(list))
 SLOT_KEYS: tuple[Decoder, Encoder] = (_list(_pair(_uint, _scalar)),
                                       _list_out(_pair_out(_same, _scalar_out)))
 SEALED: tuple[Decoder, Encoder] = (_list(_pair(_uint, _any_bytes)), _list_out(list))
-OPT_UINT: tuple[Decoder, Encoder] = (_optional(_uint), _same)
+SHOWN: tuple[Decoder, Encoder] = (_list(_pair(_uint, _list(_pair(_uint, _scalar)))),
+                                   _list_out(_pair_out(_same, _list_out(
+                                       _pair_out(_same, _scalar_out)))))
 
 
 # ------------------------------------------------------------------ the kinds
@@ -177,19 +174,20 @@ class Opened:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Act:
     """A move of the game, in its public text (cards the others do not see are
-    ``?``).  A card shown comes with its slot and every key of it (``keys``: party,
-    key); cards moved face down name their slots (``slots``)."""
+    ``?``).  Each card the move shows comes with its slot and every key of that slot
+    (``shown``: ``(slot, ((party, key), ...))``); cards moved face down name their
+    slots (``slots``), in the order of the ``?``."""
 
     action: str
-    slot: int | None = None
-    keys: tuple[tuple[int, int], ...] = ()
+    shown: tuple[tuple[int, tuple[tuple[int, int], ...]], ...] = ()
     slots: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.action or not self.action.isprintable():
             raise CodecError("action must be printable text")
-        if (self.slot is None) != (not self.keys):
-            raise CodecError("a shown slot comes with its keys, and only then")
+        shown = [slot for slot, _ in self.shown]
+        if len(set(shown)) != len(shown) or any(not keys for _, keys in self.shown):
+            raise CodecError("each card shown names its slot once, with its keys")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -244,8 +242,7 @@ SPECS: dict[str, KindSpec] = {spec.kind: spec for spec in (
              party=True),
     KindSpec("keys", Keys, {"sealed": SEALED, "public": SLOT_KEYS}),
     KindSpec("opened", Opened, {"problem": TEXT}),
-    KindSpec("act", Act, {"action": TEXT, "slot": OPT_UINT, "keys": SLOT_KEYS,
-                          "slots": UINTS}),
+    KindSpec("act", Act, {"action": TEXT, "shown": SHOWN, "slots": UINTS}),
     KindSpec("audit", Audit, {"reveal": (lambda v, w: v, _same), "seal_secret": KEY}),
     KindSpec("agree", Agree, {"transcript": HASH, "points": SINTS, "verdict": TEXT}),
 )}

@@ -97,9 +97,10 @@ def replay_deal(game: Game, players: int, options: Mapping[str, int], dealer: in
             state.check_actor(actor)
         except IllegalAction as error:
             raise Mismatch(seat, f"move {index}: {error}") from None
-        if act.slot is not None and text.split()[1:2] != [names[act.slot]]:
-            raise Mismatch(seat, f"move {index}: slot {act.slot} does not hold the card"
-                                 " played")
+        for slot, _ in act.shown:
+            if names[slot] not in text.split():
+                raise Mismatch(seat, f"move {index}: slot {slot} does not hold a card the"
+                                     " move shows")
         try:
             state.check(code)
         except IllegalAction as breach:

@@ -60,12 +60,12 @@ from protocol.steps import DeckContext
 
 TRANSCRIPT_FORMAT = "p2pcards-transcript/1"
 SUPPORTED = ("bidwhist", "nullern", "pasur")
-SHOWN_CARD: dict[str, Callable[[int], int | None]] = {
-    "bidwhist": lambda code: code if code < 64 else None,
-    "nullern": lambda code: code if code < 100 else None,
-    "pasur": lambda code: code & 63 if code >= 0 else None,
+SHOWN_CARDS: dict[str, Callable[[int], list[int]]] = {
+    "bidwhist": lambda code: [code] if code < 64 else [],
+    "nullern": lambda code: [code] if code < 100 else [],
+    "pasur": lambda code: [code & 63] if code >= 0 else [],
 }
-"""The card a move shows to everyone (the games' action codes), if any."""
+"""The cards a move shows to everyone (the games' action codes)."""
 STOCK = {"pasur": lambda players: players}
 """The game's stock place: dealt from in order, reshuffled on a chance move."""
 STOCK_UNKNOWN_CODE = -1
@@ -151,6 +151,8 @@ class DealRun:
     """This seat's view knowledge after every move (the tests compare it)."""
     envelopes: list[Envelope] = field(default_factory=list)
     key_steps: list[tuple[int, Step, Keys]] = field(default_factory=list)
+    deck_mask: int = 0
+    """The game's cards that are in the deck (Control Nut!'s controls are not)."""
     problem: str = ""
     """What went wrong opening this seat's cards (reported in its ``opened``)."""
     alarms: dict[int, str] = field(default_factory=dict)
@@ -259,14 +261,12 @@ class Session:
                 if run.place[s] == self.me and s in run.deck.opened}
         by_name = {self.game.notation.name(run.ids[c]): s for c, s in mine.items()}
         slots = tuple(by_name[name] for name in hidden)
-        shown = self._shown_card(view, code)
         self._own_code = code
-        slot = None
-        keys: tuple[tuple[int, int], ...] = ()
-        if shown is not None:
-            slot = by_name[self.game.notation.name(shown)]
-            keys = tuple(sorted(run.deck.keys[slot].items()))
-        self._send(Act(action=public, slot=slot, keys=keys, slots=slots), Step("act", self.me))
+        shown = []
+        for card in self._shown_cards(code):
+            slot = by_name[self.game.notation.name(card)]
+            shown.append((slot, tuple(sorted(run.deck.keys[slot].items()))))
+        self._send(Act(action=public, shown=tuple(shown), slots=slots), Step("act", self.me))
 
     def _forced(self) -> int | None:
         """The move the table makes for the seat to move when it has no choice and
@@ -287,8 +287,8 @@ class Session:
         """Whether ``seat`` must now play a card it does not see."""
         if seat < 0 or view.visible(seat, seat) or not view.count[seat]:
             return False
-        shown = SHOWN_CARD[self.game.name]
-        return all(shown(code) is not None for code in view.legal_actions())
+        shown = SHOWN_CARDS[self.game.name]
+        return all(shown(code) for code in view.legal_actions())
 
     def _held(self, run: DealRun, place: int) -> list[int]:
         """The slots in ``place``, in slot order."""
@@ -577,64 +577,71 @@ class Session:
                 view.check(code)
             except IllegalAction as error:
                 raise Refused(error.code, f"{message.action}: {error.reason}") from None
-        shown = self._shown_card(view, code)
         hidden = message.action.split().count("?")
         if len(message.slots) != hidden or len(set(message.slots)) != hidden:
             raise Refused("slots", f"{hidden} face-down cards need {hidden} distinct slots")
         for slot in message.slots:
             if run.place.get(slot) != sender or slot in run.deck.retired:
                 raise Refused("not-held", f"slot {slot} is not a card seat {sender} holds")
-        if shown is not None:
-            self._check_shown(run, sender, message, shown)
-        elif message.slot is not None:
-            raise Refused("slots", "a move that shows no card names a slot")
+        self._check_shown(run, sender, message, self._shown_cards(code))
         before = view.clone()
         view.apply(code)
         run.acts.append((sender, message))
-        if message.slot is not None:
-            run.place[message.slot] = SHOWN
-            run.knows[message.slot] = set(range(self.players))
+        for slot, keys in message.shown:
+            run.place[slot] = SHOWN
+            run.knows[slot] = set(range(self.players))
             if sender != self.me:
-                for party, key in message.keys:
-                    if party != self.me:
-                        run.deck.receive(KeyRelease(party=party, slot=message.slot, key=key))
-                run.deck.open(message.slot)
+                for party, key in keys:
+                    if party != self.me and party not in run.deck.keys.get(slot, {}):
+                        run.deck.receive(KeyRelease(party=party, slot=slot, key=key))
+                run.deck.open(slot)
+        self._reconcile(run)
         self._moved(run, before, view, message.slots)
         if self.keep_states:  # a view awaiting cards is recorded once it has them
             run.views.append(None if view.awaiting else view.knowledge())
         self.events.append(Event("act", f"seat {sender}: {message.action}", sender))
 
-    def _check_shown(self, run: DealRun, sender: int, message: Act, card: int) -> None:
-        slot = message.slot
-        if slot is None:
-            raise Refused("slots", "a card shown without its slot and keys")
-        if run.place.get(slot) != sender or not run.deck.in_play(slot):
-            raise Refused("not-held", f"slot {slot} is not a card seat {sender} holds")
-        keys = dict(message.keys)
-        if len(keys) != len(message.keys) or set(keys) != set(run.deck.lockers[slot]):
-            raise Refused("keys", f"slot {slot} needs the keys of seats"
-                                  f" {list(run.deck.lockers[slot])}")
-        for party, key in keys.items():
-            if not run.deck.key_matches(party, slot, key):
-                raise Refused("key", f"seat {party}'s key of slot {slot} does not match its"
-                                     " commitment")
-        opened = run.deck.peek(slot, keys)
-        if opened is None or run.ids[opened] != card:
-            what = "no card" if opened is None else self.game.notation.name(run.ids[opened])
-            raise Refused("not-held", f"showed slot {slot}, which holds {what}, as"
-                                      f" {self.game.notation.name(card)}")
+    def _check_shown(self, run: DealRun, sender: int, message: Act, cards: list[int]) -> None:
+        """Every card the move shows comes from a slot ``sender`` holds, with every key
+        of the slot, and the slots open to exactly those cards."""
+        if len(message.shown) != len(cards):
+            raise Refused("slots", f"the move shows {len(cards)} card(s), the message"
+                                   f" {len(message.shown)} slot(s)")
+        name = self.game.notation.name
+        opened = []
+        for slot, pairs in message.shown:
+            if run.place.get(slot) != sender or not run.deck.in_play(slot):
+                raise Refused("not-held", f"slot {slot} is not a card seat {sender} holds")
+            keys = dict(pairs)
+            if len(keys) != len(pairs) or set(keys) != set(run.deck.lockers[slot]):
+                raise Refused("keys", f"slot {slot} needs the keys of seats"
+                                      f" {list(run.deck.lockers[slot])}")
+            for party, key in keys.items():
+                if not run.deck.key_matches(party, slot, key):
+                    raise Refused("key", f"seat {party}'s key of slot {slot} does not match"
+                                         " its commitment")
+            card = run.deck.peek(slot, keys)
+            if card is None:
+                raise Refused("not-held", f"slot {slot} opens to no card")
+            opened.append(run.ids[card])
+        if sorted(opened) != sorted(cards):
+            raise Refused("not-held", f"showed {' '.join(name(c) for c in opened) or 'nothing'}"
+                                      f" as {' '.join(name(c) for c in cards)}")
 
-    def _shown_card(self, view: HandState, code: int) -> int | None:
-        """The card a move shows to everyone: a card played (codes below the game's
-        first non-card action)."""
-        return SHOWN_CARD[self.game.name](code)
+    def _shown_cards(self, code: int) -> list[int]:
+        """The cards a move shows to everyone (a card played, Control Nut!'s bid)."""
+        return SHOWN_CARDS[self.game.name](code)
 
     def _moved(self, run: DealRun, before: HandState, after: HandState,
                slots: tuple[int, ...]) -> None:
         """Follow the engine's face-down moves in the ledger and queue the key releases
-        and re-mixes they call for."""
-        fell = [p for p in range(len(after.count)) if after.count[p] < before.count[p]]
-        rose = [p for p in range(len(after.count)) if after.count[p] > before.count[p]]
+        and re-mixes they call for.
+
+        The engine says how many cards each hidden place holds; the ledger says which
+        slots are there, shown ones and hidden ones.  Where a place must hold more
+        hidden slots than the ledger gives it, hidden cards have moved there: the
+        slots the move names, a whole place, or the next ones of a stock."""
+        fell, rose = self._hidden_gaps(run, after)
         if not rose:
             return
         if len(rose) > 1:
@@ -660,6 +667,29 @@ class Session:
                 held = tuple(sorted(s for s, p in run.place.items()
                                     if p == dst and s not in run.deck.retired))
                 self.queue.append(Step("remix", seat, slots=held))
+
+    def _hidden_gaps(self, run: DealRun, view: HandState) -> tuple[list[int], list[int]]:
+        """(places with more hidden slots in the ledger than the engine's count allows,
+        places with fewer)."""
+        everyone = self.players
+        have = [0] * len(view.count)
+        shown = [0] * len(view.count)
+        for slot, place in run.place.items():
+            if place < 0 or slot in run.deck.retired:
+                continue
+            if len(run.knows.get(slot, ())) == everyone:
+                shown[place] += 1
+            else:
+                have[place] += 1
+        deck_mask = run.deck_mask
+        fell, rose = [], []
+        for place, count in enumerate(view.count):
+            need = count - (view.may[place] & ~deck_mask).bit_count() - shown[place]
+            if have[place] > need:
+                fell.append(place)
+            elif have[place] < need:
+                rose.append(place)
+        return fell, rose
 
     def _deal_in_order(self, run: DealRun, before: HandState, after: HandState,
                        src: int) -> None:
@@ -820,6 +850,7 @@ class Session:
         seal_private = X25519PrivateKey.from_private_bytes(self.source.token_bytes(32))
         self.run = DealRun(index, self.scored, self.dealer, Deck(context, self.me, self.source),
                            ids, seal_private)
+        self.run.deck_mask = sum(1 << card for card in ids)
         self.phase = HELLO
         self.queue.extend(Step("hello", s) for s in range(self.players))
         self.events.append(Event("deal", f"deal {index + 1}, dealer seat {self.dealer}"))

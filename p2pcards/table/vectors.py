@@ -77,8 +77,8 @@ def build(ciphertext: bytes | None = None) -> dict[str, Any]:
         (0, 0, Sign(roster=roster.digest())),
         (1, 0, Sign(roster=roster.digest())),
         (1, 1, Hello(seal_key=public_bytes(seal_key.public_key()))),
-        (2, 0, Act(action="play QH", slot=17, keys=((0, _scalar("k0")), (1, _scalar("k1")),
-                                                     (2, _scalar("k2")), (3, _scalar("k3"))))),
+        (2, 0, Act(action="play QH", shown=((17, ((0, _scalar("k0")), (1, _scalar("k1")),
+                                                  (2, _scalar("k2")), (3, _scalar("k3")))),))),
         (3, 0, Act(action="discard ? ? ? ? ? ?", slots=(54, 55, 56, 57, 58, 59))),
     ]
     prior = genesis(table)
