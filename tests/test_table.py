@@ -199,3 +199,55 @@ def test_pasur_whole_games(players: int) -> None:
     if players == 4:
         stock = [text for r in records for actor, text in r.actions if actor == "chance"]
         assert stock and all(len(text.split()) == 1 + 52 - 4 * 4 - 4 for text in stock)
+
+
+# ------------------------------------------------------------------ Control Nut!
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_control_nut_whole_games(seed: int) -> None:
+    table = MemoryTable("controlnut", 4, seed, [heuristic_bot] * 4, keep_states=True)
+    table.play()
+    first = table.sessions[0]
+    assert first.over and max(first.totals) > 300
+    for session in table.sessions:
+        assert (session.totals, session.winner) == (first.totals, first.winner)
+        assert not [e for e in session.events if e.kind in ("disagree", "alarm")]
+    assert table.rejected == []
+    assert check_views(table) > 0
+    result = replay(loads(history_of(first).dumps()))
+    assert result.totals == first.totals and result.winner == first.winner
+
+
+def test_control_nut_chance_is_joint_and_a_steal_stays_between_victim_and_thief() -> None:
+    table = MemoryTable("controlnut", 4, 1, [heuristic_bot] * 4)
+    table.play(deals=1)
+    first = table.sessions[0]
+    run = first.finished[0]
+    assert run.outcome is not None
+    chance = [text for actor, text in run.outcome.record.actions if actor == "chance"]
+    assert chance[0].startswith("controls ") and chance[1].startswith("auction ")
+    # every chance move was drawn jointly: a commit and a share from every seat each
+    commits = [e for e in run.envelopes if e.kind == "commit"]
+    assert len(commits) == 4 * len(chance)
+    steals = [(act, text) for (actor, act), (_, text)
+              in zip(run.acts, run.outcome.record.actions, strict=True)
+              if actor == -1 and text.startswith("steal")]
+    assert steals, "seed 1 has a HAND steal in its first deal"
+    for act, text in steals:
+        (slot,) = act.slots
+        victim, card = int(text.split()[1]), text.split()[2]
+        assert card != "?"  # the audited record names the card
+        # the victim's key of the slot went sealed to the thief alone
+        (release,) = [(sender, step) for sender, step, _ in run.key_steps
+                      if any(slot in slots for _, slots in step.grants)]
+        sender, step = release
+        ((thief, slots),) = step.grants
+        assert sender == victim and slots == (slot,) and thief != victim
+        shown_later = any(slot in dict(a.shown) for _, a in run.acts)
+        for session in table.sessions:
+            opened = slot in session.finished[0].deck.opened
+            if session.me not in (victim, thief):
+                assert not opened or shown_later
+        # the victim re-mixed every card it held just before the draw
+        assert [e for e in run.envelopes if e.kind == "remix" and e.sender == victim]

@@ -26,12 +26,25 @@ import random
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
+from p2pcards.cards import bits
 from p2pcards.games import HandState
+from p2pcards.games.controlnut import (
+    BID,
+    CONTROLS_DRAW,
+    CONTROLS_TAG,
+    STEAL_PHASE,
+    TAG_SHIFT,
+    VALUE_WITH,
+    ControlNutState,
+    steal_code,
+    tagged,
+)
+from p2pcards.games.controlnut import DRAW as AUCTION_DRAW
 from p2pcards.games.core import CHANCE, SPECTATOR, TERMINAL, ActionSyntaxError, IllegalAction
 from p2pcards.table import kinds
 from p2pcards.table.codec import (
@@ -54,16 +67,20 @@ from protocol.curve import SecretSource
 from protocol.deck import Deck
 from protocol.errors import EarlyMessage, RemoteProtocolError
 from protocol.messages import KeyRelease, Locked, Remixed, Shuffled, Unlocked
-from protocol.randomness import Commit, JointRandom, Reveal
+from protocol.randomness import Commit, JointRandom, Reveal, choice, sample
 from protocol.source import SystemSource
 from protocol.steps import DeckContext
 
 TRANSCRIPT_FORMAT = "p2pcards-transcript/1"
-SUPPORTED = ("bidwhist", "nullern", "pasur")
+SUPPORTED = ("bidwhist", "controlnut", "nullern", "pasur")
 SHOWN_CARDS: dict[str, Callable[[int], list[int]]] = {
     "bidwhist": lambda code: [code] if code < 64 else [],
     "nullern": lambda code: [code] if code < 100 else [],
     "pasur": lambda code: [code & 63] if code >= 0 else [],
+    "controlnut": lambda code: (
+        bits(code & ((1 << 52) - 1)) if code >> TAG_SHIFT == BID else
+        [code] if 0 <= code < 52 else
+        [code - VALUE_WITH] if VALUE_WITH <= code < VALUE_WITH + 52 else []),
 }
 """The cards a move shows to everyone (the games' action codes)."""
 STOCK = {"pasur": lambda players: players}
@@ -151,6 +168,11 @@ class DealRun:
     """This seat's view knowledge after every move (the tests compare it)."""
     envelopes: list[Envelope] = field(default_factory=list)
     key_steps: list[tuple[int, Step, Keys]] = field(default_factory=list)
+    draw: JointRandom | None = None
+    """The joint draw under way for a chance move (Control Nut!)."""
+    draws: int = 0
+    steal: tuple[int, int, int] | None = None
+    """A HAND steal under way: (victim, thief, the slot drawn, or -1 before the draw)."""
     deck_mask: int = 0
     """The game's cards that are in the deck (Control Nut!'s controls are not)."""
     problem: str = ""
@@ -435,9 +457,9 @@ class Session:
         if kind == "sign":
             return Sign(roster=self.roster.digest())
         if kind == "commit":
-            return self.draw.commit()
+            return self._draw().commit()
         if kind == "share":
-            return self.draw.reveal()
+            return self._draw().reveal()
         assert run is not None
         if kind == "hello":
             return Hello(seal_key=public_bytes(run.seal_private.public_key()))
@@ -485,7 +507,7 @@ class Session:
         elif isinstance(message, Commit | Reveal):
             if not own:
                 try:
-                    self.draw.receive(message)
+                    self._draw().receive(message)
                 except (ValueError, RemoteProtocolError) as error:
                     raise Refused("draw", str(error)) from None
         elif run is None:
@@ -782,7 +804,9 @@ class Session:
                 assert run is not None and run.view is not None
                 player = run.view.current_player()
                 if player == CHANCE:
-                    if self._reshuffle(run):
+                    made = self._reshuffle(run) if self.game.name in STOCK \
+                        else self._chance(run)
+                    if made:
                         continue
                     return
                 if player != TERMINAL:
@@ -828,6 +852,72 @@ class Session:
         if self.keep_states:
             run.views.append(view.knowledge())
         return True
+
+    def _draw(self) -> JointRandom:
+        """The joint draw the ``commit`` and ``share`` messages are for."""
+        run = self.run
+        if run is not None and run.draw is not None:
+            return run.draw
+        return self.draw
+
+    def _chance(self, run: DealRun) -> bool:
+        """A chance move drawn by joint randomness (Control Nut!: the controls in play,
+        the control auctioned next, HAND's pick).  Queues what it needs, and makes the
+        move when it is all in; True when the move was made."""
+        view = cast(ControlNutState, run.view)
+        assert view is not None
+        steal = view.steal_queue if view.phase == STEAL_PHASE else None
+        if steal and run.steal is None:  # the victim first re-mixes every card it holds
+            victim, thief = steal[0], view.turn
+            run.steal = (victim, thief, -1)
+            self.queue.append(Step("remix", victim, slots=tuple(self._held(run, victim))))
+            return False
+        if run.draw is None:
+            label = b"p2pcards/chance/" + self.table + run.index.to_bytes(8, "big") \
+                + run.draws.to_bytes(2, "big")
+            run.draws += 1
+            run.draw = JointRandom(label, self.players, self.me, self.source)
+            self.queue.extend(Step("commit", s) for s in range(self.players))
+            self.queue.extend(Step("share", s) for s in range(self.players))
+            return False
+        seed = run.draw.seed()
+        if run.steal is not None:
+            victim, thief, slot = run.steal
+            if slot < 0:  # the pick: the victim's key of the slot goes to the thief
+                held = self._held(run, victim)
+                slot = held[choice(seed, len(held))]
+                run.steal = (victim, thief, slot)
+                run.place[slot] = thief
+                run.knows[slot] = {victim, thief}
+                self.queue.append(Step("keys", victim, ((thief, (slot,)),)))
+                self.queue.append(Step("opened", thief))
+                return False
+            if self.me == thief and slot not in run.deck.opened and not self._open_all(run, [slot]):
+                return False
+            card = run.ids[run.deck.opened[slot]] if self.me in (victim, thief) else None
+            code = steal_code(victim, card)
+            text = view.format_action(steal_code(victim, None), seat=SPECTATOR)
+            shown: tuple[int, ...] = (slot,)
+            run.steal = None
+        else:
+            code = self._drawn(view, seed)
+            text = view.format_action(code, seat=SPECTATOR)
+            shown = ()
+        run.draw = None
+        view.apply(code)
+        run.acts.append((CHANCE, Act(action=text, slots=shown)))
+        if self.keep_states:
+            run.views.append(view.knowledge())
+        self.events.append(Event("act", f"chance: {text}"))
+        return True
+
+    def _drawn(self, view: ControlNutState, seed: bytes) -> int:
+        """Control Nut!'s public chance moves, from a joint seed."""
+        if view.phase == CONTROLS_DRAW:
+            picked = sample(seed, 8, 4)
+            return tagged(CONTROLS_TAG, sum(1 << (52 + i) for i in picked))
+        remaining = bits(view.remaining)
+        return tagged(AUCTION_DRAW, remaining[choice(seed, len(remaining))])
 
     def _reveal_blind(self, run: DealRun, seat: int) -> None:
         """A seat to move that does not see its own card (Nullern's blind round): every
@@ -952,6 +1042,8 @@ class Session:
                 continue
             where = view.candidates(run.ids[card])
             run.place[slot] = where[0] if len(where) == 1 else SHOWN
+            if 0 <= run.place[slot] < self.players and run.deck.in_play(slot):
+                run.deck.assign(slot, run.place[slot])  # a shown card back in a hand
 
     def _observe(self, run: DealRun) -> None:
         """Deliver to this seat's view the cards it awaits, once it can open them."""
