@@ -24,27 +24,11 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, cast
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.cards import bits
 from p2pcards.games import HandState
-from p2pcards.games.controlnut import (
-    BID,
-    CONTROLS_DRAW,
-    CONTROLS_TAG,
-    STEAL_PHASE,
-    TAG_SHIFT,
-    VALUE_WITH,
-    ControlNutState,
-    steal_code,
-    tagged,
-)
-from p2pcards.games.controlnut import DRAW as AUCTION_DRAW
 from p2pcards.games.core import CHANCE, SPECTATOR, TERMINAL, ActionSyntaxError, IllegalAction
 from p2pcards.table import kinds
 from p2pcards.table.codec import (
@@ -61,132 +45,40 @@ from p2pcards.table.codec import (
 )
 from p2pcards.table.judge import Deal, KeyStep, judge, open_sealed
 from p2pcards.table.kinds import Act, Agree, Audit, Hello, Keys, Message, Opened, Sign
-from p2pcards.table.replay import Outcome
+from p2pcards.table.moves import STOCK, SUPPORTED, Movements
 from p2pcards.table.roster import Roster
+from p2pcards.table.state import (
+    AGREE,
+    AUDIT,
+    DEAL,
+    DECK,
+    DRAW,
+    EVERYONE,
+    HELLO,
+    MAX_HELD,
+    OVER,
+    PLAY,
+    SEATING,
+    SHOWN,
+    WATCHER,
+    DealRun,
+    Event,
+    Refused,
+    Rejection,
+    Step,
+)
 from protocol.curve import SecretSource
 from protocol.deck import Deck
 from protocol.errors import EarlyMessage, RemoteProtocolError
 from protocol.messages import KeyRelease, Locked, Remixed, Shuffled, Unlocked
-from protocol.randomness import Commit, JointRandom, Reveal, choice, sample
+from protocol.randomness import Commit, JointRandom, Reveal
 from protocol.source import SystemSource
 from protocol.steps import DeckContext
 
 TRANSCRIPT_FORMAT = "p2pcards-transcript/1"
-SUPPORTED = ("bidwhist", "controlnut", "nullern", "pasur")
-SHOWN_CARDS: dict[str, Callable[[int], list[int]]] = {
-    "bidwhist": lambda code: [code] if code < 64 else [],
-    "nullern": lambda code: [code] if code < 100 else [],
-    "pasur": lambda code: [code & 63] if code >= 0 else [],
-    "controlnut": lambda code: (
-        bits(code & ((1 << 52) - 1)) if code >> TAG_SHIFT == BID else
-        [code] if 0 <= code < 52 else
-        [code - VALUE_WITH] if VALUE_WITH <= code < VALUE_WITH + 52 else []),
-}
-"""The cards a move shows to everyone (the games' action codes)."""
-STOCK = {"pasur": lambda players: players}
-"""The game's stock place: dealt from in order, reshuffled on a chance move."""
-STOCK_UNKNOWN_CODE = -1
-"""The chance move of a reshuffle as a view takes it (order unseen: Pasur's code)."""
-"""Games whose card movements the session knows so far (docs/protocol.md)."""
-SHOWN = -1
-"""Ledger place of a slot shown to everyone."""
-EVERYONE = -1
-"""Grant recipient: the keys are shown to everyone."""
-WATCHER = -2
-"""``me`` of a session that holds no seat and only checks (``p2pcards verify``)."""
-MAX_HELD = 64
-"""Messages held back until the transcript catches up with their sender's."""
-
-SEATING, DRAW, HELLO, DECK, DEAL, PLAY, AUDIT, AGREE, OVER = (
-    "seating", "draw", "hello", "deck", "deal", "play", "audit", "agree", "over")
 
 
-@dataclass(frozen=True, slots=True)
-class Rejection:
-    """A message refused: who sent it (None when it cannot be told), the rule it
-    breaks, and why.  The session is unchanged."""
-
-    sender: int | None
-    rule: str
-    reason: str
-
-    def __str__(self) -> str:
-        who = "unknown sender" if self.sender is None else f"seat {self.sender}"
-        return f"{who}: {self.rule}: {self.reason}"
-
-
-class Refused(Exception):
-    def __init__(self, rule: str, reason: str):
-        super().__init__(reason)
-        self.rule = rule
-        self.reason = reason
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """A message due: its kind, its sender, and for a key release the grants
-    (recipient or EVERYONE -> slots), for a re-mix the slots."""
-
-    kind: str
-    seat: int
-    grants: tuple[tuple[int, tuple[int, ...]], ...] = ()
-    slots: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something for the user interface: ``kind`` and a line of text."""
-
-    kind: str
-    text: str
-    seat: int | None = None
-
-
-@dataclass
-class DealRun:
-    """One deal in progress at this peer."""
-
-    index: int
-    number: int
-    dealer: int
-    deck: Deck
-    ids: list[int]
-    seal_private: X25519PrivateKey
-    seal_keys: dict[int, bytes] = field(default_factory=dict)
-    place: dict[int, int] = field(default_factory=dict)
-    knows: dict[int, set[int]] = field(default_factory=dict)
-    """Slot -> the seats that can open it (public: who was given its keys)."""
-    view: HandState | None = None
-    acts: list[tuple[int, Act]] = field(default_factory=list)
-    audits: dict[int, Audit] = field(default_factory=dict)
-    agrees: dict[int, Agree] = field(default_factory=dict)
-    agree_hash: bytes = b""
-    outcome: Outcome | None = None
-    verdict: str = ""
-    points: list[int] = field(default_factory=list)
-    views: list[tuple[object, ...] | None] = field(default_factory=list)
-    """This seat's view knowledge after every move (the tests compare it)."""
-    envelopes: list[Envelope] = field(default_factory=list)
-    key_steps: list[tuple[int, Step, Keys]] = field(default_factory=list)
-    draw: JointRandom | None = None
-    """The joint draw under way for a chance move (Control Nut!)."""
-    draws: int = 0
-    steal: tuple[int, int, int] | None = None
-    """A HAND steal under way: (victim, thief, the slot drawn, or -1 before the draw)."""
-    deck_mask: int = 0
-    """The game's cards that are in the deck (Control Nut!'s controls are not)."""
-    problem: str = ""
-    """What went wrong opening this seat's cards (reported in its ``opened``)."""
-    alarms: dict[int, str] = field(default_factory=dict)
-    opened: bool = False
-    shown_extra: bool = False
-    """Whether the cards the deal shows after looking at others (Pasur's replacement
-    for an opening jack) have been asked for."""
-    reshuffling: tuple[int, ...] = ()
-    """The slots of a reshuffle under way (Pasur's stock after an opening jack)."""
-
-
-class Session:
+class Session(Movements):
     """One seat's side of a table: every deal of a game, in turn with the others."""
 
     def __init__(self, roster: Roster, me: int, identity: Ed25519PrivateKey | None,
@@ -289,32 +181,6 @@ class Session:
             slot = by_name[self.game.notation.name(card)]
             shown.append((slot, tuple(sorted(run.deck.keys[slot].items()))))
         self._send(Act(action=public, shown=tuple(shown), slots=slots), Step("act", self.me))
-
-    def _forced(self) -> int | None:
-        """The move the table makes for the seat to move when it has no choice and
-        does not see its card (Nullern's blind round), once everyone has shown it."""
-        run = self.run
-        if run is None or run.view is None or self.phase != PLAY:
-            return None
-        view = run.view
-        seat = view.current_player()
-        if not self._blind_play(view, seat):
-            return None
-        held = self._held(run, seat)
-        if not held or held[0] not in run.deck.opened:
-            return None
-        return run.ids[run.deck.opened[held[0]]]
-
-    def _blind_play(self, view: HandState, seat: int) -> bool:
-        """Whether ``seat`` must now play a card it does not see."""
-        if seat < 0 or view.visible(seat, seat) or not view.count[seat]:
-            return False
-        shown = SHOWN_CARDS[self.game.name]
-        return all(shown(code) for code in view.legal_actions())
-
-    def _held(self, run: DealRun, place: int) -> list[int]:
-        """The slots in ``place``, in slot order."""
-        return sorted(s for s, p in run.place.items() if p == place and s not in run.deck.retired)
 
     def receive(self, wire: bytes) -> Rejection | None:
         """Take a message from the network: None if accepted (or held until its turn
@@ -650,93 +516,6 @@ class Session:
             raise Refused("not-held", f"showed {' '.join(name(c) for c in opened) or 'nothing'}"
                                       f" as {' '.join(name(c) for c in cards)}")
 
-    def _shown_cards(self, code: int) -> list[int]:
-        """The cards a move shows to everyone (a card played, Control Nut!'s bid)."""
-        return SHOWN_CARDS[self.game.name](code)
-
-    def _moved(self, run: DealRun, before: HandState, after: HandState,
-               slots: tuple[int, ...]) -> None:
-        """Follow the engine's face-down moves in the ledger and queue the key releases
-        and re-mixes they call for.
-
-        The engine says how many cards each hidden place holds; the ledger says which
-        slots are there, shown ones and hidden ones.  Where a place must hold more
-        hidden slots than the ledger gives it, hidden cards have moved there: the
-        slots the move names, a whole place, or the next ones of a stock."""
-        fell, rose = self._hidden_gaps(run, after)
-        if not rose:
-            return
-        if len(rose) > 1:
-            self._deal_in_order(run, before, after, fell[0])
-            return
-        (src,), (dst,) = fell, rose
-        moving = list(slots) if slots else sorted(s for s, p in run.place.items()
-                                                  if p == src and s not in run.deck.retired)
-        for slot in moving:
-            run.place[slot] = dst
-        seers = [t for t in range(self.players) if after.visible(dst, t)]
-        for seat in seers:
-            need = tuple(s for s in moving if seat not in run.knows.get(s, set()))
-            if not need:
-                continue
-            lockers = sorted({p for s in need for p in run.deck.lockers[s]} - {seat})
-            for locker in lockers:
-                self.queue.append(Step("keys", locker, ((seat, need),)))
-            for slot in need:
-                run.knows.setdefault(slot, set()).add(seat)
-            self.queue.append(Step("opened", seat))
-            if not slots:  # a whole place picked up: its holder re-mixes what it holds
-                held = tuple(sorted(s for s, p in run.place.items()
-                                    if p == dst and s not in run.deck.retired))
-                self.queue.append(Step("remix", seat, slots=held))
-
-    def _hidden_gaps(self, run: DealRun, view: HandState) -> tuple[list[int], list[int]]:
-        """(places with more hidden slots in the ledger than the engine's count allows,
-        places with fewer)."""
-        everyone = self.players
-        have = [0] * len(view.count)
-        shown = [0] * len(view.count)
-        for slot, place in run.place.items():
-            if place < 0 or slot in run.deck.retired:
-                continue
-            if len(run.knows.get(slot, ())) == everyone:
-                shown[place] += 1
-            else:
-                have[place] += 1
-        deck_mask = run.deck_mask
-        fell, rose = [], []
-        for place, count in enumerate(view.count):
-            need = count - (view.may[place] & ~deck_mask).bit_count() - shown[place]
-            if have[place] > need:
-                fell.append(place)
-            elif have[place] < need:
-                rose.append(place)
-        return fell, rose
-
-    def _deal_in_order(self, run: DealRun, before: HandState, after: HandState,
-                       src: int) -> None:
-        """Cards dealt one at a time from ``src`` (Pasur's stock, next card first) from
-        the dealer's left: each seat gets its keys from every other, then reports."""
-        total = before.count[src] - after.count[src]
-        slots = self._held(run, src)[:total]
-        got: dict[int, list[int]] = {}
-        for i, slot in enumerate(slots):
-            seat = (run.dealer + 1 + i) % self.players
-            run.place[slot] = seat
-            run.knows[slot] = {seat}
-            got.setdefault(seat, []).append(slot)
-        for sender in range(self.players):
-            self.queue.append(Step("keys", sender, tuple(
-                (seat, tuple(mine)) for seat, mine in sorted(got.items()) if seat != sender)))
-        self.queue.extend(Step("opened", seat) for seat in range(self.players))
-
-    def _remixed(self, run: DealRun, sender: int, message: Remixed) -> None:
-        first = len(run.deck.points) - len(message.slots)
-        place = run.place[message.slots[0]]
-        for m in range(len(message.slots)):
-            run.place[first + m] = place
-            run.knows[first + m] = {sender}
-
     def _audit(self, run: DealRun, sender: int, message: Audit) -> None:
         try:
             secret = X25519PrivateKey.from_private_bytes(message.seal_secret)
@@ -827,111 +606,12 @@ class Session:
             else:
                 return
 
-    def _reshuffle(self, run: DealRun) -> bool:
-        """The chance move of a secret reshuffle of the stock (Pasur's opening jack put
-        back): begin the deck's round; once it is locked, the new slots are the stock
-        in order and every view takes the chance move.  True when the move was made."""
-        stock = STOCK[self.game.name](self.players)
-        if not run.reshuffling:
-            run.reshuffling = tuple(self._held(run, stock))
-            run.deck.begin_reshuffle(list(run.reshuffling))
-            return False
-        if run.deck.expected() is not None:
-            return False
-        view = run.view
-        assert view is not None
-        first = len(run.deck.points) - len(run.reshuffling)
-        new = tuple(range(first, len(run.deck.points)))
-        for slot in new:
-            run.place[slot] = stock
-            run.knows[slot] = set()
-        run.reshuffling = ()
-        text = view.format_action(STOCK_UNKNOWN_CODE, seat=SPECTATOR)
-        view.apply(view.parse_action(text))
-        run.acts.append((CHANCE, Act(action=text, slots=new)))
-        if self.keep_states:
-            run.views.append(view.knowledge())
-        return True
-
     def _draw(self) -> JointRandom:
         """The joint draw the ``commit`` and ``share`` messages are for."""
         run = self.run
         if run is not None and run.draw is not None:
             return run.draw
         return self.draw
-
-    def _chance(self, run: DealRun) -> bool:
-        """A chance move drawn by joint randomness (Control Nut!: the controls in play,
-        the control auctioned next, HAND's pick).  Queues what it needs, and makes the
-        move when it is all in; True when the move was made."""
-        view = cast(ControlNutState, run.view)
-        assert view is not None
-        steal = view.steal_queue if view.phase == STEAL_PHASE else None
-        if steal and run.steal is None:  # the victim first re-mixes every card it holds
-            victim, thief = steal[0], view.turn
-            run.steal = (victim, thief, -1)
-            self.queue.append(Step("remix", victim, slots=tuple(self._held(run, victim))))
-            return False
-        if run.draw is None:
-            label = b"p2pcards/chance/" + self.table + run.index.to_bytes(8, "big") \
-                + run.draws.to_bytes(2, "big")
-            run.draws += 1
-            run.draw = JointRandom(label, self.players, self.me, self.source)
-            self.queue.extend(Step("commit", s) for s in range(self.players))
-            self.queue.extend(Step("share", s) for s in range(self.players))
-            return False
-        seed = run.draw.seed()
-        if run.steal is not None:
-            victim, thief, slot = run.steal
-            if slot < 0:  # the pick: the victim's key of the slot goes to the thief
-                held = self._held(run, victim)
-                slot = held[choice(seed, len(held))]
-                run.steal = (victim, thief, slot)
-                run.place[slot] = thief
-                run.knows[slot] = {victim, thief}
-                self.queue.append(Step("keys", victim, ((thief, (slot,)),)))
-                self.queue.append(Step("opened", thief))
-                return False
-            if self.me == thief and slot not in run.deck.opened and not self._open_all(run, [slot]):
-                return False
-            card = run.ids[run.deck.opened[slot]] if self.me in (victim, thief) else None
-            code = steal_code(victim, card)
-            text = view.format_action(steal_code(victim, None), seat=SPECTATOR)
-            shown: tuple[int, ...] = (slot,)
-            run.steal = None
-        else:
-            code = self._drawn(view, seed)
-            text = view.format_action(code, seat=SPECTATOR)
-            shown = ()
-        run.draw = None
-        view.apply(code)
-        run.acts.append((CHANCE, Act(action=text, slots=shown)))
-        if self.keep_states:
-            run.views.append(view.knowledge())
-        self.events.append(Event("act", f"chance: {text}"))
-        return True
-
-    def _drawn(self, view: ControlNutState, seed: bytes) -> int:
-        """Control Nut!'s public chance moves, from a joint seed."""
-        if view.phase == CONTROLS_DRAW:
-            picked = sample(seed, 8, 4)
-            return tagged(CONTROLS_TAG, sum(1 << (52 + i) for i in picked))
-        remaining = bits(view.remaining)
-        return tagged(AUCTION_DRAW, remaining[choice(seed, len(remaining))])
-
-    def _reveal_blind(self, run: DealRun, seat: int) -> None:
-        """A seat to move that does not see its own card (Nullern's blind round): every
-        seat shows its key of the card, which the table then plays."""
-        view = run.view
-        assert view is not None
-        if not self._blind_play(view, seat):
-            return
-        held = self._held(run, seat)
-        if not held or len(run.knows.get(held[0], ())) == self.players:
-            return  # shown already (or being shown)
-        slot = held[0]
-        for locker in run.deck.lockers[slot]:
-            self.queue.append(Step("keys", locker, ((EVERYONE, (slot,)),)))
 
     def _begin_deal(self) -> None:
         index = self.deals
@@ -944,155 +624,6 @@ class Session:
         self.phase = HELLO
         self.queue.extend(Step("hello", s) for s in range(self.players))
         self.events.append(Event("deal", f"deal {index + 1}, dealer seat {self.dealer}"))
-
-    def _plan(self, run: DealRun) -> tuple[list[int], list[set[int]]]:
-        """Each deck position's place at the deal (SHOWN: face up) and who sees it.
-
-        The deal mapping is read off a deal of a deck in which no card changes the
-        mapping (a rotation of the id order; Pasur shows one more card when the pool
-        holds a lone jack, and the session asks for that card itself when it
-        happens, :meth:`_more_shown`)."""
-        ids = run.ids
-        for turn in range(len(ids)):
-            ids = run.ids[turn:] + run.ids[:turn]
-            if not self._opening_jacks(list(ids)):
-                break
-        full = self.game.deal(ids, run.dealer, self.players, self.options, number=run.number)
-        places = []
-        for card in ids:  # (slot numbers are positions: the card ids are only a tool here)
-            where = full.candidates(card)
-            places.append(where[0] if where else SHOWN)
-        seen: list[set[int]] = [set() for _ in ids]
-        for seat in range(self.players):
-            observed = self.game.observed_deck(ids, run.dealer, self.players, self.options, seat,
-                                               run.number)
-            for i, seen_card in enumerate(observed):
-                if seen_card is not None:
-                    seen[i].add(seat)
-        return places, seen
-
-    def _queue_deal(self, run: DealRun) -> None:
-        places, seen = self._plan(run)
-        everyone = set(range(self.players))
-        for slot, (place, seers) in enumerate(zip(places, seen, strict=True)):
-            run.place[slot] = place
-            run.knows[slot] = set(seers)
-        for sender in range(self.players):
-            grants: dict[int, list[int]] = {}
-            for slot, seers in enumerate(seen):
-                if seers == everyone:
-                    grants.setdefault(EVERYONE, []).append(slot)
-                else:
-                    for seat in sorted(seers - {sender}):
-                        grants.setdefault(seat, []).append(slot)
-            self.queue.append(Step("keys", sender, tuple((r, tuple(s))
-                                                         for r, s in sorted(grants.items()))))
-        self.queue.extend(Step("opened", s) for s in range(self.players))
-        self.phase = DEAL
-
-    def _dealt(self, run: DealRun) -> None:
-        """Every key of the deal is in: open this seat's cards (and those shown)."""
-        run.opened = True
-        mine = [slot for slot in range(len(run.ids)) if self.me in run.knows[slot]]
-        self._open_all(run, mine)
-
-    def _after_deal(self, run: DealRun) -> None:
-        """Every seat has opened its cards: show what the deal shows after looking at
-        other cards (Pasur's replacement for a lone opening jack), then make the view."""
-        observed: list[int | None] = [None] * len(run.ids)
-        for slot in range(len(run.ids)):
-            if slot in run.deck.opened:
-                observed[slot] = run.ids[run.deck.opened[slot]]
-        extra = self._more_shown(run, observed)
-        if extra and not run.shown_extra:
-            run.shown_extra = True
-            for locker in range(self.players):
-                self.queue.append(Step("keys", locker, ((EVERYONE, tuple(extra)),)))
-            return
-        run.view = self.game.deal(observed, run.dealer, self.players, self.options,
-                                  observer=self.me, number=run.number)
-        self._reconcile(run)
-        if self.keep_states:
-            run.views.append(run.view.knowledge())
-        self.phase = PLAY
-
-    def _more_shown(self, run: DealRun, observed: list[int | None]) -> list[int]:
-        """Positions every seat must see before the deal can be made (Pasur: the card
-        after the pool replaces a lone jack in it)."""
-        after_pool = 4 * self.players + 4
-        if self._opening_jacks(observed) == 1 and observed[after_pool] is None:
-            return [after_pool]
-        return []
-
-    def _opening_jacks(self, cards: list[int | None]) -> int:
-        """Jacks in Pasur's opening pool (0 in the other games)."""
-        if self.game.name != "pasur":
-            return 0
-        opening = 4 * self.players
-        return sum(1 for card in cards[opening:opening + 4]
-                   if card is not None and card % 13 == 9)
-
-    def _reconcile(self, run: DealRun) -> None:
-        """Put the cards shown to everyone where the engine put them (Pasur's opening
-        jack goes back onto the stock, its replacement into the pool)."""
-        view = run.view
-        assert view is not None
-        for slot, card in run.deck.opened.items():
-            if len(run.knows.get(slot, ())) != self.players:
-                continue
-            where = view.candidates(run.ids[card])
-            run.place[slot] = where[0] if len(where) == 1 else SHOWN
-            if 0 <= run.place[slot] < self.players and run.deck.in_play(slot):
-                run.deck.assign(slot, run.place[slot])  # a shown card back in a hand
-
-    def _observe(self, run: DealRun) -> None:
-        """Deliver to this seat's view the cards it awaits, once it can open them."""
-        view = run.view
-        assert view is not None
-        for place in range(len(view.count)):
-            if not view.awaiting >> place & 1:
-                continue
-            slots = [s for s, p in run.place.items() if p == place and s not in run.deck.retired]
-            if not all(run.deck.can_open(s) for s in slots):
-                return
-            cards = self._open_all(run, slots)
-            if cards is None:
-                return
-            contents = 0
-            for card in cards:
-                contents |= 1 << card
-            view.observe(place, contents)
-        if self.keep_states and run.views and run.views[-1] is None and not view.awaiting:
-            run.views[-1] = view.knowledge()
-
-    def _open_all(self, run: DealRun, slots: list[int]) -> list[int] | None:
-        """The cards of ``slots`` (game ids), or None with :attr:`DealRun.problem` set."""
-        cards = []
-        for slot in slots:
-            if not run.deck.can_open(slot):
-                run.problem = run.problem or f"slot {slot}: a key is missing"
-                return None
-            try:
-                cards.append(run.ids[run.deck.open(slot)])
-            except RemoteProtocolError as error:
-                run.problem = run.problem or error.reason
-                return None
-        return cards
-
-    def _show(self, run: DealRun, slot: int) -> None:
-        """Open a slot every key of which is public; one that opens to no card (a deck
-        broken somewhere) stops the deal for its audit at every seat alike."""
-        try:
-            run.deck.open(slot)
-        except RemoteProtocolError as error:
-            run.problem = run.problem or error.reason
-            self._alarm(run)
-
-    def _alarm(self, run: DealRun) -> None:
-        """A seat could not open its cards: the deal stops for its audit."""
-        self.queue.clear()
-        self.phase = AUDIT
-        self.queue.extend(Step("audit", s) for s in range(self.players))
 
     def _conclude(self, run: DealRun) -> None:
         """Every secret is in: the verdict (:func:`p2pcards.table.judge.judge`)."""
@@ -1132,4 +663,5 @@ def describe(step: Step | None) -> str:
     return f"{step.kind} from seat {step.seat}"
 
 
-__all__: list[Any] = ["Event", "Rejection", "Session", "Step", "describe"]
+__all__ = ["EVERYONE", "SUPPORTED", "TRANSCRIPT_FORMAT", "WATCHER", "DealRun", "Event",
+           "Rejection", "Session", "Step", "describe"]
