@@ -107,6 +107,9 @@ class _Replay:
         for p in parties:
             made = sum(isinstance(e, Remixed) and e.party == p for e in log)
             secret = self.reveals[p]
+            if secret.unlock_keys[0] != 1:  # round 0 has no unlock pass
+                raise _Broken(p, "audit", "revealed an unlock key for round 0, which has no"
+                              " unlock pass", secret)
             # more is fine: a party may have drawn the secrets of a step nobody saw yet
             if len(secret.shuffle_keys) < rounds or len(secret.remix_orders) < made:
                 raise _Broken(p, "audit", f"revealed secrets for {len(secret.shuffle_keys)}"

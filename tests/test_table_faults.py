@@ -146,9 +146,9 @@ def test_a_message_ahead_of_the_transcript_waits_for_its_turn(bidding: MemoryTab
     assert view is not None
     second.act(heuristic_bot(view.clone(), bidding.rngs[second.me]))
     (move_b,) = second.take_outbox()
-    assert late.receive(move_b) is None and late.held == [move_b]
+    assert late.receive(move_b) is None and late.held == {second.me: move_b}
     assert late.receive(move_a) is None
-    assert late.held == [] and late.hash == second.hash
+    assert late.held == {} and late.hash == second.hash
 
 
 # ------------------------------------------------------------------ cheats

@@ -56,8 +56,18 @@ class CodecError(ValueError):
         self.sender = sender
 
 
+def _sorted(value: Any) -> Any:
+    """``value`` with every map's keys in sorted order (the canonical form)."""
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list | tuple):
+        return [_sorted(v) for v in value]
+    return value
+
+
 def pack(value: Any) -> bytes:
-    packed: bytes = msgpack.packb(value, use_bin_type=True)
+    """Canonical msgpack: shortest forms, maps with their keys sorted."""
+    packed: bytes = msgpack.packb(_sorted(value), use_bin_type=True)
     return packed
 
 
@@ -65,12 +75,13 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise CodecError(f"msgpack extension type {code} is not allowed")
 
 
-def unpack(data: bytes, what: str) -> Any:
-    """Strict msgpack decoding: one object, no extensions, string map keys, canonical."""
+def unpack(data: bytes, what: str, limit: int = MAX_MESSAGE) -> Any:
+    """Strict msgpack decoding: one object, no extensions, string map keys, canonical
+    (shortest forms, map keys sorted), at most ``limit`` bytes."""
     if not isinstance(data, bytes):
         raise CodecError(f"{what}: expected bytes, not {type(data).__name__}")
-    if len(data) > MAX_MESSAGE:
-        raise CodecError(f"{what}: {len(data)} bytes, more than the {MAX_MESSAGE} allowed")
+    if len(data) > limit:
+        raise CodecError(f"{what}: {len(data)} bytes, more than the {limit} allowed")
     try:
         value = msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=_no_ext,
                                 use_list=True)
@@ -197,17 +208,21 @@ def unseal(ciphertext: bytes, private: X25519PrivateKey, sender_key: Ed25519Publ
     does not decrypt, is not signed by the sender, or is bound to anything else."""
     try:
         blob = _decrypt(ciphertext, private, seal_info(table, deal, recipient))
-    except (InvalidTag, ValueError) as error:
+    except (InvalidTag, ValueError):
         raise CodecError(f"a sealed body from seat {sender} does not decrypt for seat"
-                         f" {recipient} ({type(error).__name__})") from None
+                         f" {recipient}") from None
     return check_sealed(blob, sender_key, table=table, deal=deal, sender=sender,
                         recipient=recipient)
 
 
 def check_sealed(blob: bytes, sender_key: Ed25519PublicKey, *, table: bytes, deal: int,
                  sender: int, recipient: int) -> Any:
-    """The content of a decrypted sealed body, its binding and signature checked."""
-    outer = unpack(blob, "sealed body")
+    """The content of a decrypted sealed body, its binding and signature checked.  The
+    reasons are fixed texts (they end up in verdicts every seat signs)."""
+    try:
+        outer = unpack(blob, "sealed body")
+    except CodecError:
+        raise CodecError(f"a sealed body from seat {sender} is not msgpack") from None
     if not isinstance(outer, list) or len(outer) != 2 or not isinstance(outer[0], bytes):
         raise CodecError("sealed body: expected [inner, signature]")
     inner, signature = outer
@@ -216,7 +231,10 @@ def check_sealed(blob: bytes, sender_key: Ed25519PublicKey, *, table: bytes, dea
         _verify(sender_key, signature, SEALED_DOMAIN + inner)
     except InvalidSignature:
         raise CodecError(f"a sealed body is not signed by seat {sender}") from None
-    fields = unpack(inner, "sealed inner")
+    try:
+        fields = unpack(inner, "sealed inner")
+    except CodecError:
+        raise CodecError(f"a sealed body from seat {sender} is not msgpack") from None
     if not isinstance(fields, list) or len(fields) != 5:
         raise CodecError("sealed inner: expected [table, deal, sender, recipient, content]")
     if fields[:4] != [table, deal, sender, recipient]:
@@ -242,6 +260,17 @@ def _encrypt(blob: bytes, key: X25519PublicKey, info: bytes) -> bytes:
 
 def _decrypt(blob: bytes, key: X25519PrivateKey, info: bytes) -> bytes:
     return SUITE.decrypt(blob, key, info)
+
+
+def usable_seal_key(raw: bytes) -> bool:
+    """Whether ``raw`` is an X25519 public key that a sealing can use (not one of the
+    low-order points, whose shared secret is all zeros)."""
+    try:
+        key = X25519PublicKey.from_public_bytes(raw)
+        X25519PrivateKey.from_private_bytes(b"\x01" * 32).exchange(key)
+    except ValueError:
+        return False
+    return True
 
 
 def public_bytes(key: Ed25519PublicKey | X25519PublicKey) -> bytes:

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from p2pcards.games import Game
 from p2pcards.table import kinds
 from p2pcards.table.codec import CodecError, unseal
-from p2pcards.table.kinds import Act, Keys
+from p2pcards.table.kinds import Act, Keys, clip
 from p2pcards.table.replay import Mismatch, Outcome, forfeit, replay_deal
 from protocol.audit import audit
 from protocol.curve import Point
@@ -68,6 +68,12 @@ class Deal:
 def judge(deal: Deal, *, lifted: Mapping[bytes, Point] | None = None,
           keep_states: bool = False) -> tuple[Outcome, str]:
     """The audited deal and its verdict: ``"ok"``, a penalised move, or a forfeit."""
+    outcome, verdict = _judge(deal, lifted, keep_states)
+    return outcome, clip(verdict)
+
+
+def _judge(deal: Deal, lifted: Mapping[bytes, Point] | None,
+           keep_states: bool) -> tuple[Outcome, str]:
     releases = list(deal.releases)
     culprit: tuple[int, str] | None = None
     for step in deal.key_steps:
@@ -88,13 +94,13 @@ def judge(deal: Deal, *, lifted: Mapping[bytes, Point] | None = None,
             releases += [KeyRelease(party=step.sender, slot=s, key=k, to=recipient)
                          for s, k in pairs]
     verdict = audit(deal.context, deal.log, deal.reveals, releases, lifted)
-    if not verdict.ok:
+    if not verdict.ok and culprit is None:
         assert verdict.party is not None
         culprit = verdict.party, f"seat {verdict.party} broke the {verdict.step}:" \
                                  f" {verdict.reason}"
     elif culprit is None and deal.alarms:
         seat = min(deal.alarms)
-        culprit = seat, f"seat {seat} raised a false alarm ({deal.alarms[seat]})"
+        culprit = seat, f"seat {seat} raised a false alarm ({clip(deal.alarms[seat], 80)})"
     args = (deal.game, deal.players, deal.options, deal.dealer, deal.number)
     if culprit is not None and not verdict.ok:  # the cards are unknown: no moves kept
         return forfeit(*args, deal.ids, [], {}, culprit[0], "refused audit"), culprit[1]

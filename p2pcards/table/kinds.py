@@ -25,6 +25,12 @@ MAX_TEXT = 200
 MAX_SEALED = 16 * 1024
 
 Decoder = Callable[[Any, str], Any]
+
+
+def clip(text: str, most: int = MAX_TEXT) -> str:
+    """``text`` cut to ``most`` characters (text that quotes a peer's must still fit)."""
+    return text if len(text) <= most else text[:most - 1] + "…"
+
 Encoder = Callable[[Any], Any]
 
 
@@ -172,6 +178,19 @@ class Opened:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Alarm:
+    """Sent instead of a move: this seat's own cards prove that an accepted move was
+    false (another seat showed a card this seat holds), which stops the deal for its
+    audit at once."""
+
+    problem: str
+
+    def __post_init__(self) -> None:
+        if not self.problem:
+            raise CodecError("an alarm says what is wrong")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Act:
     """A move of the game, in its public text (cards the others do not see are
     ``?``).  Each card the move shows comes with its slot and every key of that slot
@@ -242,6 +261,7 @@ SPECS: dict[str, KindSpec] = {spec.kind: spec for spec in (
              party=True),
     KindSpec("keys", Keys, {"sealed": SEALED, "public": SLOT_KEYS}),
     KindSpec("opened", Opened, {"problem": TEXT}),
+    KindSpec("alarm", Alarm, {"problem": TEXT}),
     KindSpec("act", Act, {"action": TEXT, "shown": SHOWN, "slots": UINTS}),
     KindSpec("audit", Audit, {"reveal": (lambda v, w: v, _same), "seal_secret": KEY}),
     KindSpec("agree", Agree, {"transcript": HASH, "points": SINTS, "verdict": TEXT}),
@@ -249,7 +269,7 @@ SPECS: dict[str, KindSpec] = {spec.kind: spec for spec in (
 KIND_OF: dict[type, str] = {spec.cls: spec.kind for spec in SPECS.values()}
 
 Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixed | Keys \
-    | Opened | Act | Audit | Agree
+    | Opened | Alarm | Act | Audit | Agree
 
 
 def _fields_of(spec: KindSpec, body: dict[str, Any], where: str) -> dict[str, Any]:
@@ -270,16 +290,18 @@ def decode_body(kind: str, body: dict[str, Any], sender: int) -> Message:
     if spec is None:
         raise CodecError(f"unknown message kind {kind!r}")
     values = _fields_of(spec, body, kind)
-    if spec.cls is Audit:
-        raw = body["reveal"]
-        if not isinstance(raw, dict):
-            raise CodecError("audit.reveal must be a map")
-        values["reveal"] = AuditReveal(party=sender, **_fields_of(
-            KindSpec("reveal", AuditReveal, _AUDIT_FIELDS), raw, "audit.reveal"))
     if spec.party:
         values["party"] = sender
     try:
+        if spec.cls is Audit:
+            raw = body["reveal"]
+            if not isinstance(raw, dict):
+                raise CodecError("audit.reveal must be a map")
+            values["reveal"] = AuditReveal(party=sender, **_fields_of(
+                KindSpec("reveal", AuditReveal, _AUDIT_FIELDS), raw, "audit.reveal"))
         return spec.cls(**values)  # type: ignore[no-any-return]
+    except CodecError:
+        raise
     except (ValueError, TypeError) as error:
         raise CodecError(f"{kind}: {error}") from None
 

@@ -36,6 +36,7 @@ from p2pcards.table.state import (
     EVERYONE,
     PLAY,
     SHOWN,
+    WATCHER,
     DealRun,
     Event,
     Step,
@@ -82,9 +83,9 @@ class Movements:
         """The move the table makes for the seat to move when it has no choice and
         does not see its card (Nullern's blind round), once everyone has shown it."""
         run = self.run
-        if run is None or run.view is None or self.phase != PLAY:
+        if run is None or run.public is None or self.phase != PLAY:
             return None
-        view = run.view
+        view = run.public
         seat = view.current_player()
         if not self._blind_play(view, seat):
             return None
@@ -202,7 +203,7 @@ class Movements:
             return False
         if run.deck.expected() is not None:
             return False
-        view = run.view
+        view = run.public
         assert view is not None
         first = len(run.deck.points) - len(run.reshuffling)
         new = tuple(range(first, len(run.deck.points)))
@@ -211,17 +212,26 @@ class Movements:
             run.knows[slot] = set()
         run.reshuffling = ()
         text = view.format_action(STOCK_UNKNOWN_CODE, seat=SPECTATOR)
-        view.apply(view.parse_action(text))
+        code = view.parse_action(text)
+        self._apply_both(run, code, code)
         run.acts.append((CHANCE, Act(action=text, slots=new)))
-        if self.keep_states:
-            run.views.append(view.knowledge())
         return True
+
+    def _apply_both(self, run: DealRun, public: int, private: int) -> None:
+        """A move to the public view, and as this seat knows it to its own view (unless
+        that view has already met a contradiction)."""
+        assert run.public is not None
+        run.public.apply(public)
+        if run.view is not None and run.view is not run.public and not run.suspect:
+            run.view.apply(private)
+        if self.keep_states and run.view is not None:  # awaiting: recorded once it has them
+            run.views.append(None if run.view.awaiting else run.view.knowledge())
 
     def _chance(self, run: DealRun) -> bool:
         """A chance move drawn by joint randomness (Control Nut!: the controls in play,
         the control auctioned next, HAND's pick).  Queues what it needs, and makes the
         move when it is all in; True when the move was made."""
-        view = cast(ControlNutState, run.view)
+        view = cast(ControlNutState, run.public)
         assert view is not None
         steal = view.steal_queue if view.phase == STEAL_PHASE else None
         if steal and run.steal is None:  # the victim first re-mixes every card it holds
@@ -252,19 +262,17 @@ class Movements:
             if self.me == thief and slot not in run.deck.opened and not self._open_all(run, [slot]):
                 return False
             card = run.ids[run.deck.opened[slot]] if self.me in (victim, thief) else None
-            code = steal_code(victim, card)
-            text = view.format_action(steal_code(victim, None), seat=SPECTATOR)
+            public = steal_code(victim, None)
+            private = steal_code(victim, card)
             shown: tuple[int, ...] = (slot,)
             run.steal = None
         else:
-            code = self._drawn(view, seed)
-            text = view.format_action(code, seat=SPECTATOR)
+            public = private = self._drawn(view, seed)
             shown = ()
+        text = view.format_action(public, seat=SPECTATOR)
         run.draw = None
-        view.apply(code)
+        self._apply_both(run, public, private)
         run.acts.append((CHANCE, Act(action=text, slots=shown)))
-        if self.keep_states:
-            run.views.append(view.knowledge())
         self.events.append(Event("act", f"chance: {text}"))
         return True
 
@@ -279,7 +287,7 @@ class Movements:
     def _reveal_blind(self, run: DealRun, seat: int) -> None:
         """A seat to move that does not see its own card (Nullern's blind round): every
         seat shows its key of the card, which the table then plays."""
-        view = run.view
+        view = run.public
         assert view is not None
         if not self._blind_play(view, seat):
             return
@@ -354,8 +362,15 @@ class Movements:
             for locker in range(self.players):
                 self.queue.append(Step("keys", locker, ((EVERYONE, tuple(extra)),)))
             return
-        run.view = self.game.deal(observed, run.dealer, self.players, self.options,
-                                  observer=self.me, number=run.number)
+        shown = [card if len(run.knows.get(slot, ())) == self.players else None
+                 for slot, card in enumerate(observed)]
+        run.public = self.game.deal(shown, run.dealer, self.players, self.options,
+                                    observer=SPECTATOR, number=run.number)
+        if self.me == WATCHER:  # the watcher has no view of its own
+            run.view = run.public
+        else:
+            run.view = self.game.deal(observed, run.dealer, self.players, self.options,
+                                      observer=self.me, number=run.number)
         self._reconcile(run)
         if self.keep_states:
             run.views.append(run.view.knowledge())
@@ -380,7 +395,7 @@ class Movements:
     def _reconcile(self, run: DealRun) -> None:
         """Put the cards shown to everyone where the engine put them (Pasur's opening
         jack goes back onto the stock, its replacement into the pool)."""
-        view = run.view
+        view = run.public
         assert view is not None
         for slot, card in run.deck.opened.items():
             if len(run.knows.get(slot, ())) != self.players:
@@ -393,7 +408,8 @@ class Movements:
     def _observe(self, run: DealRun) -> None:
         """Deliver to this seat's view the cards it awaits, once it can open them."""
         view = run.view
-        assert view is not None
+        if view is None or view is run.public or run.suspect:
+            return
         for place in range(len(view.count)):
             if not view.awaiting >> place & 1:
                 continue

@@ -42,9 +42,21 @@ from p2pcards.table.codec import (
     public_bytes,
     seal,
     seal_envelope,
+    usable_seal_key,
 )
 from p2pcards.table.judge import Deal, KeyStep, judge, open_sealed
-from p2pcards.table.kinds import Act, Agree, Audit, Hello, Keys, Message, Opened, Sign
+from p2pcards.table.kinds import (
+    Act,
+    Agree,
+    Alarm,
+    Audit,
+    Hello,
+    Keys,
+    Message,
+    Opened,
+    Sign,
+    clip,
+)
 from p2pcards.table.moves import STOCK, SUPPORTED, Movements
 from p2pcards.table.roster import Roster
 from p2pcards.table.state import (
@@ -55,7 +67,6 @@ from p2pcards.table.state import (
     DRAW,
     EVERYONE,
     HELLO,
-    MAX_HELD,
     OVER,
     PLAY,
     SEATING,
@@ -110,7 +121,8 @@ class Session(Movements):
         self.events: list[Event] = []
         self.rejections: list[Rejection] = []
         self.outbox: list[bytes] = []
-        self.held: list[bytes] = []
+        self.held: dict[int, bytes] = {}
+        """Seat -> its next message, sent on a transcript this seat has not reached."""
         self.phase = SEATING
         self.queue: deque[Step] = deque(Step("sign", s) for s in range(self.players))
         self.draw = JointRandom(b"p2pcards/first-dealer/" + self.table, self.players, me,
@@ -140,8 +152,8 @@ class Session(Movements):
             expected = run.deck.expected()
             if expected is not None:
                 return Step(expected[0], expected[1])
-        if self.phase == PLAY and run is not None and run.view is not None:
-            player = run.view.current_player()
+        if self.phase == PLAY and run is not None and run.public is not None:
+            player = run.public.current_player()
             if player >= 0:
                 return Step("act", player)
         return None
@@ -151,7 +163,7 @@ class Session(Movements):
         step = self.due()
         if step is None or step.kind != "act" or step.seat != self.me or self.run is None:
             return None
-        if self._forced() is not None:
+        if self._forced() is not None or self.run.suspect:
             return None
         return self.run.view
 
@@ -231,14 +243,14 @@ class Session(Movements):
             if step is not None and step.seat == sender:
                 return Rejection(sender, "transcript", "sent on another transcript than this"
                                  " seat's (a fork: its signed message proves it)")
-            if wire in self.held:
-                return None
-            if len(self.held) >= MAX_HELD:
-                return Rejection(sender, "flood", f"more than {MAX_HELD} messages ahead of"
-                                                  " the transcript")
-            self.held.append(wire)  # its sender saw a message this seat has not yet
+            held = self.held.get(sender)
+            if held is not None and held != wire:
+                return Rejection(sender, "transcript", f"two different messages with sequence"
+                                                       f" number {env.seq}")
+            self.held[sender] = wire  # its sender saw a message this seat has not yet
             return None
-        if step is None or step.seat != sender or step.kind != env.kind:
+        stands_in = env.kind == "alarm" and step is not None and step.kind == "act"
+        if step is None or step.seat != sender or (step.kind != env.kind and not stands_in):
             what = "the game is over" if step is None else f"{step.kind} from seat {step.seat}"
             return Rejection(sender, "turn", f"{env.kind} out of turn ({what} is due)")
         if env.deal != self._deal_index():
@@ -255,13 +267,18 @@ class Session(Movements):
         return None
 
     def _retry_held(self) -> None:
+        """Take the held messages whose turn has come (at most one per sender: its next
+        one); one whose sender is due but that names another transcript is refused."""
         progress = True
         while progress and self.held:
             progress = False
-            for wire in list(self.held):
+            for sender, wire in list(self.held.items()):
                 env = open_envelope(wire, self.roster.keys)
-                if env.prior == self.hash:
-                    self.held.remove(wire)
+                step = self.due()
+                if env.seq < self.seq_in[sender]:
+                    del self.held[sender]  # overtaken: that sequence number is taken
+                elif env.prior == self.hash or (step is not None and step.seat == sender):
+                    del self.held[sender]
                     rejection = self._receive(wire)
                     if rejection is not None:
                         self.rejections.append(rejection)
@@ -288,6 +305,7 @@ class Session(Movements):
         message was made: making a deck step already moves the deck on)."""
         kind, body = kinds.encode_body(message)
         assert step.seat == self.me and step.kind == kind, (step, kind)
+        kinds.decode_body(kind, body, self.me)  # what this seat sends, the others accept
         assert self.identity is not None
         env = seal_envelope(self.identity, table=self.table, deal=self._deal_index(),
                             sender=self.me, seq=self.seq_out, prior=self.hash, kind=kind,
@@ -309,6 +327,9 @@ class Session(Movements):
             step = self.due()
             if step is None or step.seat != self.me:
                 return
+            if step.kind == "act" and self.run is not None and self.run.suspect:
+                self._send(Alarm(problem=clip(self.run.suspect)), Step("alarm", self.me))
+                continue
             if step.kind == "act":
                 forced = self._forced()
                 if forced is None or self.run is None or self.run.view is None:
@@ -336,7 +357,7 @@ class Session(Movements):
         if kind == "keys":
             return self._make_keys(run, step)
         if kind == "opened":
-            return Opened(problem=run.problem)
+            return Opened(problem=clip(run.problem))
         if kind == "audit":
             return Audit(reveal=run.deck.secrets(), seal_secret=private_bytes(run.seal_private))
         if kind == "agree":
@@ -381,6 +402,8 @@ class Session(Movements):
         elif isinstance(message, Hello):
             if message.seal_key in run.seal_keys.values():
                 raise Refused("hello", "a sealing key already used at this deal")
+            if not usable_seal_key(message.seal_key):
+                raise Refused("hello", "not a usable X25519 public key (a low-order point)")
             run.seal_keys[sender] = message.seal_key
         elif isinstance(message, Unlocked | Shuffled | Locked | Remixed):
             if not own:
@@ -398,6 +421,9 @@ class Session(Movements):
             if message.problem:
                 run.alarms[sender] = message.problem
                 self.events.append(Event("alarm", f"seat {sender}: {message.problem}", sender))
+        elif isinstance(message, Alarm):
+            run.alarms[sender] = message.problem
+            self.events.append(Event("alarm", f"seat {sender}: {message.problem}", sender))
         elif isinstance(message, Act):
             self._act(run, sender, message)
         elif isinstance(message, Audit):
@@ -452,17 +478,21 @@ class Session(Movements):
         return pairs, problem
 
     def _act(self, run: DealRun, sender: int, message: Act) -> None:
-        view = run.view
-        assert view is not None
+        """A move: checked against what everyone knows (the public view), so that every
+        honest seat takes or refuses it alike; then applied to this seat's own view,
+        unless its own cards prove the move false (then it raises the alarm on its
+        turn)."""
+        public = run.public
+        assert public is not None
         try:
-            code = self._own_code if sender == self.me else view.parse_action(message.action)
+            code = public.parse_action(message.action)
         except ActionSyntaxError as error:
             raise Refused("syntax", str(error)) from None
+        if message.action != public.format_action(code, seat=SPECTATOR):
+            raise Refused("syntax", f"{message.action!r} is not the public form of a move")
         if sender != self.me:
-            if message.action != view.format_action(code, seat=SPECTATOR):
-                raise Refused("syntax", f"{message.action!r} is not the public form of a move")
             try:
-                view.check(code)
+                public.check(code)
             except IllegalAction as error:
                 raise Refused(error.code, f"{message.action}: {error.reason}") from None
         hidden = message.action.split().count("?")
@@ -471,9 +501,18 @@ class Session(Movements):
         for slot in message.slots:
             if run.place.get(slot) != sender or slot in run.deck.retired:
                 raise Refused("not-held", f"slot {slot} is not a card seat {sender} holds")
-        self._check_shown(run, sender, message, self._shown_cards(code))
-        before = view.clone()
-        view.apply(code)
+        doubles = self._check_shown(run, sender, message, self._shown_cards(code))
+        private = self._own_code if sender == self.me else code
+        own = run.view
+        if sender != self.me and own is not None and own is not public and not run.suspect:
+            try:
+                own.check(private)
+            except IllegalAction as error:
+                run.suspect = f"seat {sender}'s {message.action}: {error.reason}"
+            if doubles:
+                run.suspect = run.suspect or f"seat {sender} showed a card this seat holds"
+        before = public.clone()
+        self._apply_both(run, code, private)
         run.acts.append((sender, message))
         for slot, keys in message.shown:
             run.place[slot] = SHOWN
@@ -482,21 +521,24 @@ class Session(Movements):
                 for party, key in keys:
                     if party != self.me and party not in run.deck.keys.get(slot, {}):
                         run.deck.receive(KeyRelease(party=party, slot=slot, key=key))
-                run.deck.open(slot)
+                if slot not in doubles:
+                    run.deck.open(slot)
         self._reconcile(run)
-        self._moved(run, before, view, message.slots)
-        if self.keep_states:  # a view awaiting cards is recorded once it has them
-            run.views.append(None if view.awaiting else view.knowledge())
+        self._moved(run, before, public, message.slots)
         self.events.append(Event("act", f"seat {sender}: {message.action}", sender))
 
-    def _check_shown(self, run: DealRun, sender: int, message: Act, cards: list[int]) -> None:
+    def _check_shown(self, run: DealRun, sender: int, message: Act,
+                     cards: list[int]) -> set[int]:
         """Every card the move shows comes from a slot ``sender`` holds, with every key
-        of the slot, and the slots open to exactly those cards."""
+        of the slot, and the slots open to exactly those cards; returns the slots whose
+        card this seat has privately opened elsewhere (its own: proof of a cheat that
+        only it can see)."""
         if len(message.shown) != len(cards):
             raise Refused("slots", f"the move shows {len(cards)} card(s), the message"
                                    f" {len(message.shown)} slot(s)")
         name = self.game.notation.name
         opened = []
+        doubles: set[int] = set()
         for slot, pairs in message.shown:
             if run.place.get(slot) != sender or not run.deck.in_play(slot):
                 raise Refused("not-held", f"slot {slot} is not a card seat {sender} holds")
@@ -511,10 +553,16 @@ class Session(Movements):
             card = run.deck.peek(slot, keys)
             if card is None:
                 raise Refused("not-held", f"slot {slot} opens to no card")
+            for other, seen in run.deck.opened.items():
+                if seen == card and other != slot:
+                    if len(run.knows.get(other, ())) == self.players:
+                        raise Refused("not-held", f"slot {slot} holds a card already shown")
+                    doubles.add(slot)
             opened.append(run.ids[card])
         if sorted(opened) != sorted(cards):
             raise Refused("not-held", f"showed {' '.join(name(c) for c in opened) or 'nothing'}"
                                       f" as {' '.join(name(c) for c in cards)}")
+        return doubles
 
     def _audit(self, run: DealRun, sender: int, message: Audit) -> None:
         try:

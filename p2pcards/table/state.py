@@ -19,8 +19,6 @@ EVERYONE = -1
 """Grant recipient: the keys are shown to everyone."""
 WATCHER = -2
 """``me`` of a session that holds no seat and only checks (``p2pcards verify``)."""
-MAX_HELD = 64
-"""Messages held back until the transcript catches up with their sender's."""
 
 SEATING, DRAW, HELLO, DECK, DEAL, PLAY, AUDIT, AGREE, OVER = (
     "seating", "draw", "hello", "deck", "deal", "play", "audit", "agree", "over")
@@ -82,6 +80,13 @@ class DealRun:
     knows: dict[int, set[int]] = field(default_factory=dict)
     """Slot -> the seats that can open it (public: who was given its keys)."""
     view: HandState | None = None
+    """This seat's own view (the watcher's is the public one)."""
+    public: HandState | None = None
+    """The deal as everyone sees it: whose turn it is, what every seat checks a move
+    against, where the cards shown are."""
+    suspect: str = ""
+    """Why this seat's own view refused a move the public view allowed (a card this
+    seat holds, shown by another): it raises the alarm when its turn comes."""
     acts: list[tuple[int, Act]] = field(default_factory=list)
     audits: dict[int, Audit] = field(default_factory=dict)
     agrees: dict[int, Agree] = field(default_factory=dict)

@@ -51,13 +51,17 @@ class Report:
             not d.dissent and len(d.signed) == self.roster.players for d in self.deals)
 
 
+MAX_TRANSCRIPT = 256 * 1024 * 1024
+"""The largest transcript file read (a whole 7-seat Nullern game is a few MiB)."""
+
+
 class TranscriptError(ValueError):
     """A file that is not a transcript at all (the message says why)."""
 
 
 def load(data: bytes) -> tuple[Roster, list[bytes]]:
     try:
-        doc = unpack(data, "transcript")
+        doc = unpack(data, "transcript", MAX_TRANSCRIPT)
     except CodecError as error:
         raise TranscriptError(str(error)) from None
     if not isinstance(doc, dict) or doc.get("format") != TRANSCRIPT_FORMAT:
@@ -77,7 +81,10 @@ def load(data: bytes) -> tuple[Roster, list[bytes]]:
 def verify(data: bytes) -> Report:
     """Check a transcript file; :class:`TranscriptError` if it is not one."""
     roster, messages = load(data)
-    watcher = Session(roster, WATCHER, None)
+    try:
+        watcher = Session(roster, WATCHER, None)
+    except ValueError as error:
+        raise TranscriptError(str(error)) from None
     report = Report(roster, len(messages))
     for position, wire in enumerate(messages):
         rejection = watcher.receive(wire)

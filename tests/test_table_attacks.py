@@ -1,0 +1,215 @@
+"""Attacks on honest sessions: none crashes, none forks, each cheat is named.
+
+These came from a review of the table session; each test is the attack that
+once worked, and what must happen instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.table import kinds
+from p2pcards.table.codec import MAX_MESSAGE, open_envelope, pack, seal_envelope
+from p2pcards.table.kinds import Act, Hello, Opened
+from p2pcards.table.memory import MemoryTable, seat_identity
+from p2pcards.table.session import Session, Step
+from p2pcards.table.verify import verify
+from protocol.curve import random_scalar
+from protocol.deck import Deck, random_permutation
+from protocol.messages import Remixed
+
+
+def test_a_malformed_audit_is_refused_not_fatal() -> None:
+    table = MemoryTable("bidwhist", 4, 51, [heuristic_bot] * 4)
+    table.deliver()
+    cheat = table.sessions[1]
+    body = {"reveal": {"unlock_keys": [(1).to_bytes(32, "big")], "shuffle_keys": [],
+                       "permutations": [], "lock_keys": [], "remix_orders": [],
+                       "remix_keys": []}, "seal_secret": b"\x01" * 32}
+    wire = seal_envelope(cheat.identity, table=cheat.table, deal=0, sender=1,
+                         seq=cheat.seq_out, prior=cheat.hash, kind="audit", body=body).wire
+    for session in table.sessions:
+        if session is not cheat:
+            rejection = session.receive(wire)
+            assert rejection is not None
+            assert (rejection.sender, rejection.rule) == (1, "malformed")
+
+
+def test_an_unlock_key_in_round_zero_is_named_by_the_audit() -> None:
+    table = MemoryTable("bidwhist", 4, 52, [heuristic_bot] * 4)
+    cheat = table.sessions[2]
+    begin = Session._begin_deal
+
+    def rigged(self: Session) -> None:
+        begin(self)
+        assert self.run is not None
+        self.run.deck._secrets[0].unlock = 2  # locks with k/(2s) and says so at the audit
+
+    cheat._begin_deal = rigged.__get__(cheat)  # type: ignore[method-assign]
+    table.play(deals=1)
+    verdicts = {s.finished[0].verdict for s in table.sessions}
+    assert len(verdicts) == 1
+    (verdict,) = verdicts
+    assert verdict.startswith("seat 2 broke the audit") and "round 0" in verdict
+    assert verify(table.sessions[0].export()).deals[0].verdict == verdict
+
+
+def test_a_low_order_sealing_key_is_refused() -> None:
+    """Seat 3 announces the all-zero X25519 point: sealing to it would fail."""
+    def zero_key(sender: int, wire: bytes) -> list[bytes]:
+        env = open_envelope(wire, table.sessions[0].roster.keys)
+        if sender != 3 or env.kind != "hello":
+            return [wire]
+        return [seal_envelope(seat_identity(58, 3), table=env.table, deal=env.deal, sender=3,
+                              seq=env.seq, prior=env.prior, kind="hello",
+                              body=kinds.encode_body(Hello(seal_key=bytes(32)))[1]).wire]
+
+    table = MemoryTable("bidwhist", 4, 58, [heuristic_bot] * 4, tamper=zero_key)
+    table.deliver()
+    refused = {(d.at, d.rejection.sender, d.rejection.rule) for d in table.rejected}
+    assert refused == {(0, 3, "hello"), (1, 3, "hello"), (2, 3, "hello")}
+    assert all("low-order" in d.rejection.reason for d in table.rejected)
+
+
+def test_a_long_false_alarm_still_ends_the_deal() -> None:
+    table = MemoryTable("bidwhist", 4, 54, [heuristic_bot] * 4)
+    liar = table.sessions[3]
+    honest = Session._make
+
+    def shout(self: Session, step: Step) -> Any:
+        if step.kind == "opened":
+            return Opened(problem="x" * kinds.MAX_TEXT)
+        return honest(self, step)
+
+    liar._make = shout.__get__(liar)  # type: ignore[method-assign]
+    table.play(deals=1)
+    assert table.rejected == []
+    for session in table.sessions:
+        run = session.finished[0]
+        assert len(run.verdict) <= kinds.MAX_TEXT and "seat 3 raised a false alarm" in run.verdict
+        assert sorted(run.agrees) == [0, 1, 2, 3]
+
+
+def forging_remix(target_of: dict[str, Any]) -> Any:
+    """A re-mix that puts, in its first new slot, a card the re-mixer does not hold."""
+
+    def remix(self: Deck, slots: list[int] | tuple[int, ...]) -> Remixed:
+        chosen = tuple(slots)
+        order = random_permutation(len(chosen), self._source)
+        keys = [random_scalar(self._source) for _ in chosen]
+        first = len(self.points)
+        real = [self.opened[chosen[i]] for i in order]
+        held = set(real)
+        forged = list(real)
+        forged[0] = max(c for c in range(len(self.cards)) if c not in held)
+        message = Remixed(
+            party=self.me, slots=chosen,
+            deck=tuple(self._times(k, self.cards[c]) for k, c in zip(keys, forged, strict=True)),
+            commitments=tuple(self.context.commitment(self.me, first + m, k)
+                              for m, k in enumerate(keys)))
+        self._remixes.append(([chosen[i] for i in order], keys))
+        self._accept_remix(message)
+        for m, (key, card) in enumerate(zip(keys, real, strict=True)):
+            self.keys[first + m] = {self.me: key}
+            self.opened[first + m] = card  # its own books stay as if honest
+            self.holder[first + m] = self.me
+        target_of.update(slot=first, card=forged[0])
+        return message
+
+    return remix
+
+
+def test_a_card_forged_into_a_re_mix_is_caught_without_a_fork() -> None:
+    """The Bid Whist bidder re-mixes a card it does not hold into its hand and plays it.
+    Only the card's holder can tell; it takes the move like everyone (no fork) and
+    raises the alarm on its turn; the audit names the forger."""
+    for seed in range(60, 80):
+        table = MemoryTable("bidwhist", 4, seed, [heuristic_bot] * 4)
+        forged: dict[str, Any] = {}
+        rigged: set[int] = set()
+        cheat = None
+        while cheat is None:
+            table.deliver()
+            for session in table.sessions:
+                run = session.run
+                if run is not None and id(run.deck) not in rigged:
+                    rigged.add(id(run.deck))
+                    run.deck.remix = forging_remix(forged).__get__(run.deck)  # type: ignore[method-assign]
+            for session in table.sessions:
+                view = session.decision()
+                if forged and view is not None and view.phase == 3 \
+                        and session.run is not None \
+                        and session.run.place.get(forged["slot"]) == session.me:
+                    cheat = session
+            if cheat is None and not table.step():
+                break
+        if cheat is None or cheat.run is None:
+            continue
+        run = cheat.run
+        card = run.ids[forged["card"]]
+        holder = next(s for s in table.sessions if s is not cheat and s.run is not None
+                      and card in [s.run.ids[c] for sl, c in s.run.deck.opened.items()
+                                   if s.run.place.get(sl) == s.me])
+        assert run.public is not None
+        if not run.public.is_legal(card):
+            continue  # it must look legal to the others
+        run.suspect = "the forger's own view cannot take its forged card"
+        cheat._own_code = card
+        cheat._send(Act(action=f"play {cheat.game.notation.name(card)}",
+                        shown=((forged["slot"], tuple(run.deck.keys[forged["slot"]].items())),)),
+                    Step("act", cheat.me))
+        table.play(deals=run.index + 1)
+        ends = [next(r for r in s.finished if r.index == run.index) for s in table.sessions]
+        assert len({r.agree_hash for r in ends}) == 1 and table.rejected == []
+        assert any(e.kind == "alarm" and e.seat == holder.me for e in table.sessions[0].events)
+        verdict = ends[0].verdict
+        assert verdict.startswith(f"seat {cheat.me} broke the remix"), verdict
+        return
+    raise AssertionError("no seed gave the bidder a forged card it could play")
+
+
+def test_a_seat_holds_at_most_one_message_ahead() -> None:
+    table = MemoryTable("bidwhist", 4, 55, [heuristic_bot] * 4)
+    table.deliver()
+    step = table.sessions[0].due()
+    assert step is not None
+    early = table.sessions[(step.seat + 1) % 4]
+    receiver = table.sessions[(step.seat + 2) % 4]
+    wires = [seal_envelope(early.identity, table=early.table, deal=0, sender=early.me,
+                           seq=early.seq_out, prior=bytes([n]) * 32, kind="act",
+                           body=kinds.encode_body(Act(action="pass"))[1]).wire
+             for n in range(2)]
+    assert receiver.receive(wires[0]) is None  # held: its sender may have seen more
+    rejection = receiver.receive(wires[1])
+    assert rejection is not None and rejection.rule == "transcript"
+    assert len(receiver.held) == 1
+
+
+def test_map_keys_out_of_order_are_not_canonical() -> None:
+    table = MemoryTable("bidwhist", 4, 56, [heuristic_bot] * 4)
+    table.deliver()
+    step = table.sessions[0].due()
+    assert step is not None
+    actor = table.sessions[step.seat]
+    receiver = table.sessions[(step.seat + 1) % 4]
+    sorted_body = pack({"action": "pass", "shown": [], "slots": []})
+    pairs = [sorted_body[1:13], sorted_body[13:20], sorted_body[20:]]  # action, shown, slots
+    reversed_body = b"\x83" + b"".join(reversed(pairs))
+    assert reversed_body != sorted_body and len(reversed_body) == len(sorted_body)
+    payload = pack([1, actor.table, 0, actor.me, actor.seq_out, actor.hash, "act", {}])
+    payload = payload[:-1] + reversed_body
+    wire = pack([payload, actor.identity.sign(b"p2pcards/envelope/v1\x00" + payload)])
+    rejection = receiver.receive(wire)
+    assert rejection is not None and rejection.rule == "malformed"
+    assert "canonical" in rejection.reason
+
+
+def test_verify_reads_a_transcript_larger_than_one_message() -> None:
+    table = MemoryTable("nullern", 4, 57, [heuristic_bot] * 4)
+    table.play(deals=6)
+    data = table.sessions[0].export()
+    assert len(data) > MAX_MESSAGE
+    report = verify(data)
+    assert report.problem is not None and "not finished" in report.problem
+    assert len(report.deals) == 6 and all(d.signed == [0, 1, 2, 3] for d in report.deals)
