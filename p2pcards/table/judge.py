@@ -63,6 +63,8 @@ class Deal:
     reveals: Mapping[int, AuditReveal]
     seal_secrets: Mapping[int, bytes]
     identities: Sequence[Ed25519PublicKey]
+    blank: Sequence[int]
+    """The deck a record deals when the cards are unknown (see ``Movements._blank_deck``)."""
 
 
 def judge(deal: Deal, *, lifted: Mapping[bytes, Point] | None = None,
@@ -103,7 +105,7 @@ def _judge(deal: Deal, lifted: Mapping[bytes, Point] | None,
         culprit = seat, f"seat {seat} raised a false alarm ({clip(deal.alarms[seat], 80)})"
     args = (deal.game, deal.players, deal.options, deal.dealer, deal.number)
     if culprit is not None and not verdict.ok:  # the cards are unknown: no moves kept
-        return forfeit(*args, deal.ids, [], {}, culprit[0], "refused audit"), culprit[1]
+        return forfeit(*args, deal.blank, [], {}, culprit[0], "refused audit"), culprit[1]
     assert verdict.order is not None
     slot_cards = {s: deal.ids[c] for s, c in enumerate(verdict.order)}
     deck = [slot_cards[s] for s in range(len(deal.ids))]

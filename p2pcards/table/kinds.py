@@ -210,6 +210,22 @@ class Act:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Silent:
+    """A claim that ``seat``, whose message is due, has been silent past the table's
+    grace period.  When every other seat has claimed it on the same transcript,
+    ``seat`` forfeits the deal."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Void:
+    """A seat's consent to void the deal under way; with every seat's, it is void."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Audit:
     """A seat's secrets of the deal, for the audit: its deck secrets and its sealing
     key of the deal (so that anyone can open what it was sent)."""
@@ -263,13 +279,15 @@ SPECS: dict[str, KindSpec] = {spec.kind: spec for spec in (
     KindSpec("opened", Opened, {"problem": TEXT}),
     KindSpec("alarm", Alarm, {"problem": TEXT}),
     KindSpec("act", Act, {"action": TEXT, "shown": SHOWN, "slots": UINTS}),
+    KindSpec("silent", Silent, {"seat": UINT}),
+    KindSpec("void", Void, {"reason": TEXT}),
     KindSpec("audit", Audit, {"reveal": (lambda v, w: v, _same), "seal_secret": KEY}),
     KindSpec("agree", Agree, {"transcript": HASH, "points": SINTS, "verdict": TEXT}),
 )}
 KIND_OF: dict[type, str] = {spec.cls: spec.kind for spec in SPECS.values()}
 
 Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixed | Keys \
-    | Opened | Alarm | Act | Audit | Agree
+    | Opened | Alarm | Act | Silent | Void | Audit | Agree
 
 
 def _fields_of(spec: KindSpec, body: dict[str, Any], where: str) -> dict[str, Any]:

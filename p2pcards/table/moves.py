@@ -305,11 +305,7 @@ class Movements:
         mapping (a rotation of the id order; Pasur shows one more card when the pool
         holds a lone jack, and the session asks for that card itself when it
         happens, :meth:`_more_shown`)."""
-        ids = run.ids
-        for turn in range(len(ids)):
-            ids = run.ids[turn:] + run.ids[:turn]
-            if not self._opening_jacks(list(ids)):
-                break
+        ids = self._blank_deck(run)
         full = self.game.deal(ids, run.dealer, self.players, self.options, number=run.number)
         places = []
         for card in ids:  # (slot numbers are positions: the card ids are only a tool here)
@@ -323,6 +319,16 @@ class Movements:
                 if seen_card is not None:
                     seen[i].add(seat)
         return places, seen
+
+    def _blank_deck(self, run: DealRun) -> list[int]:
+        """A deck in which no card changes the deal mapping (a rotation of the id order
+        with no jack in Pasur's opening pool): the mapping is read off it, and a record
+        whose cards are unknown (a forfeit before the audit) deals it."""
+        for turn in range(len(run.ids)):
+            ids = run.ids[turn:] + run.ids[:turn]
+            if not self._opening_jacks(list(ids)):
+                return ids
+        return list(run.ids)
 
     def _queue_deal(self, run: DealRun) -> None:
         places, seen = self._plan(run)

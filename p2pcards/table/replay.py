@@ -55,8 +55,9 @@ class Outcome:
 
     @property
     def void(self) -> bool:
-        """Whether the rules voided the deal (Pasur's jacks in the opening pool)."""
-        return bool(getattr(self.state, "is_void", False))
+        """Whether the deal does not count: the rules voided it (Pasur's jacks in the
+        opening pool), or every seat consented."""
+        return self.record.void or bool(getattr(self.state, "is_void", False))
 
     @property
     def points(self) -> list[int]:

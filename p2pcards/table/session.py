@@ -55,9 +55,12 @@ from p2pcards.table.kinds import (
     Message,
     Opened,
     Sign,
+    Silent,
+    Void,
     clip,
 )
 from p2pcards.table.moves import STOCK, SUPPORTED, Movements
+from p2pcards.table.replay import forfeit
 from p2pcards.table.roster import Roster
 from p2pcards.table.state import (
     AGREE,
@@ -87,6 +90,8 @@ from protocol.source import SystemSource
 from protocol.steps import DeckContext
 
 TRANSCRIPT_FORMAT = "p2pcards-transcript/1"
+CLAIMS = ("silent", "void")
+"""Messages any seat may send at any time, counted only when complete."""
 
 
 class Session(Movements):
@@ -121,6 +126,8 @@ class Session(Movements):
         self.events: list[Event] = []
         self.rejections: list[Rejection] = []
         self.outbox: list[bytes] = []
+        self.claims: dict[str, dict[int, tuple[Envelope, Silent | Void]]] = {}
+        """Claims on the transcript as it stands, by kind and seat."""
         self.held: dict[int, bytes] = {}
         """Seat -> its next message, sent on a transcript this seat has not reached."""
         self.phase = SEATING
@@ -194,6 +201,23 @@ class Session(Movements):
             shown.append((slot, tuple(sorted(run.deck.keys[slot].items()))))
         self._send(Act(action=public, shown=tuple(shown), slots=slots), Step("act", self.me))
 
+    def claim_silent(self) -> None:
+        """The seat whose message is due has been silent past the table's grace period
+        (the driver's clock says so): claim it.  With every other seat's claim on the
+        same transcript, it forfeits the deal (RULINGS.md); a message from it that
+        arrives first wins."""
+        step = self.due()
+        if step is None or self.me in (step.seat, WATCHER):
+            raise ValueError("no other seat's message is due")
+        self._own_claim(Silent(seat=step.seat))
+
+    def propose_void(self, reason: str) -> None:
+        """Consent to void the deal under way; with every seat's consent it is void (and
+        audited, so that its cards are known; it does not count)."""
+        if self.phase not in (HELLO, DECK, DEAL, PLAY) or self.me == WATCHER:
+            raise ValueError("only a deal under way can be voided")
+        self._own_claim(Void(reason=clip(reason or "voided by every seat", 80)))
+
     def receive(self, wire: bytes) -> Rejection | None:
         """Take a message from the network: None if accepted (or held until its turn
         comes), else the :class:`Rejection` (the session unchanged)."""
@@ -225,6 +249,8 @@ class Session(Movements):
         sender = env.sender
         if env.table != self.table:
             return Rejection(sender, "table", "a message of another table")
+        if env.kind in CLAIMS:
+            return self._claim(env)
         if sender == self.me:
             return Rejection(sender, "replay", "a message in this seat's own name")
         expected = self.seq_in[sender]
@@ -266,6 +292,111 @@ class Session(Movements):
         self._pump()
         return None
 
+    # ================================================================== claims
+
+    def _own_claim(self, message: Silent | Void) -> None:
+        kind, body = kinds.encode_body(message)
+        assert self.identity is not None
+        env = seal_envelope(self.identity, table=self.table, deal=self._deal_index(),
+                            sender=self.me, seq=self.seq_out, prior=self.hash, kind=kind,
+                            body=body)
+        self.claims.setdefault(kind, {})[self.me] = (env, message)
+        self.outbox.append(env.wire)
+        self._settle()
+
+    def _claim(self, env: Envelope) -> Rejection | None:
+        """A claim (silence, consent to void): sent by any seat at any time, on the
+        transcript as it stands; claims count only once every seat needed has made one on
+        the same transcript, and are then taken in seat order."""
+        sender = env.sender
+        if sender == self.me:
+            return Rejection(sender, "replay", "a message in this seat's own name")
+        if env.seq != self.seq_in[sender]:
+            return Rejection(sender, "replay" if env.seq < self.seq_in[sender] else "order",
+                             f"a claim with sequence number {env.seq}, not"
+                             f" {self.seq_in[sender]}")
+        if env.prior != self.hash or env.deal != self._deal_index():
+            return Rejection(sender, "stale", f"a {env.kind} claim on another transcript")
+        try:
+            message = kinds.decode_body(env.kind, env.body, sender)
+        except CodecError as error:
+            return Rejection(sender, "malformed", str(error))
+        assert isinstance(message, Silent | Void)
+        step = self.due()
+        if isinstance(message, Silent) and (step is None or step.seat != message.seat
+                                            or message.seat == sender):
+            return Rejection(sender, "turn", f"seat {message.seat} is not the seat due")
+        if isinstance(message, Void) and self.phase not in (HELLO, DECK, DEAL, PLAY):
+            return Rejection(sender, "void", "only a deal under way can be voided")
+        known = self.claims.get(env.kind, {}).get(sender)
+        if known is not None:
+            return None if known[0].wire == env.wire else Rejection(
+                sender, "replay", f"a second, different {env.kind} claim")
+        self.claims.setdefault(env.kind, {})[sender] = (env, message)
+        self._settle()
+        return None
+
+    def _settle(self) -> None:
+        """Take the claims once they are complete: every seat but the silent one, or
+        every seat's consent to void."""
+        for made in list(self.claims.values()):
+            first = next(iter(made.values()))[1]
+            if isinstance(first, Silent):
+                needed = set(range(self.players)) - {first.seat}
+            else:
+                needed = set(range(self.players))
+            if set(made) != needed:
+                continue
+            self.claims = {}
+            for sender in sorted(made):
+                env = made[sender][0]
+                self.transcript.append(env)
+                if self.run is not None and self.phase not in (SEATING, DRAW):
+                    self.run.envelopes.append(env)
+                self.hash = chain(self.hash, env.payload)
+                self.seq_in[sender] = env.seq + 1
+                if sender == self.me:
+                    self.seq_out += 1
+            if isinstance(first, Silent):
+                self._silenced(first.seat)
+            else:
+                self._voided(first)
+            self._advance()
+            self._pump()
+            return
+
+    def _silenced(self, seat: int) -> None:
+        """``seat`` forfeits: the deal ends with the game's penalty against it (its
+        secrets never came, so the cards are unknown); before the first deal the table
+        breaks up; a missing agreement just goes without."""
+        run = self.run
+        if run is None:
+            self.phase = OVER
+            self.events.append(Event("over", f"seat {seat} was silent before the first deal:"
+                                             " the table breaks up", seat))
+            return
+        if self.phase == AGREE:
+            self.queue = deque(step for step in self.queue if step.seat != seat)
+            return
+        reason = "refused audit" if self.phase == AUDIT else "silent"
+        run.outcome = forfeit(self.game, self.players, self.options, run.dealer, run.number,
+                              self._blank_deck(run), [], {}, seat, reason)
+        run.verdict = f"seat {seat} forfeits the deal: {reason}"
+        run.points = run.outcome.points
+        run.agree_hash = self.hash
+        self.queue = deque(Step("agree", s) for s in range(self.players) if s != seat)
+        self.phase = AGREE
+        self.events.append(Event("forfeit", run.verdict, seat))
+
+    def _voided(self, message: Silent | Void) -> None:
+        """Every seat consented: the deal is audited (its cards become known) and void."""
+        run = self.run
+        assert run is not None and isinstance(message, Void)
+        run.consented = message.reason
+        self._alarm(run)
+        self.events.append(Event("void", f"every seat consents to void the deal"
+                                         f" ({message.reason})"))
+
     def _retry_held(self) -> None:
         """Take the held messages whose turn has come (at most one per sender: its next
         one); one whose sender is due but that names another transcript is refused."""
@@ -289,6 +420,7 @@ class Session(Movements):
         return self.run.index if self.run is not None else 0
 
     def _accepted(self, env: Envelope) -> None:
+        self.claims = {}  # the transcript moves on: claims on the old one lapse
         self.transcript.append(env)
         if self.run is not None and self.phase not in (SEATING, DRAW):
             self.run.envelopes.append(env)
@@ -312,6 +444,7 @@ class Session(Movements):
                             body=body)
         self.seq_out += 1
         self._apply(env, message, step)
+        self.claims = {}
         self.transcript.append(env)
         if self.run is not None and self.phase not in (SEATING, DRAW):
             self.run.envelopes.append(env)
@@ -680,9 +813,15 @@ class Session(Movements):
             run.deck.context, run.deck.log, run.deck.releases,
             [KeyStep(sender, step.grants, message) for sender, step, message in run.key_steps],
             run.acts, run.alarms, {s: a.reveal for s, a in run.audits.items()},
-            {s: a.seal_secret for s, a in run.audits.items()}, self.roster.keys)
+            {s: a.seal_secret for s, a in run.audits.items()}, self.roster.keys,
+            self._blank_deck(run))
         run.outcome, run.verdict = judge(deal, lifted=run.deck.lifted,
                                          keep_states=self.keep_states)
+        if run.consented:  # every seat's consent: the deal does not count
+            record = run.outcome.record
+            record.void, record.reason = True, run.consented
+            record.actions, record.penalty, record.forfeit = [], None, None
+            run.verdict = clip(f"void: {run.consented}")
         run.points = run.outcome.points
         run.agree_hash = self.hash
 

@@ -84,6 +84,8 @@ class DealRun:
     public: HandState | None = None
     """The deal as everyone sees it: whose turn it is, what every seat checks a move
     against, where the cards shown are."""
+    consented: str = ""
+    """Why every seat consented to void this deal (its audit still runs)."""
     suspect: str = ""
     """Why this seat's own view refused a move the public view allowed (a card this
     seat holds, shown by another): it raises the alarm when its turn comes."""

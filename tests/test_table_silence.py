@@ -1,0 +1,128 @@
+"""Silence and consent: a silent seat forfeits the deal, every seat may void it."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.history import History, loads, replay
+from p2pcards.table.codec import open_envelope
+from p2pcards.table.memory import MemoryTable
+from p2pcards.table.session import Session, Step
+from p2pcards.table.verify import verify
+
+
+def stalled(seed: int, game: str = "bidwhist") -> tuple[MemoryTable, Session]:
+    """A table in the play of its first deal, waiting for a seat's move."""
+    table = MemoryTable(game, 4, seed, [heuristic_bot] * 4)
+    for _ in range(6):  # a few moves in
+        table.step()
+    table.deliver()
+    step = table.sessions[0].due()
+    assert step is not None and step.kind == "act"
+    return table, table.sessions[step.seat]
+
+
+def history(session: Session) -> History:
+    return History(session.game.name, [s.name for s in session.roster.seats], {},
+                   [run.outcome.record for run in session.finished if run.outcome])
+
+
+def test_a_silent_seat_forfeits_the_deal_and_play_goes_on() -> None:
+    table, silent = stalled(71)
+    for session in table.sessions:
+        if session is not silent:
+            session.claim_silent()
+    table.deliver()
+    assert table.rejected == []
+    for session in table.sessions:  # the silent seat's session follows too
+        run = session.finished[0]
+        assert run.outcome is not None
+        assert run.outcome.record.forfeit == {"seat": silent.me, "reason": "silent"}
+        assert run.verdict == f"seat {silent.me} forfeits the deal: silent"
+        assert sorted(run.agrees) == sorted({0, 1, 2, 3} - {silent.me})
+        assert run.points[silent.me % 2] == 0 and run.points[1 - silent.me % 2] > 0
+    assert len({s.hash for s in table.sessions}) == 1
+    table.play(deals=2)  # the next deal is dealt and played by everyone
+    assert all(len(s.finished) == 2 for s in table.sessions)
+    replay(loads(history(table.sessions[0]).dumps()))
+    assert verify(table.sessions[2].export()).deals[0].signed == \
+        sorted({0, 1, 2, 3} - {silent.me})
+
+
+def test_a_late_message_wins_over_claims_not_yet_complete() -> None:
+    table, silent = stalled(72)
+    others = [s for s in table.sessions if s is not silent]
+    for session in others[:2]:  # two of the three claim; the third is patient
+        session.claim_silent()
+    table.deliver()
+    assert all(len(s.claims.get("silent", {})) == 2 for s in table.sessions)
+    assert table.step()  # the seat moves after all
+    table.deliver()
+    assert all(s.claims == {} for s in table.sessions)  # they lapse with the transcript
+    assert len({s.hash for s in table.sessions}) == 1 and table.rejected == []
+    table.play(deals=1)
+    assert all(s.finished[0].verdict == "ok" for s in table.sessions)
+
+
+def test_a_claim_must_name_the_seat_that_is_due() -> None:
+    table, silent = stalled(73)
+    claimant = table.sessions[(silent.me + 1) % 4]
+    receiver = table.sessions[(silent.me + 2) % 4]
+    claimant.claim_silent()
+    (wire,) = claimant.take_outbox()
+    assert receiver.receive(wire) is None  # counted, not yet complete
+    with pytest.raises(ValueError, match="no other seat's message is due"):
+        silent.claim_silent()  # a seat cannot claim itself silent
+
+
+def test_a_seat_silent_at_its_audit_refused_it() -> None:
+    table = MemoryTable("bidwhist", 4, 74, [heuristic_bot] * 4)
+    keys = table.sessions[0].roster.keys
+
+    def lose_audit(sender: int, wire: bytes) -> list[bytes]:  # seat 2's audit never comes
+        return [] if sender == 2 and open_envelope(wire, keys).kind == "audit" else [wire]
+
+    table.tamper = lose_audit
+    table.play(deals=1)
+    others = [s for s in table.sessions if s.me != 2]
+    assert all(s.due() == Step("audit", 2) for s in others)
+    for session in others:
+        session.claim_silent()
+    table.deliver()
+    for session in others:
+        run = session.finished[0]
+        assert run.outcome is not None
+        assert run.outcome.record.forfeit == {"seat": 2, "reason": "refused audit"}
+        assert run.verdict == "seat 2 forfeits the deal: refused audit"
+
+
+@pytest.mark.parametrize("game", ["bidwhist", "pasur"])
+def test_every_seat_may_void_the_deal(game: str) -> None:
+    table, _ = stalled(75, game)
+    dealer = table.sessions[0].run.dealer  # type: ignore[union-attr]
+    for session in table.sessions:
+        session.propose_void("the cat walked across the keyboard")
+    table.deliver()
+    assert table.rejected == []
+    for session in table.sessions:
+        run = session.finished[0]
+        assert run.outcome is not None and run.outcome.void
+        record = run.outcome.record
+        assert record.void and record.reason == "the cat walked across the keyboard"
+        assert record.actions == [] and len(set(record.deck)) == len(record.deck)
+        assert session.totals == [0] * len(session.totals)
+    table.play(deals=2)
+    second = table.sessions[0].finished[1]
+    assert second.dealer == dealer  # the same dealer deals again
+    result = replay(loads(history(table.sessions[1]).dumps()))
+    assert result.hands[0].points is None
+    assert verify(table.sessions[3].export()).problem is not None  # unfinished game
+
+
+def test_three_consents_of_four_void_nothing() -> None:
+    table, _ = stalled(76)
+    for session in table.sessions[:3]:
+        session.propose_void("no")
+    table.play(deals=1)
+    assert all(s.finished[0].verdict == "ok" for s in table.sessions)
