@@ -103,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
         "deal, and print each deal's verdict.")
     table_p.add_argument("game", choices=sorted(TABLE_GAMES))
     table_p.add_argument("--seed", type=int, default=1)
+    table_p.add_argument("--players", type=int, default=4,
+                         help="seats (Nullern 2-7, Pasur 2-4; default 4)")
     table_p.add_argument("--bots", default="heuristic", choices=("heuristic", "random"),
                          help="the bot in every seat (default heuristic)")
     table_p.add_argument("--transcript", metavar="FILE",
@@ -246,7 +248,12 @@ def cmd_table(args: argparse.Namespace) -> int:
     from p2pcards.table.memory import MemoryTable  # noqa: PLC0415
 
     bot = heuristic_bot if args.bots == "heuristic" else random_bot
-    table = MemoryTable(args.game, 4, args.seed, [bot] * 4)
+    try:
+        GAMES[args.game].check_players(args.players)
+    except OptionError as exc:
+        print(f"p2pcards: {exc}", file=sys.stderr)
+        return EXIT_MALFORMED
+    table = MemoryTable(args.game, args.players, args.seed, [bot] * args.players)
     table.play()
     seat = table.sessions[0]
     for event in seat.events:
