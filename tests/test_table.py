@@ -129,7 +129,7 @@ def test_the_same_seed_plays_the_same_game() -> None:
 # ------------------------------------------------------------------ Nullern
 
 
-@pytest.mark.parametrize(("players", "keep"), [(2, True), (4, False)])
+@pytest.mark.parametrize(("players", "keep"), [(2, True), (3, False), (4, False), (7, False)])
 def test_nullern_whole_games_with_the_blind_round(players: int, keep: bool) -> None:
     table = MemoryTable("nullern", players, 30 + players, [heuristic_bot] * players,
                         keep_states=keep)
@@ -151,7 +151,7 @@ def test_nullern_whole_games_with_the_blind_round(players: int, keep: bool) -> N
 
 
 @pytest.mark.parametrize("players", [3, 7])
-def test_nullern_rounds_at_three_and_seven_seats(players: int) -> None:
+def test_nullern_views_at_three_and_seven_seats(players: int) -> None:
     table = MemoryTable("nullern", players, 40 + players, [heuristic_bot] * players,
                         keep_states=True)
     table.play(deals=2)
