@@ -97,8 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     arena_p.set_defaults(func=cmd_arena)
 
     table_p = sub.add_parser(
-        "table", help="four secure sessions play a game in memory, with the mental-poker deck",
-        description="Seat four table sessions in one process (bots in every seat), play a "
+        "table", help="a secure session per seat plays a game in memory (the mental-poker deck)",
+        description="Seat a table session per seat in one process (bots in every seat), play a "
         "whole game with the mental-poker deck, signed messages and an audit after every "
         "deal, and print each deal's verdict.")
     table_p.add_argument("game", choices=sorted(TABLE_GAMES))
