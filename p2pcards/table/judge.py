@@ -107,6 +107,10 @@ def _judge(deal: Deal, lifted: Mapping[bytes, Point] | None,
     if culprit is not None and not verdict.ok:  # the cards are unknown: no moves kept
         return forfeit(*args, deal.blank, [], {}, culprit[0], "refused audit"), culprit[1]
     assert verdict.order is not None
+    if len(verdict.order) < len(deal.ids):  # the deck was never locked: nothing dealt
+        seat = culprit[0] if culprit else min(deal.alarms, default=0)
+        return forfeit(*args, deal.blank, [], {}, seat, "refused audit"), \
+            "the deck was never dealt"
     slot_cards = {s: deal.ids[c] for s, c in enumerate(verdict.order)}
     deck = [slot_cards[s] for s in range(len(deal.ids))]
     if culprit is not None:

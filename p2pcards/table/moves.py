@@ -259,8 +259,8 @@ class Movements:
                 self.queue.append(Step("keys", victim, ((thief, (slot,)),)))
                 self.queue.append(Step("opened", thief))
                 return False
-            if self.me == thief and slot not in run.deck.opened and not self._open_all(run, [slot]):
-                return False
+            if self.me == thief and slot not in run.deck.opened:
+                return False  # its cards did not open: its alarm stops the deal
             card = run.ids[run.deck.opened[slot]] if self.me in (victim, thief) else None
             public = steal_code(victim, None)
             private = steal_code(victim, card)
@@ -410,6 +410,15 @@ class Movements:
             run.place[slot] = where[0] if len(where) == 1 else SHOWN
             if 0 <= run.place[slot] < self.players and run.deck.in_play(slot):
                 run.deck.assign(slot, run.place[slot])  # a shown card back in a hand
+
+    def _open_stolen(self, run: DealRun) -> None:
+        """The thief opens the card it took as soon as the victim's key is in (before it
+        reports in its ``opened``: a card that does not open stops the deal)."""
+        if run.steal is None or run.steal[1] != self.me or run.steal[2] < 0:
+            return
+        slot = run.steal[2]
+        if slot not in run.deck.opened and not run.problem and run.deck.can_open(slot):
+            self._open_all(run, [slot])
 
     def _observe(self, run: DealRun) -> None:
         """Deliver to this seat's view the cards it awaits, once it can open them."""

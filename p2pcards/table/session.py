@@ -128,6 +128,10 @@ class Session(Movements):
         self.outbox: list[bytes] = []
         self.claims: dict[str, dict[int, tuple[Envelope, Silent | Void]]] = {}
         """Claims on the transcript as it stands, by kind and seat."""
+        self.held_claims: dict[int, bytes] = {}
+        """Seat -> its claim on a transcript this seat has not reached yet."""
+        self.settled: set[bytes] = set()
+        """The claims last taken (forwarded copies of them are ignored)."""
         self.held: dict[int, bytes] = {}
         """Seat -> its next message, sent on a transcript this seat has not reached."""
         self.phase = SEATING
@@ -212,10 +216,11 @@ class Session(Movements):
         self._own_claim(Silent(seat=step.seat))
 
     def propose_void(self, reason: str) -> None:
-        """Consent to void the deal under way; with every seat's consent it is void (and
-        audited, so that its cards are known; it does not count)."""
-        if self.phase not in (HELLO, DECK, DEAL, PLAY) or self.me == WATCHER:
-            raise ValueError("only a deal under way can be voided")
+        """Consent to void the deal under way, once dealt; with every seat's consent it is
+        void (and audited, so that its cards are known; it does not count).  Before the
+        deal a seat that holds it up is silent, not a reason to void."""
+        if self.phase not in (DEAL, PLAY) or self.me == WATCHER:
+            raise ValueError("only a dealt deal under way can be voided")
         self._own_claim(Void(reason=clip(reason or "voided by every seat", 80)))
 
     def receive(self, wire: bytes) -> Rejection | None:
@@ -250,7 +255,10 @@ class Session(Movements):
         if env.table != self.table:
             return Rejection(sender, "table", "a message of another table")
         if env.kind in CLAIMS:
-            return self._claim(env)
+            return self._claim(env, wire)
+        if self._claimed_silent(sender) and env.prior == self.hash:
+            return Rejection(sender, "silent", f"this seat has claimed seat {sender} silent on"
+                                               " this transcript")
         if sender == self.me:
             return Rejection(sender, "replay", "a message in this seat's own name")
         expected = self.seq_in[sender]
@@ -295,6 +303,8 @@ class Session(Movements):
     # ================================================================== claims
 
     def _own_claim(self, message: Silent | Void) -> None:
+        if self.me in self._claimants():
+            raise ValueError("this seat has made its claim on this transcript already")
         kind, body = kinds.encode_body(message)
         assert self.identity is not None
         env = seal_envelope(self.identity, table=self.table, deal=self._deal_index(),
@@ -304,41 +314,61 @@ class Session(Movements):
         self.outbox.append(env.wire)
         self._settle()
 
-    def _claim(self, env: Envelope) -> Rejection | None:
+    def _claimants(self) -> set[int]:
+        return {seat for made in self.claims.values() for seat in made}
+
+    def _claimed_silent(self, seat: int) -> bool:
+        """Whether this seat has claimed ``seat`` silent on the transcript as it stands:
+        then it refuses ``seat``'s message on it, so that a complete set of claims
+        means that no honest seat took that message."""
+        own = self.claims.get("silent", {}).get(self.me)
+        return own is not None and isinstance(own[1], Silent) and own[1].seat == seat
+
+    def _claim(self, env: Envelope, wire: bytes) -> Rejection | None:
         """A claim (silence, consent to void): sent by any seat at any time, on the
-        transcript as it stands; claims count only once every seat needed has made one on
-        the same transcript, and are then taken in seat order."""
+        transcript as it stands, one per seat; claims count only once every seat needed
+        has made one on the same transcript, and are then taken in seat order."""
         sender = env.sender
+        if wire in self.settled:
+            return None  # a claim already taken, forwarded by another seat
         if sender == self.me:
             return Rejection(sender, "replay", "a message in this seat's own name")
-        if env.seq != self.seq_in[sender]:
-            return Rejection(sender, "replay" if env.seq < self.seq_in[sender] else "order",
-                             f"a claim with sequence number {env.seq}, not"
-                             f" {self.seq_in[sender]}")
-        if env.prior != self.hash or env.deal != self._deal_index():
-            return Rejection(sender, "stale", f"a {env.kind} claim on another transcript")
+        if env.seq < self.seq_in[sender]:
+            return Rejection(sender, "replay", f"a claim with sequence number {env.seq},"
+                                               f" already used")
+        if env.seq > self.seq_in[sender]:
+            return Rejection(sender, "order", f"a claim with sequence number {env.seq}, but"
+                                              f" {self.seq_in[sender]} is next")
+        if env.prior != self.hash:  # its sender saw more, or less: held, the latest
+            self.held_claims[sender] = wire  # (a claim is about one transcript only)
+            return None
+        if env.deal != self._deal_index():
+            return Rejection(sender, "deal", f"a claim for deal {env.deal}")
         try:
             message = kinds.decode_body(env.kind, env.body, sender)
         except CodecError as error:
             return Rejection(sender, "malformed", str(error))
         assert isinstance(message, Silent | Void)
         step = self.due()
-        if isinstance(message, Silent) and (step is None or step.seat != message.seat
-                                            or message.seat == sender):
-            return Rejection(sender, "turn", f"seat {message.seat} is not the seat due")
-        if isinstance(message, Void) and self.phase not in (HELLO, DECK, DEAL, PLAY):
-            return Rejection(sender, "void", "only a deal under way can be voided")
-        known = self.claims.get(env.kind, {}).get(sender)
-        if known is not None:
-            return None if known[0].wire == env.wire else Rejection(
-                sender, "replay", f"a second, different {env.kind} claim")
+        if isinstance(message, Silent):
+            if message.seat == self.me:
+                return Rejection(sender, "silent", "claims this seat silent: it is here")
+            if step is None or step.seat != message.seat or message.seat == sender:
+                return Rejection(sender, "turn", f"seat {message.seat} is not the seat due")
+        if isinstance(message, Void) and self.phase not in (DEAL, PLAY):
+            return Rejection(sender, "void", "only a dealt deal under way can be voided")
+        known = [made[sender] for made in self.claims.values() if sender in made]
+        if known:
+            return None if known[0][0].wire == env.wire else Rejection(
+                sender, "replay", "a second, different claim on one transcript")
         self.claims.setdefault(env.kind, {})[sender] = (env, message)
         self._settle()
         return None
 
     def _settle(self) -> None:
-        """Take the claims once they are complete: every seat but the silent one, or
-        every seat's consent to void."""
+        """Take the claims once they are complete (every seat but the silent one, or
+        every seat's consent to void), in seat order; forward them, so that every seat
+        that has seen them takes them too."""
         for made in list(self.claims.values()):
             first = next(iter(made.values()))[1]
             if isinstance(first, Silent):
@@ -348,8 +378,13 @@ class Session(Movements):
             if set(made) != needed:
                 continue
             self.claims = {}
+            self.held_claims = {}
+            self.settled = set()
             for sender in sorted(made):
                 env = made[sender][0]
+                self.settled.add(env.wire)
+                if sender != self.me:
+                    self.outbox.append(env.wire)
                 self.transcript.append(env)
                 if self.run is not None and self.phase not in (SEATING, DRAW):
                     self.run.envelopes.append(env)
@@ -360,38 +395,57 @@ class Session(Movements):
             if isinstance(first, Silent):
                 self._silenced(first.seat)
             else:
-                self._voided(first)
+                lowest = made[min(made)][1]
+                assert isinstance(lowest, Void)
+                self._voided(lowest)
             self._advance()
             self._pump()
             return
 
     def _silenced(self, seat: int) -> None:
-        """``seat`` forfeits: the deal ends with the game's penalty against it (its
-        secrets never came, so the cards are unknown); before the first deal the table
-        breaks up; a missing agreement just goes without."""
+        """``seat`` forfeits the deal: the game's penalty against it, the deal scored as
+        played so far for the others (RULINGS.md); its secrets never came, so the record
+        keeps no cards.  Before the first deal, or at a table of two (where one seat's
+        word would be all it takes), the table breaks up instead; at the agreement the
+        result stands without its signature; a deal already void stays void."""
         run = self.run
-        if run is None:
+        if run is None or self.players == 2:
             self.phase = OVER
-            self.events.append(Event("over", f"seat {seat} was silent before the first deal:"
-                                             " the table breaks up", seat))
+            self.run = None
+            self.queue.clear()
+            self.events.append(Event("over", f"seat {seat} was silent: the table breaks up",
+                                     seat))
             return
         if self.phase == AGREE:
             self.queue = deque(step for step in self.queue if step.seat != seat)
+            run.signers = [s for s in run.signers if s != seat]
             return
         reason = "refused audit" if self.phase == AUDIT else "silent"
         run.outcome = forfeit(self.game, self.players, self.options, run.dealer, run.number,
                               self._blank_deck(run), [], {}, seat, reason)
-        run.verdict = f"seat {seat} forfeits the deal: {reason}"
+        public = run.public
+        if run.consented or (public is not None and getattr(public, "is_void", False)):
+            run.outcome.record.forfeit = None
+            run.outcome.record.void = True
+            run.outcome.record.reason = run.consented or "jacks in the opening pool"
+            run.verdict = clip(f"void: {run.outcome.record.reason}")
+        else:
+            if public is not None and not public.is_terminal():
+                played = public.clone()  # the deal as played so far, the penalty applied
+                played.penalize(seat, reason)
+                run.outcome.state = played
+            run.verdict = f"seat {seat} forfeits the deal: {reason}"
         run.points = run.outcome.points
         run.agree_hash = self.hash
-        self.queue = deque(Step("agree", s) for s in range(self.players) if s != seat)
+        run.signers = [s for s in range(self.players) if s != seat]
+        self.queue = deque(Step("agree", s) for s in run.signers)
         self.phase = AGREE
         self.events.append(Event("forfeit", run.verdict, seat))
 
-    def _voided(self, message: Silent | Void) -> None:
+    def _voided(self, message: Void) -> None:
         """Every seat consented: the deal is audited (its cards become known) and void."""
         run = self.run
-        assert run is not None and isinstance(message, Void)
+        assert run is not None
         run.consented = message.reason
         self._alarm(run)
         self.events.append(Event("void", f"every seat consents to void the deal"
@@ -400,6 +454,15 @@ class Session(Movements):
     def _retry_held(self) -> None:
         """Take the held messages whose turn has come (at most one per sender: its next
         one); one whose sender is due but that names another transcript is refused."""
+        for sender, wire in list(self.held_claims.items()):
+            env = open_envelope(wire, self.roster.keys)
+            if env.seq < self.seq_in[sender]:
+                del self.held_claims[sender]
+            elif env.prior == self.hash:
+                del self.held_claims[sender]
+                rejection = self._claim(env, wire)
+                if rejection is not None:
+                    self.rejections.append(rejection)
         progress = True
         while progress and self.held:
             progress = False
@@ -702,7 +765,7 @@ class Session(Movements):
             secret = X25519PrivateKey.from_private_bytes(message.seal_secret)
         except ValueError as error:
             raise Refused("audit", f"not a sealing key: {error}") from None
-        if public_bytes(secret.public_key()) != run.seal_keys[sender]:
+        if public_bytes(secret.public_key()) != run.seal_keys.get(sender):
             raise Refused("audit", "the sealing secret does not match the deal's hello")
         if message.reveal.party != sender:
             raise Refused("audit", "secrets in another seat's name")
@@ -731,6 +794,7 @@ class Session(Movements):
                 if run.alarms:
                     self._alarm(run)
                 elif run.view is not None:
+                    self._open_stolen(run)
                     self._observe(run)
             if self.queue:
                 return
@@ -778,6 +842,7 @@ class Session(Movements):
                 assert self.run is not None
                 self._conclude(self.run)
                 self.phase = AGREE
+                self.run.signers = list(range(self.players))
                 self.queue.extend(Step("agree", s) for s in range(self.players))
             elif phase == AGREE:
                 assert self.run is not None

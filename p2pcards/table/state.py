@@ -84,6 +84,8 @@ class DealRun:
     public: HandState | None = None
     """The deal as everyone sees it: whose turn it is, what every seat checks a move
     against, where the cards shown are."""
+    signers: list[int] = field(default_factory=list)
+    """The seats that sign the deal's result (all but a seat that forfeited by silence)."""
     consented: str = ""
     """Why every seat consented to void this deal (its audit still runs)."""
     suspect: str = ""

@@ -30,6 +30,8 @@ class DealReport:
     signed: list[int]
     """Seats whose signed transcript hash and result match the verifier's."""
     dissent: list[str]
+    signers: list[int]
+    """The seats that were to sign (all but a seat that forfeited by silence)."""
 
 
 @dataclass
@@ -48,7 +50,7 @@ class Report:
     def ok(self) -> bool:
         """Every message checks out and every seat signed every deal's result."""
         return self.problem is None and all(
-            not d.dissent and len(d.signed) == self.roster.players for d in self.deals)
+            not d.dissent and d.signed == d.signers for d in self.deals)
 
 
 MAX_TRANSCRIPT = 256 * 1024 * 1024
@@ -101,7 +103,7 @@ def verify(data: bytes) -> Report:
         dissent = [f"seat {seat} signed {list(agree.points)} ({agree.verdict})"
                    for seat, agree in sorted(run.agrees.items()) if seat not in signed]
         report.deals.append(DealReport(run.index, run.dealer, run.verdict, list(run.points),
-                                       signed, dissent))
+                                       signed, dissent, sorted(run.signers)))
     if report.problem is None and not watcher.over:
         report.problem = f"the transcript stops with {watcher.due() or 'nothing'} due:" \
                          " the game is not finished"
@@ -126,7 +128,8 @@ def format_report(report: Report) -> str:
              f"safety number {roster.safety_number()}; {report.messages} messages"]
     for deal in report.deals:
         signed = "every seat signed it" if len(deal.signed) == roster.players else \
-            f"signed by seats {deal.signed}"
+            f"signed by seats {deal.signed}" + (" (all that were to)"
+                                                 if deal.signed == deal.signers else "")
         lines.append(f"deal {deal.index + 1} (dealer seat {deal.dealer}): {deal.verdict};"
                      f" points {deal.points}; {signed}")
         lines.extend(f"  dissent: {d}" for d in deal.dissent)
