@@ -6,6 +6,7 @@ once worked, and what must happen instead.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from p2pcards.games.trick_heuristics import heuristic_bot
@@ -15,7 +16,7 @@ from p2pcards.table.kinds import Act, Hello, Opened
 from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.session import Session, Step
 from p2pcards.table.verify import verify
-from protocol.curve import random_scalar
+from protocol.curve import hash_to_point, mul, random_scalar
 from protocol.deck import Deck, random_permutation
 from protocol.messages import Remixed
 
@@ -213,3 +214,36 @@ def test_verify_reads_a_transcript_larger_than_one_message() -> None:
     report = verify(data)
     assert report.problem is not None and "not finished" in report.problem
     assert len(report.deals) == 6 and all(d.signed == [0, 1, 2, 3] for d in report.deals)
+
+
+def test_a_hand_victim_that_re_mixes_no_cards_is_named_and_the_thief_is_not_stuck() -> None:
+    """A Control Nut! HAND victim re-mixes its hand into points that are no cards: the
+    thief, unable to open what it took, raises the alarm in its report, and the audit
+    names the victim."""
+    cheat = 1  # with seed 1, seat 1 is robbed in the first deal
+    table = MemoryTable("controlnut", 4, 1, [heuristic_bot] * 4)
+    honest_remix = Deck.remix
+
+    def junk(self: Deck, slots: list[int] | tuple[int, ...]) -> Remixed:
+        message = honest_remix(self, slots)
+        bad = tuple(mul(k + 2, hash_to_point(b"not a card")) for k in range(len(message.deck)))
+        self.points[-len(bad):] = list(bad)  # its own books match what it sends
+        return replace(message, deck=bad)
+
+    rigged: set[int] = set()
+    while table.step() and not table.sessions[0].over:
+        deck = table.sessions[cheat].run.deck if table.sessions[cheat].run else None
+        if deck is not None and id(deck) not in rigged:
+            rigged.add(id(deck))
+            deck.remix = junk.__get__(deck)  # type: ignore[method-assign]
+        robbed = [r for r in table.sessions[0].finished
+                  if any(e.kind == "remix" and e.sender == cheat for e in r.envelopes)]
+        if robbed:
+            break
+    table.deliver()
+    assert robbed, "no deal in which the cheat was robbed"
+    honest = [s for s in table.sessions if s.me != cheat]
+    runs = [next(r for r in s.finished if r.index == robbed[0].index) for s in honest]
+    assert {r.verdict for r in runs} == {runs[0].verdict}
+    assert runs[0].verdict.startswith(f"seat {cheat} broke the remix")
+    assert any(e.kind == "alarm" and "opens to no card" in e.text for e in honest[0].events)
