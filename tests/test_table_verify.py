@@ -128,3 +128,15 @@ def test_the_table_command_writes_a_transcript(tmp_path: Path,
     out = capsys.readouterr().out
     assert "safety number" in out and "the game is over" in out
     assert verify(path.read_bytes()).ok
+
+
+@pytest.mark.parametrize(("game", "players"), [("controlnut", 4), ("nullern", 2), ("pasur", 3)])
+def test_every_game_verifies(game: str, players: int) -> None:
+    table = MemoryTable(game, players, 23, [heuristic_bot] * players)
+    table.play()
+    report = verify(table.sessions[-1].export())
+    assert report.ok, report.problem
+    assert report.totals == table.sessions[0].totals
+    assert [d.verdict for d in report.deals] == [r.verdict for r in table.sessions[0].finished]
+    assert report.history is not None
+    assert replay(report.history).totals == table.sessions[0].totals
