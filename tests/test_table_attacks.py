@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from p2pcards.games.trick_heuristics import heuristic_bot
 from p2pcards.table import kinds
 from p2pcards.table.codec import MAX_MESSAGE, open_envelope, pack, seal_envelope
@@ -19,6 +21,7 @@ from p2pcards.table.verify import verify
 from protocol.curve import hash_to_point, mul, random_scalar
 from protocol.deck import Deck, random_permutation
 from protocol.messages import Remixed
+from tests.table_helpers import act_body, envelope
 
 
 def test_a_malformed_audit_is_refused_not_fatal() -> None:
@@ -247,3 +250,36 @@ def test_a_hand_victim_that_re_mixes_no_cards_is_named_and_the_thief_is_not_stuc
     assert {r.verdict for r in runs} == {runs[0].verdict}
     assert runs[0].verdict.startswith(f"seat {cheat} broke the remix")
     assert any(e.kind == "alarm" and "opens to no card" in e.text for e in honest[0].events)
+
+
+def test_two_signed_versions_of_one_message_are_proof() -> None:
+    """A seat that signs two different moves with one sequence number is caught by any
+    seat that sees both, and a seat after it in turn, refused for building on the
+    other version, is not claimed silent."""
+    table = MemoryTable("bidwhist", 4, 59, [heuristic_bot] * 4)
+    table.deliver()
+    step = table.sessions[0].due()
+    assert step is not None
+    cheat = table.sessions[step.seat]
+    nxt = table.sessions[(step.seat + 1) % 4]
+    others = [s for s in table.sessions if s not in (cheat, nxt)]
+    view = cheat.decision()
+    assert view is not None
+    legal = view.legal_actions()
+    first, second = (envelope(cheat, "act", act_body(view.format_action(code)))
+                     for code in legal[:2])
+    assert nxt.receive(first) is None  # the next seat gets one version...
+    for session in others:
+        assert session.receive(second) is None  # ...the others the other
+    move = nxt.decision()
+    assert move is not None
+    nxt.act(heuristic_bot(move.clone(), table.rngs[nxt.me]))
+    (answer,) = nxt.take_outbox()
+    for session in others:
+        rejection = session.receive(answer)
+        assert rejection is not None and rejection.rule == "transcript"
+        with pytest.raises(ValueError, match="not silent"):
+            session.claim_silent()
+        proof = session.receive(first)
+        assert proof is not None and proof.rule == "equivocation"
+        assert session.equivocations[cheat.me][0] != session.equivocations[cheat.me][1]

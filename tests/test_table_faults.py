@@ -13,27 +13,12 @@ import pytest
 from p2pcards.cards import bits
 from p2pcards.games.trick_heuristics import heuristic_bot
 from p2pcards.history import History, loads, replay
-from p2pcards.table import kinds
-from p2pcards.table.codec import MAX_MESSAGE, pack, seal, seal_envelope
-from p2pcards.table.kinds import Act, Keys, Opened
+from p2pcards.table.codec import MAX_MESSAGE, pack, seal
+from p2pcards.table.kinds import Keys, Opened
 from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.session import EVERYONE, DealRun, Session, Step
 from protocol.steps import lift_deck, rekey_deck
-
-
-def envelope(session: Session, kind: str, body: dict[str, Any], **override: Any) -> bytes:
-    """A message in ``session``'s name, signed by its key unless overridden."""
-    fields: dict[str, Any] = {
-        "table": session.table, "deal": session.run.index if session.run else 0,
-        "sender": session.me, "seq": session.seq_out, "prior": session.hash,
-        "kind": kind, "body": body}
-    key = override.pop("key", session.identity)
-    fields.update(override)
-    return seal_envelope(key, **fields).wire
-
-
-def act_body(action: str, **extra: Any) -> dict[str, Any]:
-    return kinds.encode_body(Act(action=action, **extra))[1]
+from tests.table_helpers import act_body, envelope
 
 
 @pytest.fixture

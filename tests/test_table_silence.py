@@ -114,15 +114,19 @@ def test_a_seat_silent_at_its_audit_refused_it() -> None:
         assert run.outcome is not None
         assert run.outcome.record.forfeit == {"seat": 2, "reason": "refused audit"}
         assert run.verdict == "seat 2 forfeits the deal: refused audit"
+        # the deal was played out: its result stands, less the forfeiting side's
+        assert run.points[0] == 0 and run.points[1] > 0
 
 
 @pytest.mark.parametrize("game", ["bidwhist", "pasur"])
 def test_every_seat_may_void_the_deal(game: str) -> None:
-    table, _ = stalled(75, game)
+    table, proposer = stalled(75, game)
     dealer = table.sessions[0].run.dealer  # type: ignore[union-attr]
-    for session in table.sessions:
-        session.propose_void("the cat walked across the keyboard")
+    proposer.propose_void("the cat walked across the keyboard")
     table.deliver()
+    order = [s for s in table.sessions if s.void_question() is not None]
+    assert len(order) == 1 and order[0].me == (proposer.me + 1) % 4  # answers in turn
+    table.play(deals=1)  # every seat consents (the table's policy)
     assert table.rejected == []
     for session in table.sessions:
         run = session.finished[0]
@@ -131,17 +135,28 @@ def test_every_seat_may_void_the_deal(game: str) -> None:
         assert record.void and record.reason == "the cat walked across the keyboard"
         assert record.actions == [] and len(set(record.deck)) == len(record.deck)
         assert session.totals == [0] * len(session.totals)
+        assert run.verdict == "void: the cat walked across the keyboard"
     table.play(deals=2)
     second = table.sessions[0].finished[1]
     assert second.dealer == dealer  # the same dealer deals again
     result = replay(loads(history(table.sessions[1]).dumps()))
     assert result.hands[0].points is None
-    assert verify(table.sessions[3].export()).problem is not None  # unfinished game
+    assert verify(table.sessions[3].export()).deals[0].verdict.startswith("void: the cat")
 
 
-def test_three_consents_of_four_void_nothing() -> None:
-    table, _ = stalled(76)
-    for session in table.sessions[:3]:
-        session.propose_void("no")
+def test_one_refusal_and_the_deal_goes_on() -> None:
+    table, proposer = stalled(76)
+    table.consent = False
+    proposer.propose_void("no")
     table.play(deals=1)
     assert all(s.finished[0].verdict == "ok" for s in table.sessions)
+    assert len({s.hash for s in table.sessions}) == 1
+
+
+def test_a_vote_is_in_turn_and_stands_in_for_a_move() -> None:
+    table, proposer = stalled(77)
+    other = table.sessions[(proposer.me + 2) % 4]
+    with pytest.raises(ValueError, match="in place of its move"):
+        other.propose_void("not my turn")
+    with pytest.raises(ValueError, match="no proposal"):
+        other.answer_void(True)

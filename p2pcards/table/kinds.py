@@ -111,6 +111,13 @@ def _pair_out(first: Encoder, second: Encoder) -> Encoder:
     return lambda value: [first(value[0]), second(value[1])]
 
 
+def _bool(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise CodecError(f"{what} must be true or false")
+    return value
+
+
+BOOL: tuple[Decoder, Encoder] = (_bool, _same)
 UINT: tuple[Decoder, Encoder] = (_uint, _same)
 SINT: tuple[Decoder, Encoder] = (_sint, _same)
 TEXT: tuple[Decoder, Encoder] = (_text, _same)
@@ -220,9 +227,21 @@ class Silent:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Void:
-    """A seat's consent to void the deal under way; with every seat's, it is void."""
+    """Sent instead of a move: a proposal to void the deal, which every other seat then
+    answers in turn (``consent``); with every seat's consent the deal is void."""
 
     reason: str
+
+    def __post_init__(self) -> None:
+        if not self.reason:
+            raise CodecError("a proposal to void says why")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Consent:
+    """A seat's answer, in turn, to a proposal to void the deal."""
+
+    agree: bool
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -281,13 +300,14 @@ SPECS: dict[str, KindSpec] = {spec.kind: spec for spec in (
     KindSpec("act", Act, {"action": TEXT, "shown": SHOWN, "slots": UINTS}),
     KindSpec("silent", Silent, {"seat": UINT}),
     KindSpec("void", Void, {"reason": TEXT}),
+    KindSpec("consent", Consent, {"agree": BOOL}),
     KindSpec("audit", Audit, {"reveal": (lambda v, w: v, _same), "seal_secret": KEY}),
     KindSpec("agree", Agree, {"transcript": HASH, "points": SINTS, "verdict": TEXT}),
 )}
 KIND_OF: dict[type, str] = {spec.cls: spec.kind for spec in SPECS.values()}
 
 Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixed | Keys \
-    | Opened | Alarm | Act | Silent | Void | Audit | Agree
+    | Opened | Alarm | Act | Silent | Void | Consent | Audit | Agree
 
 
 def _fields_of(spec: KindSpec, body: dict[str, Any], where: str) -> dict[str, Any]:

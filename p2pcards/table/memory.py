@@ -49,6 +49,8 @@ class MemoryTable:
     options: Mapping[str, int] | None = None
     keep_states: bool = False
     tamper: Tamper | None = None
+    consent: bool = True
+    """How every seat answers a proposal to void the deal."""
     sessions: list[Session] = field(default_factory=list)
     rejected: list[Delivery] = field(default_factory=list)
     messages: int = 0
@@ -89,6 +91,10 @@ class MemoryTable:
         """Deliver everything, then let one seat whose move it is decide; False when
         nobody has anything to do (the game is over, or the table is stuck)."""
         self.deliver()
+        for session in self.sessions:
+            if session.void_question() is not None:
+                session.answer_void(self.consent)
+                return True
         for session in self.sessions:
             view = session.decision()
             if view is not None:

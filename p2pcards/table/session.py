@@ -50,6 +50,7 @@ from p2pcards.table.kinds import (
     Agree,
     Alarm,
     Audit,
+    Consent,
     Hello,
     Keys,
     Message,
@@ -90,7 +91,7 @@ from protocol.source import SystemSource
 from protocol.steps import DeckContext
 
 TRANSCRIPT_FORMAT = "p2pcards-transcript/1"
-CLAIMS = ("silent", "void")
+CLAIMS = ("silent",)
 """Messages any seat may send at any time, counted only when complete."""
 
 
@@ -126,12 +127,18 @@ class Session(Movements):
         self.events: list[Event] = []
         self.rejections: list[Rejection] = []
         self.outbox: list[bytes] = []
-        self.claims: dict[str, dict[int, tuple[Envelope, Silent | Void]]] = {}
+        self.claims: dict[str, dict[int, tuple[Envelope, Silent]]] = {}
         """Claims on the transcript as it stands, by kind and seat."""
         self.held_claims: dict[int, bytes] = {}
         """Seat -> its claim on a transcript this seat has not reached yet."""
         self.settled: set[bytes] = set()
         """The claims last taken (forwarded copies of them are ignored)."""
+        self.payloads: dict[tuple[int, int], bytes] = {}
+        """(seat, sequence number) -> the payload taken (a second version is proof)."""
+        self.equivocations: dict[int, tuple[bytes, bytes]] = {}
+        """Seat -> two payloads it signed with one sequence number."""
+        self.forked: dict[int, bytes] = {}
+        """Seat -> its message refused as sent on another transcript (not silent)."""
         self.held: dict[int, bytes] = {}
         """Seat -> its next message, sent on a transcript this seat has not reached."""
         self.phase = SEATING
@@ -213,15 +220,34 @@ class Session(Movements):
         step = self.due()
         if step is None or self.me in (step.seat, WATCHER):
             raise ValueError("no other seat's message is due")
+        if step.seat in self.forked:
+            raise ValueError(f"seat {step.seat} is not silent: its message came on another"
+                             " transcript (an earlier message was sent in two versions)")
         self._own_claim(Silent(seat=step.seat))
 
     def propose_void(self, reason: str) -> None:
-        """Consent to void the deal under way, once dealt; with every seat's consent it is
-        void (and audited, so that its cards are known; it does not count).  Before the
-        deal a seat that holds it up is silent, not a reason to void."""
-        if self.phase not in (DEAL, PLAY) or self.me == WATCHER:
-            raise ValueError("only a dealt deal under way can be voided")
-        self._own_claim(Void(reason=clip(reason or "voided by every seat", 80)))
+        """Propose, instead of this seat's move, to void the deal; every other seat then
+        answers in turn (:meth:`answer_void`), and with every seat's consent the deal is
+        void (audited, so that its cards are known; it does not count)."""
+        if self.decision() is None:
+            raise ValueError("a seat proposes to void the deal in place of its move")
+        self._send(Void(reason=clip(reason or "voided by every seat", 80)),
+                   Step("void", self.me))
+        self._pump()
+
+    def void_question(self) -> str | None:
+        """The proposal to void the deal that this seat must now answer, if any."""
+        step = self.due()
+        if step is None or step.kind != "consent" or step.seat != self.me or self.run is None:
+            return None
+        return self.run.vote[1] if self.run.vote else None
+
+    def answer_void(self, agree: bool) -> None:
+        """This seat's answer to the proposal to void the deal."""
+        if self.void_question() is None:
+            raise ValueError("no proposal to void the deal awaits this seat's answer")
+        self._send(Consent(agree=agree), Step("consent", self.me))
+        self._pump()
 
     def receive(self, wire: bytes) -> Rejection | None:
         """Take a message from the network: None if accepted (or held until its turn
@@ -263,6 +289,13 @@ class Session(Movements):
             return Rejection(sender, "replay", "a message in this seat's own name")
         expected = self.seq_in[sender]
         if env.seq < expected:
+            taken = self.payloads.get((sender, env.seq))
+            if taken is not None and taken != env.payload:  # two signed versions: proof
+                self.equivocations.setdefault(sender, (taken, env.payload))
+                self.events.append(Event("equivocation", f"seat {sender} signed two different"
+                                         f" messages with sequence number {env.seq}", sender))
+                return Rejection(sender, "equivocation", f"a second, different message with"
+                                                         f" sequence number {env.seq}")
             return Rejection(sender, "replay", f"sequence number {env.seq} again (next is"
                                                f" {expected}): a duplicate or replay")
         if env.seq > expected:
@@ -275,6 +308,7 @@ class Session(Movements):
         step = self.due()
         if env.prior != self.hash:
             if step is not None and step.seat == sender:
+                self.forked[sender] = wire
                 return Rejection(sender, "transcript", "sent on another transcript than this"
                                  " seat's (a fork: its signed message proves it)")
             held = self.held.get(sender)
@@ -283,7 +317,7 @@ class Session(Movements):
                                                        f" number {env.seq}")
             self.held[sender] = wire  # its sender saw a message this seat has not yet
             return None
-        stands_in = env.kind == "alarm" and step is not None and step.kind == "act"
+        stands_in = env.kind in ("alarm", "void") and step is not None and step.kind == "act"
         if step is None or step.seat != sender or (step.kind != env.kind and not stands_in):
             what = "the game is over" if step is None else f"{step.kind} from seat {step.seat}"
             return Rejection(sender, "turn", f"{env.kind} out of turn ({what} is due)")
@@ -302,7 +336,7 @@ class Session(Movements):
 
     # ================================================================== claims
 
-    def _own_claim(self, message: Silent | Void) -> None:
+    def _own_claim(self, message: Silent) -> None:
         if self.me in self._claimants():
             raise ValueError("this seat has made its claim on this transcript already")
         kind, body = kinds.encode_body(message)
@@ -348,15 +382,12 @@ class Session(Movements):
             message = kinds.decode_body(env.kind, env.body, sender)
         except CodecError as error:
             return Rejection(sender, "malformed", str(error))
-        assert isinstance(message, Silent | Void)
+        assert isinstance(message, Silent)
         step = self.due()
-        if isinstance(message, Silent):
-            if message.seat == self.me:
-                return Rejection(sender, "silent", "claims this seat silent: it is here")
-            if step is None or step.seat != message.seat or message.seat == sender:
-                return Rejection(sender, "turn", f"seat {message.seat} is not the seat due")
-        if isinstance(message, Void) and self.phase not in (DEAL, PLAY):
-            return Rejection(sender, "void", "only a dealt deal under way can be voided")
+        if message.seat == self.me:
+            return Rejection(sender, "silent", "claims this seat silent: it is here")
+        if step is None or step.seat != message.seat or message.seat == sender:
+            return Rejection(sender, "turn", f"seat {message.seat} is not the seat due")
         known = [made[sender] for made in self.claims.values() if sender in made]
         if known:
             return None if known[0][0].wire == env.wire else Rejection(
@@ -371,18 +402,14 @@ class Session(Movements):
         that has seen them takes them too."""
         for made in list(self.claims.values()):
             first = next(iter(made.values()))[1]
-            if isinstance(first, Silent):
-                needed = set(range(self.players)) - {first.seat}
-            else:
-                needed = set(range(self.players))
-            if set(made) != needed:
+            if set(made) != set(range(self.players)) - {first.seat}:
                 continue
             self.claims = {}
-            self.held_claims = {}
             self.settled = set()
             for sender in sorted(made):
                 env = made[sender][0]
                 self.settled.add(env.wire)
+                self.payloads[sender, env.seq] = env.payload
                 if sender != self.me:
                     self.outbox.append(env.wire)
                 self.transcript.append(env)
@@ -392,12 +419,7 @@ class Session(Movements):
                 self.seq_in[sender] = env.seq + 1
                 if sender == self.me:
                     self.seq_out += 1
-            if isinstance(first, Silent):
-                self._silenced(first.seat)
-            else:
-                lowest = made[min(made)][1]
-                assert isinstance(lowest, Void)
-                self._voided(lowest)
+            self._silenced(first.seat)
             self._advance()
             self._pump()
             return
@@ -430,7 +452,7 @@ class Session(Movements):
             run.outcome.record.reason = run.consented or "jacks in the opening pool"
             run.verdict = clip(f"void: {run.outcome.record.reason}")
         else:
-            if public is not None and not public.is_terminal():
+            if public is not None:
                 played = public.clone()  # the deal as played so far, the penalty applied
                 played.penalize(seat, reason)
                 run.outcome.state = played
@@ -442,24 +464,36 @@ class Session(Movements):
         self.phase = AGREE
         self.events.append(Event("forfeit", run.verdict, seat))
 
-    def _voided(self, message: Void) -> None:
-        """Every seat consented: the deal is audited (its cards become known) and void."""
-        run = self.run
-        assert run is not None
-        run.consented = message.reason
-        self._alarm(run)
+    def _consent(self, run: DealRun, sender: int, message: Consent) -> None:
+        """An answer to the proposal to void: a refusal ends the vote (the proposer moves
+        after all); the last consent voids the deal."""
+        assert run.vote is not None
+        if not message.agree:
+            self.queue = deque(step for step in self.queue if step.kind != "consent")
+            self.events.append(Event("vote", f"seat {sender} does not consent: the deal goes"
+                                             " on", sender))
+            run.vote = None
+            return
+        if any(step.kind == "consent" and step.seat != sender for step in self.queue):
+            return
+        run.consented = run.vote[1]
+        run.vote = None
+        self._alarm(run)  # audited at once, so that its cards are known
         self.events.append(Event("void", f"every seat consents to void the deal"
-                                         f" ({message.reason})"))
+                                         f" ({run.consented})"))
 
     def _retry_held(self) -> None:
         """Take the held messages whose turn has come (at most one per sender: its next
         one); one whose sender is due but that names another transcript is refused."""
-        for sender, wire in list(self.held_claims.items()):
+        for sender in sorted(self.held_claims):
+            wire = self.held_claims.get(sender)
+            if wire is None:
+                continue  # taken by a set completed meanwhile
             env = open_envelope(wire, self.roster.keys)
             if env.seq < self.seq_in[sender]:
-                del self.held_claims[sender]
+                self.held_claims.pop(sender, None)
             elif env.prior == self.hash:
-                del self.held_claims[sender]
+                self.held_claims.pop(sender, None)
                 rejection = self._claim(env, wire)
                 if rejection is not None:
                     self.rejections.append(rejection)
@@ -470,9 +504,9 @@ class Session(Movements):
                 env = open_envelope(wire, self.roster.keys)
                 step = self.due()
                 if env.seq < self.seq_in[sender]:
-                    del self.held[sender]  # overtaken: that sequence number is taken
+                    self.held.pop(sender, None)  # overtaken: that sequence number is taken
                 elif env.prior == self.hash or (step is not None and step.seat == sender):
-                    del self.held[sender]
+                    self.held.pop(sender, None)
                     rejection = self._receive(wire)
                     if rejection is not None:
                         self.rejections.append(rejection)
@@ -484,6 +518,8 @@ class Session(Movements):
 
     def _accepted(self, env: Envelope) -> None:
         self.claims = {}  # the transcript moves on: claims on the old one lapse
+        self.forked = {}
+        self.payloads[env.sender, env.seq] = env.payload
         self.transcript.append(env)
         if self.run is not None and self.phase not in (SEATING, DRAW):
             self.run.envelopes.append(env)
@@ -521,7 +557,7 @@ class Session(Movements):
         """Send every automatic step that is this seat's (not its moves: :meth:`act`)."""
         while True:
             step = self.due()
-            if step is None or step.seat != self.me:
+            if step is None or step.seat != self.me or step.kind == "consent":
                 return
             if step.kind == "act" and self.run is not None and self.run.suspect:
                 self._send(Alarm(problem=clip(self.run.suspect)), Step("alarm", self.me))
@@ -617,6 +653,14 @@ class Session(Movements):
             if message.problem:
                 run.alarms[sender] = message.problem
                 self.events.append(Event("alarm", f"seat {sender}: {message.problem}", sender))
+        elif isinstance(message, Void):
+            run.vote = (sender, message.reason)
+            seats = [(sender + i) % self.players for i in range(1, self.players)]
+            self.queue.extend(Step("consent", seat) for seat in seats)
+            self.events.append(Event("vote", f"seat {sender} proposes to void the deal:"
+                                             f" {message.reason}", sender))
+        elif isinstance(message, Consent):
+            self._consent(run, sender, message)
         elif isinstance(message, Alarm):
             run.alarms[sender] = message.problem
             self.events.append(Event("alarm", f"seat {sender}: {message.problem}", sender))
@@ -825,8 +869,8 @@ class Session(Movements):
                     self._after_deal(self.run)
             elif phase == PLAY:
                 run = self.run
-                assert run is not None and run.view is not None
-                player = run.view.current_player()
+                assert run is not None and run.public is not None
+                player = run.public.current_player()
                 if player == CHANCE:
                     made = self._reshuffle(run) if self.game.name in STOCK \
                         else self._chance(run)

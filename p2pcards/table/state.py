@@ -86,6 +86,8 @@ class DealRun:
     against, where the cards shown are."""
     signers: list[int] = field(default_factory=list)
     """The seats that sign the deal's result (all but a seat that forfeited by silence)."""
+    vote: tuple[int, str] | None = None
+    """A proposal to void the deal being answered: (proposer, reason)."""
     consented: str = ""
     """Why every seat consented to void this deal (its audit still runs)."""
     suspect: str = ""

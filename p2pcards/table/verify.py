@@ -104,9 +104,14 @@ def verify(data: bytes) -> Report:
                    for seat, agree in sorted(run.agrees.items()) if seat not in signed]
         report.deals.append(DealReport(run.index, run.dealer, run.verdict, list(run.points),
                                        signed, dissent, sorted(run.signers)))
+    if report.problem is None and (watcher.claims or watcher.held_claims):
+        report.problem = "the transcript ends with claims that never completed"
     if report.problem is None and not watcher.over:
         report.problem = f"the transcript stops with {watcher.due() or 'nothing'} due:" \
                          " the game is not finished"
+    broke_up = [e.text for e in watcher.events if e.kind == "over" and "breaks up" in e.text]
+    if report.problem is None and broke_up:
+        report.problem = broke_up[0]
     report.totals = list(watcher.totals)
     report.winner = watcher.winner
     report.history = History(roster.game, [s.name for s in roster.seats],

@@ -1,0 +1,25 @@
+"""Helpers of the table tests: messages made by hand, in a seat's name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from p2pcards.table import kinds
+from p2pcards.table.codec import seal_envelope
+from p2pcards.table.kinds import Act
+from p2pcards.table.session import Session
+
+
+def envelope(session: Session, kind: str, body: dict[str, Any], **override: Any) -> bytes:
+    """A message in ``session``'s name, signed by its key unless overridden."""
+    fields: dict[str, Any] = {
+        "table": session.table, "deal": session.run.index if session.run else 0,
+        "sender": session.me, "seq": session.seq_out, "prior": session.hash,
+        "kind": kind, "body": body}
+    key = override.pop("key", session.identity)
+    fields.update(override)
+    return seal_envelope(key, **fields).wire
+
+
+def act_body(action: str, **extra: Any) -> dict[str, Any]:
+    return kinds.encode_body(Act(action=action, **extra))[1]
