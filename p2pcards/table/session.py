@@ -13,11 +13,14 @@ first dealer, each deal's hellos, key releases, re-mixes, audits and
 agreements), from the deck (its shuffle and lock passes) and from the game
 (whose move it is).
 
-The session holds its own engine *view* only.  Which slot of the deck holds
-which card is known to a seat only where the rules let it see the card; the
-*ledger* (slot -> engine place) and who can open each slot are public, and
-say which keys must go to whom when the game moves cards (the deal, the Bid
-Whist kitty) and which slots a face-down move names (the discard).
+The session keeps two engine views: its seat's own, and the public one that
+every move is checked against (so that honest seats never part over what only
+one of them can see; a seat whose own cards disprove a move raises the alarm).
+Which slot of the deck holds which card is known to a seat only where the rules
+let it see the card; the *ledger* (slot -> engine place) and who can open each
+slot are public, and say which keys must go to whom when the game moves cards
+(:mod:`p2pcards.table.moves`).  Claims of silence, and votes to void a deal,
+are the ways a deal ends other than by play.
 """
 
 from __future__ import annotations
@@ -953,11 +956,5 @@ class Session(Movements):
         self._begin_deal()
 
 
-def describe(step: Step | None) -> str:
-    if step is None:
-        return "nothing (the game is over)"
-    return f"{step.kind} from seat {step.seat}"
-
-
 __all__ = ["EVERYONE", "SUPPORTED", "TRANSCRIPT_FORMAT", "WATCHER", "DealRun", "Event",
-           "Rejection", "Session", "Step", "describe"]
+           "Rejection", "Session", "Step"]

@@ -107,8 +107,9 @@ def verify(data: bytes) -> Report:
     if report.problem is None and (watcher.claims or watcher.held_claims):
         report.problem = "the transcript ends with claims that never completed"
     if report.problem is None and not watcher.over:
-        report.problem = f"the transcript stops with {watcher.due() or 'nothing'} due:" \
-                         " the game is not finished"
+        step = watcher.due()
+        due = f"{step.kind} from seat {step.seat}" if step else "nothing"
+        report.problem = f"the transcript stops with {due} due: the game is not finished"
     broke_up = [e.text for e in watcher.events if e.kind == "over" and "breaks up" in e.text]
     if report.problem is None and broke_up:
         report.problem = broke_up[0]
