@@ -15,11 +15,12 @@ from collections.abc import Callable
 from typing import cast
 
 from p2pcards.cards import bits
-from p2pcards.games import Game, HandState
+from p2pcards.games import Game, HandState, pasur
 from p2pcards.games.controlnut import (
     BID,
     CONTROLS_DRAW,
     CONTROLS_TAG,
+    NUT_MASK,
     STEAL_PHASE,
     TAG_SHIFT,
     VALUE_WITH,
@@ -53,7 +54,7 @@ SHOWN_CARDS: dict[str, Callable[[int], list[int]]] = {
     "nullern": lambda code: [code] if code < 100 else [],
     "pasur": lambda code: [code & 63] if code >= 0 else [],
     "controlnut": lambda code: (
-        bits(code & ((1 << 52) - 1)) if code >> TAG_SHIFT == BID else
+        bits(code & NUT_MASK) if code >> TAG_SHIFT == BID else
         [code] if 0 <= code < 52 else
         [code - VALUE_WITH] if VALUE_WITH <= code < VALUE_WITH + 52 else []),
 }
@@ -396,7 +397,7 @@ class Movements:
             return 0
         opening = 4 * self.players
         return sum(1 for card in cards[opening:opening + 4]
-                   if card is not None and card % 13 == 9)
+                   if card is not None and card % 13 == pasur.JACK)
 
     def _reconcile(self, run: DealRun) -> None:
         """Put the cards shown to everyone where the engine put them (Pasur's opening
