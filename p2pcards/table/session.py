@@ -130,8 +130,8 @@ class Session(Movements):
         self.events: list[Event] = []
         self.rejections: list[Rejection] = []
         self.outbox: list[bytes] = []
-        self.claims: dict[str, dict[int, tuple[Envelope, Silent]]] = {}
-        """Claims on the transcript as it stands, by kind and seat."""
+        self.claims: dict[int, tuple[Envelope, Silent]] = {}
+        """Claims of silence on the transcript as it stands, by claimant."""
         self.held_claims: dict[int, bytes] = {}
         """Seat -> its claim on a transcript this seat has not reached yet."""
         self.settled: set[bytes] = set()
@@ -340,30 +340,27 @@ class Session(Movements):
     # ================================================================== claims
 
     def _own_claim(self, message: Silent) -> None:
-        if self.me in self._claimants():
+        if self.me in self.claims:
             raise ValueError("this seat has made its claim on this transcript already")
         kind, body = kinds.encode_body(message)
         assert self.identity is not None
         env = seal_envelope(self.identity, table=self.table, deal=self._deal_index(),
                             sender=self.me, seq=self.seq_out, prior=self.hash, kind=kind,
                             body=body)
-        self.claims.setdefault(kind, {})[self.me] = (env, message)
+        self.claims[self.me] = (env, message)
         self.outbox.append(env.wire)
         self._settle()
-
-    def _claimants(self) -> set[int]:
-        return {seat for made in self.claims.values() for seat in made}
 
     def _claimed_silent(self, seat: int) -> bool:
         """Whether this seat has claimed ``seat`` silent on the transcript as it stands:
         then it refuses ``seat``'s message on it, so that a complete set of claims
         means that no honest seat took that message."""
-        own = self.claims.get("silent", {}).get(self.me)
-        return own is not None and isinstance(own[1], Silent) and own[1].seat == seat
+        own = self.claims.get(self.me)
+        return own is not None and own[1].seat == seat
 
     def _claim(self, env: Envelope, wire: bytes) -> Rejection | None:
-        """A claim (silence, consent to void): sent by any seat at any time, on the
-        transcript as it stands, one per seat; claims count only once every seat needed
+        """A claim of silence: sent by any seat at any time, on the transcript as it
+        stands, one per seat; the claims count only once every seat but the silent one
         has made one on the same transcript, and are then taken in seat order."""
         sender = env.sender
         if wire in self.settled:
@@ -391,41 +388,41 @@ class Session(Movements):
             return Rejection(sender, "silent", "claims this seat silent: it is here")
         if step is None or step.seat != message.seat or message.seat == sender:
             return Rejection(sender, "turn", f"seat {message.seat} is not the seat due")
-        known = [made[sender] for made in self.claims.values() if sender in made]
-        if known:
-            return None if known[0][0].wire == env.wire else Rejection(
+        known = self.claims.get(sender)
+        if known is not None:
+            return None if known[0].wire == env.wire else Rejection(
                 sender, "replay", "a second, different claim on one transcript")
-        self.claims.setdefault(env.kind, {})[sender] = (env, message)
+        self.claims[sender] = (env, message)
         self._settle()
         return None
 
     def _settle(self) -> None:
-        """Take the claims once they are complete (every seat but the silent one, or
-        every seat's consent to void), in seat order; forward them, so that every seat
-        that has seen them takes them too."""
-        for made in list(self.claims.values()):
-            first = next(iter(made.values()))[1]
-            if set(made) != set(range(self.players)) - {first.seat}:
-                continue
-            self.claims = {}
-            self.settled = set()
-            for sender in sorted(made):
-                env = made[sender][0]
-                self.settled.add(env.wire)
-                self.payloads[sender, env.seq] = env.payload
-                if sender != self.me:
-                    self.outbox.append(env.wire)
-                self.transcript.append(env)
-                if self.run is not None and self.phase not in (SEATING, DRAW):
-                    self.run.envelopes.append(env)
-                self.hash = chain(self.hash, env.payload)
-                self.seq_in[sender] = env.seq + 1
-                if sender == self.me:
-                    self.seq_out += 1
-            self._silenced(first.seat)
-            self._advance()
-            self._pump()
+        """Take the claims once they are complete (every seat but the silent one), in seat
+        order; forward them, so that every seat that has seen them takes them too."""
+        made = self.claims
+        if not made:
             return
+        silent = next(iter(made.values()))[1].seat
+        if set(made) != set(range(self.players)) - {silent}:
+            return
+        self.claims = {}
+        self.settled = set()
+        for sender in sorted(made):
+            env = made[sender][0]
+            self.settled.add(env.wire)
+            self.payloads[sender, env.seq] = env.payload
+            if sender != self.me:
+                self.outbox.append(env.wire)
+            self.transcript.append(env)
+            if self.run is not None and self.phase not in (SEATING, DRAW):
+                self.run.envelopes.append(env)
+            self.hash = chain(self.hash, env.payload)
+            self.seq_in[sender] = env.seq + 1
+            if sender == self.me:
+                self.seq_out += 1
+        self._silenced(silent)
+        self._advance()
+        self._pump()
 
     def _silenced(self, seat: int) -> None:
         """``seat`` forfeits the deal: the game's penalty against it, the deal scored as
