@@ -123,7 +123,10 @@ def forfeit(game: Game, players: int, options: Mapping[str, int], dealer: int, n
             deck: Sequence[int], acts: Sequence[tuple[int, Act]], slot_cards: Mapping[int, int],
             seat: int, reason: str) -> Outcome:
     """The deal as far as it went, then ``seat``'s forfeit (the game's penalty)."""
-    outcome = replay_deal(game, players, options, dealer, number, deck, acts, slot_cards)
+    try:
+        outcome = replay_deal(game, players, options, dealer, number, deck, acts, slot_cards)
+    except Mismatch:  # moves the cards cannot bear: the forfeit from the deal's start
+        outcome = replay_deal(game, players, options, dealer, number, deck, [], {})
     if outcome.record.penalty is None:
         outcome.record.forfeit = {"seat": seat, "reason": reason}
         outcome.state.penalize(seat, reason)
