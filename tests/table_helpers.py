@@ -7,6 +7,7 @@ from typing import Any
 from p2pcards.table import kinds
 from p2pcards.table.codec import seal_envelope
 from p2pcards.table.kinds import Act
+from p2pcards.table.memory import MemoryTable
 from p2pcards.table.session import Session
 
 
@@ -23,3 +24,11 @@ def envelope(session: Session, kind: str, body: dict[str, Any], **override: Any)
 
 def act_body(action: str, **extra: Any) -> dict[str, Any]:
     return kinds.encode_body(Act(action=action, **extra))[1]
+
+
+def roles(table: MemoryTable) -> tuple[Session, Session, Session]:
+    """(the seat to move, a seat that is not, a seat that receives)."""
+    step = table.sessions[0].due()
+    assert step is not None and step.kind == "act"
+    actor = table.sessions[step.seat]
+    return actor, table.sessions[(step.seat + 1) % 4], table.sessions[(step.seat + 2) % 4]

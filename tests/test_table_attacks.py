@@ -21,7 +21,7 @@ from p2pcards.table.verify import verify
 from protocol.curve import hash_to_point, mul, random_scalar
 from protocol.deck import Deck, random_permutation
 from protocol.messages import Remixed
-from tests.table_helpers import act_body, envelope
+from tests.table_helpers import act_body, envelope, roles
 
 
 def test_a_malformed_audit_is_refused_not_fatal() -> None:
@@ -193,10 +193,7 @@ def test_a_seat_holds_at_most_one_message_ahead() -> None:
 def test_map_keys_out_of_order_are_not_canonical() -> None:
     table = MemoryTable("bidwhist", 4, 56, [heuristic_bot] * 4)
     table.deliver()
-    step = table.sessions[0].due()
-    assert step is not None
-    actor = table.sessions[step.seat]
-    receiver = table.sessions[(step.seat + 1) % 4]
+    actor, receiver, _ = roles(table)
     sorted_body = pack({"action": "pass", "shown": [], "slots": []})
     pairs = [sorted_body[1:13], sorted_body[13:20], sorted_body[20:]]  # action, shown, slots
     reversed_body = b"\x83" + b"".join(reversed(pairs))
@@ -258,10 +255,7 @@ def test_two_signed_versions_of_one_message_are_proof() -> None:
     other version, is not claimed silent."""
     table = MemoryTable("bidwhist", 4, 59, [heuristic_bot] * 4)
     table.deliver()
-    step = table.sessions[0].due()
-    assert step is not None
-    cheat = table.sessions[step.seat]
-    nxt = table.sessions[(step.seat + 1) % 4]
+    cheat, nxt, _ = roles(table)
     others = [s for s in table.sessions if s not in (cheat, nxt)]
     view = cheat.decision()
     assert view is not None

@@ -18,7 +18,7 @@ from p2pcards.table.kinds import Keys, Opened
 from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.session import EVERYONE, DealRun, Session, Step
 from protocol.steps import lift_deck, rekey_deck
-from tests.table_helpers import act_body, envelope
+from tests.table_helpers import act_body, envelope, roles
 
 
 @pytest.fixture
@@ -27,14 +27,6 @@ def bidding() -> MemoryTable:
     table = MemoryTable("bidwhist", 4, 11, [heuristic_bot] * 4)
     table.deliver()
     return table
-
-
-def roles(table: MemoryTable) -> tuple[Session, Session, Session]:
-    """(the seat to move, a seat that is not, a seat that receives)."""
-    step = table.sessions[0].due()
-    assert step is not None and step.kind == "act"
-    actor = table.sessions[step.seat]
-    return actor, table.sessions[(step.seat + 1) % 4], table.sessions[(step.seat + 2) % 4]
 
 
 def non_canonical(actor: Session) -> bytes:
