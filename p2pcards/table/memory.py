@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pcards.games import HandState
+from p2pcards.local import Bot
 from p2pcards.table.codec import public_bytes
 from p2pcards.table.roster import make_roster
 from p2pcards.table.session import Rejection, Session
 from protocol.source import SeededSource
 
-Bot = Callable[[HandState, random.Random], int]
 Tamper = Callable[[int, bytes], list[bytes]]
 
 
