@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from p2pcards import arena, bench, history
-from p2pcards.cli import repl
+from p2pcards.cli import netcmd, repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import BOT_NAMES, DEFAULT_NAMES, LocalGame, SearchBot, make_bot
 from p2pcards.table.session import SUPPORTED as TABLE_GAMES
@@ -120,6 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify_p.add_argument("--history", metavar="OUT",
                           help="write the audited hand history (for p2pcards replay)")
     verify_p.set_defaults(func=cmd_verify)
+
+    netcmd.add_parsers(sub, _option_pair)
 
     bench_p = sub.add_parser("bench", help="measure speed", description="Measure speed.")
     bench_p.add_argument("suite", nargs="?", default="engines", choices=sorted(bench.SUITES))

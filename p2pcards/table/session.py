@@ -144,6 +144,10 @@ class Session(Movements):
         """Seat -> its message refused as sent on another transcript (not silent)."""
         self.held: dict[int, bytes] = {}
         """Seat -> its next message, sent on a transcript this seat has not reached."""
+        self.resend: dict[int, bytes] = {}
+        """Sequence number -> the bytes this seat sent before a restart (from its
+        journal): when that message is due again it goes out as it was, never in a
+        second version (sealed bodies are not reproducible)."""
         self.phase = SEATING
         self.queue: deque[Step] = deque(Step("sign", s) for s in range(self.players))
         self.draw = JointRandom(b"p2pcards/first-dealer/" + self.table, self.players, me,
@@ -541,6 +545,9 @@ class Session(Movements):
         env = seal_envelope(self.identity, table=self.table, deal=self._deal_index(),
                             sender=self.me, seq=self.seq_out, prior=self.hash, kind=kind,
                             body=body)
+        journaled = self.resend.pop(self.seq_out, None)
+        if journaled is not None:
+            env = self._as_sent(journaled, env)
         self.seq_out += 1
         self._apply(env, message, step)
         self.claims = {}
@@ -552,6 +559,18 @@ class Session(Movements):
             self.queue.popleft()
         self.outbox.append(env.wire)
         self._advance()
+
+    def _as_sent(self, wire: bytes, made: Envelope) -> Envelope:
+        """The message this seat sent before a restart, checked to be the one it would
+        send now (the same step, the same content; a sealed body's bytes differ)."""
+        sent = open_envelope(wire, self.roster.keys)
+        same = (sent.sender, sent.seq, sent.prior, sent.kind, sent.deal) == \
+            (made.sender, made.seq, made.prior, made.kind, made.deal)
+        if not same or (made.kind != "keys" and sent.body != made.body):
+            raise ValueError(f"the journal's message {made.seq} of seat {self.me} is not"
+                             f" the one this seat sends now ({sent.kind}, {made.kind}): the"
+                             " journal belongs to another game or its secrets changed")
+        return sent
 
     def _pump(self) -> None:
         """Send every automatic step that is this seat's (not its moves: :meth:`act`)."""

@@ -1,0 +1,274 @@
+"""``p2pcards host``, ``join``, ``lan`` and ``id``: tables over the network."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2pcards.games import GAMES, OptionError
+from p2pcards.local import BOT_NAMES, Bot, make_bot
+from p2pcards.net.driver import Settings
+from p2pcards.net.identity import (
+    Friends,
+    IdentityError,
+    data_dir,
+    encode_id,
+    load_or_create,
+    show_id,
+)
+from p2pcards.net.journal import Journal, JournalError
+from p2pcards.net.peer import Peer
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+DEFAULT_PORT = 45450
+
+
+def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None:
+    from p2pcards.table.session import SUPPORTED  # noqa: PLC0415
+
+    host = sub.add_parser("host", help="host a table on the network and print its invite",
+                          description="Host a table: print an invite (address, fingerprint, "
+                          "one-time token) and wait for the players it names. Started again "
+                          "with the same command, an unfinished table resumes.")
+    host.add_argument("game", choices=sorted(SUPPORTED))
+    host.add_argument("--players", type=int, help="seats (default: the game's usual)")
+    host.add_argument("--port", type=int, default=DEFAULT_PORT,
+                      help=f"TCP port to listen on (default {DEFAULT_PORT})")
+    host.add_argument("--bind", default="0.0.0.0",
+                      help="address to listen on (default all; 127.0.0.1: this machine only)")
+    host.add_argument("--address", help="the address the invite gives (default: --bind, or"
+                      " this machine's name)")
+    host.add_argument("--bots", type=int, default=0, metavar="K", help="bots this peer runs")
+    host.add_argument("--bots-kind", default="ismcts", choices=BOT_NAMES)
+    host.add_argument("--grace", type=float, default=300.0,
+                      help="seconds a seat may keep the table waiting before it forfeits"
+                      " the deal (default 300)")
+    host.add_argument("--timer", type=float, default=0.0,
+                      help="turn timer in seconds: a person's move is played for them when"
+                      " it runs out (default: none)")
+    host.add_argument("--hint", action="store_true", help="allow 'hint' at this table")
+    host.add_argument("--invite-file", metavar="FILE", help="also write the invite to FILE")
+    host.add_argument("--new", action="store_true",
+                      help="start a new table even if an unfinished one would resume")
+    host.add_argument("--lan", action="store_true",
+                      help="announce the table on the local network (see --beacon)")
+    host.add_argument("--beacon", default=None, metavar="ADDR:PORT",
+                      help="where LAN beacons go (default the p2pcards multicast group)")
+    host.add_argument("-o", "--option", type=option_pair, action="append", default=[],
+                      metavar="NAME=N", help="a game option (target=..., kitty=...)")
+    _common(host)
+    host.set_defaults(func=cmd_host)
+
+    join = sub.add_parser("join", help="join a table from its invite",
+                          description="Join the table of an invite (or, with --lan, one heard"
+                          " on the local network). Started again with the same command, an"
+                          " unfinished game resumes.")
+    join.add_argument("invite", nargs="?", help="p2pcards://HOST:PORT/FINGERPRINT/TOKEN")
+    join.add_argument("--lan", metavar="NAME", help="join the LAN table of this host name")
+    join.add_argument("--listen", default=None, metavar="ADDR:PORT",
+                      help="with --lan: where to hear beacons")
+    join.add_argument("--bots", type=int, default=0, metavar="K", help="bots this peer runs")
+    join.add_argument("--bots-kind", default="ismcts", choices=BOT_NAMES)
+    join.add_argument("--yes", action="store_true",
+                      help="trust a host fingerprint not in the invite without asking")
+    _common(join)
+    join.set_defaults(func=cmd_join)
+
+    ident = sub.add_parser("id", help="show this install's device id",
+                           description="Show this install's device id (created on first run)"
+                           " and the friends it knows.")
+    ident.set_defaults(func=cmd_id)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--name", default=os.environ.get("USER", "player")[:32] or "player",
+                        help="your name at the table")
+    parser.add_argument("--bot", choices=BOT_NAMES, metavar="KIND",
+                        help="play this peer's own seat with a bot, without a prompt")
+    parser.add_argument("--think", type=float, default=1.0,
+                        help="seconds a searching bot thinks per move (default 1)")
+    parser.add_argument("--save", metavar="FILE",
+                        help="write the audited hand history at the end")
+    parser.add_argument("--transcript", metavar="FILE",
+                        help="write the signed transcript at the end (p2pcards verify)")
+    parser.add_argument("--seed", type=int, help="seed for the bots' choices (tests)")
+
+
+def _bot_maker(args: argparse.Namespace) -> Callable[[str], Bot]:
+    return lambda kind: make_bot(kind, think=args.think)
+
+
+def _fail(message: str) -> int:
+    print(f"p2pcards: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def cmd_id(args: argparse.Namespace) -> int:
+    try:
+        identity = load_or_create()
+        friends = Friends.load()
+    except IdentityError as exc:
+        return _fail(str(exc))
+    print(f"device id: {show_id(identity.id)}")
+    print(f"short:     {show_id(identity.id, 4)}")
+    print(f"stored in: {data_dir()}")
+    for name, ident in sorted(friends.pinned.items()):
+        print(f"friend {name}: {ident[:16]}")
+    return EXIT_OK
+
+
+def _finish(peer: Peer, args: argparse.Namespace) -> int:
+    from p2pcards.table.verify import format_report, verify  # noqa: PLC0415
+
+    transcript = peer.main.export()
+    report = verify(transcript)
+    print(format_report(report))
+    if args.transcript:
+        Path(args.transcript).write_bytes(transcript)
+        print(f"transcript written to {args.transcript}")
+    if args.save and report.history is not None:
+        Path(args.save).write_text(report.history.dumps(), encoding="utf-8")
+        print(f"hand history saved to {args.save}")
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def _settle_journal(journal: Journal, peer: Peer | None) -> None:
+    journal.close()
+    if peer is not None and peer.over and journal.path.exists():
+        journal.path.replace(journal.path.with_suffix(".done"))
+
+
+def cmd_host(args: argparse.Namespace) -> int:
+    from p2pcards.net.host import Host, HostConfig  # noqa: PLC0415
+
+    game = GAMES[args.game]
+    players = args.players or game.default_players
+    try:
+        game.check_players(players)
+        options = game.non_default(game.resolve_options(dict(args.option)))
+    except (OptionError, ValueError) as exc:
+        return _fail(str(exc))
+    if args.bots < 0 or args.bots >= players:
+        return _fail(f"--bots must leave a seat: 0 to {players - 1}")
+    if args.grace <= 0 or args.timer < 0 or (args.timer and args.timer >= args.grace):
+        return _fail("--grace must be positive and longer than --timer")
+    settings = Settings(args.grace, args.timer, args.hint)
+    try:
+        identity = load_or_create()
+        path = data_dir() / "tables" / f"host-{args.game}-{args.port}.journal"
+        if args.new and path.exists():
+            path.replace(path.with_suffix(".abandoned"))
+        journal = Journal.open(path)
+    except (IdentityError, JournalError, OSError) as exc:
+        return _fail(str(exc))
+    address = args.address or (args.bind if args.bind not in ("0.0.0.0", "::") else
+                               _this_machine())
+    config = HostConfig(args.game, players, options, args.name, args.bot,
+                        [args.bots_kind] * args.bots, settings, args.bind, args.port, address)
+    if args.bot is None:
+        return _fail("a person at a networked table needs the prompt, which is not ready"
+                     " yet: use --bot KIND")
+    try:
+        host = Host(identity, config, _bot_maker(args), journal, _say, seed=args.seed)
+    except JournalError as exc:
+        return _fail(str(exc))
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            invite = await nursery.start(host.serve)
+            print(f"invite: {invite}", flush=True)
+            print(f"host fingerprint: {show_id(identity.id)}", flush=True)
+            if args.invite_file:
+                Path(args.invite_file).write_text(f"{invite}\n", encoding="utf-8")
+
+    try:
+        trio.run(main)
+    except Exception as exc:
+        found = _leaf(exc, OSError)
+        if found is None:
+            raise
+        return _fail(f"cannot host: {found}")
+    finally:
+        _settle_journal(journal, host.peer)
+    assert host.peer is not None
+    return _finish(host.peer, args)
+
+
+def cmd_join(args: argparse.Namespace) -> int:
+    from p2pcards.net.invite import InviteError, parse_invite  # noqa: PLC0415
+    from p2pcards.net.join import Joiner, JoinError  # noqa: PLC0415
+
+    if (args.invite is None) == (args.lan is None):
+        return _fail("give an invite, or --lan NAME")
+    if args.bot is None:
+        return _fail("a person at a networked table needs the prompt, which is not ready"
+                     " yet: use --bot KIND")
+    try:
+        invite = parse_invite(args.invite) if args.invite else None
+    except InviteError as exc:
+        return _fail(f"the invite: {exc}")
+    if invite is None:
+        return _fail("--lan is not available yet")
+    try:
+        identity = load_or_create()
+        friends = Friends.load()
+        path = data_dir() / "tables" / f"join-{encode_id(invite.token)}.journal"
+        journal = Journal.open(path)
+    except (IdentityError, JournalError, OSError) as exc:
+        return _fail(str(exc))
+
+    async def confirm(question: str) -> bool:
+        print(question)
+        if args.yes:
+            return True
+        answer = await trio.to_thread.run_sync(input, "type yes to trust it: ")
+        return answer.strip().lower() == "yes"
+
+    try:
+        joiner = Joiner(identity, invite, args.name, args.bot, [args.bots_kind] * args.bots,
+                        _bot_maker(args), journal, friends, confirm, _say, seed=args.seed)
+    except JournalError as exc:
+        return _fail(str(exc))
+    try:
+        trio.run(joiner.run)
+    except Exception as exc:
+        found = _leaf(exc, JoinError)
+        if found is None:
+            raise
+        print(f"p2pcards: {found}", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        _settle_journal(journal, joiner.peer)
+    assert joiner.peer is not None
+    return _finish(joiner.peer, args)
+
+
+def _leaf(error: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The first ``kind`` in ``error`` or the exception groups around it."""
+    if isinstance(error, kind):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            found = _leaf(inner, kind)
+            if found is not None:
+                return found
+    return None
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def _this_machine() -> str:
+    import socket  # noqa: PLC0415
+
+    try:
+        return socket.gethostbyname(socket.gethostname())
+    except OSError:
+        return "127.0.0.1"

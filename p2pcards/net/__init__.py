@@ -1,0 +1,1 @@
+"""The network node: identities, TLS links, the lobby, the relay and LAN beacons."""

@@ -1,0 +1,234 @@
+"""The play loop of one peer at a networked table (host or joiner alike).
+
+One Trio task owns the :class:`~p2pcards.net.peer.Peer`: table messages from
+the network, decisions (bots think in worker threads, a person at the REPL)
+and the clock all arrive on one channel, so the sessions are touched by one
+task only.  Whatever the peer must send goes to ``send`` (the host relays it
+to every link; a joiner sends it to the host).
+
+The clock: when the seat due is not this peer's and the table has not moved
+for the grace period, every seat here claims it silent (the claims count once
+every other seat has made one: docs/protocol.md "Silence and consent").
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import trio
+
+from p2pcards.games import HandState
+from p2pcards.local import Bot
+from p2pcards.net.peer import Peer, Refusal
+
+
+class Person(Protocol):
+    """A person at this peer's own seat (the REPL)."""
+
+    async def move(self, view: HandState) -> int: ...
+
+    async def answer(self, question: str) -> bool: ...
+
+    def show(self, line: str) -> None: ...
+
+
+@dataclass
+class Settings:
+    """The table settings every peer is shown (seconds; 0: no turn timer)."""
+
+    grace: float = 300.0
+    timer: float = 0.0
+    hint: bool = False
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"grace": self.grace, "timer": self.timer, "hint": self.hint}
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> Settings:
+        if not isinstance(raw, dict):
+            raise ValueError("table settings must be a map")
+        grace, timer, hint = raw.get("grace"), raw.get("timer"), raw.get("hint")
+        if not isinstance(grace, int | float) or not 0 < grace <= 86400 or \
+                not isinstance(timer, int | float) or not 0 <= timer <= 86400 or \
+                not isinstance(hint, bool):
+            raise ValueError("table settings: grace (0-86400 s], timer [0-86400 s], hint")
+        return cls(float(grace), float(timer), hint)
+
+    def describe(self) -> str:
+        timer = f"{self.timer:g} s a move" if self.timer else "none"
+        return (f"grace period {self.grace:g} s, turn timer {timer}, hints"
+                f" {'allowed' if self.hint else 'off'}")
+
+
+@dataclass
+class Driver:
+    peer: Peer
+    send: Callable[[list[bytes]], Awaitable[None]]
+    bots: dict[int, Bot]
+    settings: Settings
+    person: Person | None = None
+    say: Callable[[str], None] = print
+    seed: int | None = None
+    refusals_shown: int = 0
+    events_shown: int = 0
+    thinking: set[int] = field(default_factory=set)
+    claimed: bytes | None = None
+    moved_at: float = 0.0
+    last_progress: bytes = b""
+    crash_count: int = 0
+
+    def __post_init__(self) -> None:
+        self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
+        self.system = random.SystemRandom()
+        self.crash = _crash_point()
+        self.done = trio.Event()
+
+    def post(self, *item: Any) -> None:
+        """Hand the loop a table message (``"msg", wire``) from another task."""
+        self.inbox_send.send_nowait(item)
+
+    async def run(self) -> None:
+        self.moved_at = trio.current_time()
+        self.last_progress = self.peer.progress
+        async with trio.open_nursery() as nursery:
+            self.nursery = nursery
+            nursery.start_soon(self._clock)
+            await self._flush()
+            self._report()
+            self._decide()
+            async for item in self.inbox:
+                await self._handle(item)
+                await self._flush()
+                self._report()
+                if self.peer.over:
+                    break
+                self._decide()
+            nursery.cancel_scope.cancel()
+        self.done.set()
+
+    async def _handle(self, item: tuple[Any, ...]) -> None:
+        kind = item[0]
+        if kind == "msg":
+            self.peer.receive(item[1])
+        elif kind == "act":
+            _, seat, code, progress = item
+            self.thinking.discard(seat)
+            if progress == self.peer.progress and seat in self.peer.decisions():
+                self.peer.act(seat, code)
+        elif kind == "answer":
+            _, seat, agree, progress = item
+            self.thinking.discard(seat)
+            if progress == self.peer.progress and seat in self.peer.questions():
+                self.peer.answer(seat, agree)
+        elif kind == "claim" and item[1] == self.peer.progress and self.claimed != item[1]:
+            self.claimed = item[1]
+            due = self.peer.due()
+            seats = self.peer.claim_silent()
+            if seats:
+                self.say(f"seat {due.seat if due else '?'} silent for"
+                         f" {self.settings.grace:g} s: claimed by seat(s)"
+                         f" {', '.join(map(str, seats))}")
+
+    async def _flush(self) -> None:
+        out = self.peer.take_outgoing()
+        if out:
+            await self.send(out)
+            if self.crash is not None:
+                self._crash_test(out)
+        if self.peer.progress != self.last_progress:
+            self.last_progress = self.peer.progress
+            self.moved_at = trio.current_time()
+
+    def _report(self) -> None:
+        events = self.peer.main.events
+        for event in events[self.events_shown:]:
+            self.say(event.text)
+        self.events_shown = len(events)
+        for refusal in self.peer.refusals[self.refusals_shown:]:
+            self.say(_refusal_text(refusal))
+        self.refusals_shown = len(self.peer.refusals)
+
+    def _decide(self) -> None:
+        progress = self.peer.progress
+        for seat, view in self.peer.decisions().items():
+            if seat not in self.thinking:
+                self.thinking.add(seat)
+                self.nursery.start_soon(self._think, seat, view.clone(), progress)
+        for seat, question in self.peer.questions().items():
+            if seat not in self.thinking:
+                self.thinking.add(seat)
+                self.nursery.start_soon(self._ask, seat, question, progress)
+
+    async def _think(self, seat: int, view: HandState, progress: bytes) -> None:
+        bot = self.bots.get(seat)
+        if bot is None:
+            assert self.person is not None, f"seat {seat} has neither a bot nor a person"
+            code = await self.person.move(view)
+        else:
+            code = await trio.to_thread.run_sync(bot, view, self._rng(seat))
+        self.post("act", seat, code, progress)
+
+    def _crash_test(self, sent: list[bytes]) -> None:
+        assert self.crash is not None
+        kind, count = self.crash
+        self.crash_count += sum(_kind(wire) == kind for wire in sent)
+        if self.crash_count >= count:
+            self.say(f"crash test: stopping abruptly after {kind} {count}")
+            os._exit(70)
+
+    def _rng(self, seat: int) -> random.Random:
+        """A bot's randomness: with a seed (tests), a function of the seed, the seat and
+        how far the game is, so that a peer restarted from its journal decides as it
+        would have; without one, the system's."""
+        if self.seed is None:
+            return random.Random(self.system.getrandbits(64))
+        return random.Random(f"{self.seed}:{seat}:{len(self.peer.main.transcript)}")
+
+    async def _ask(self, seat: int, question: str, progress: bytes) -> None:
+        if seat in self.bots or self.person is None:
+            agree = False  # a bot keeps playing: only people void deals
+        else:
+            agree = await self.person.answer(question)
+        self.post("answer", seat, agree, progress)
+
+    async def _clock(self) -> None:
+        tick = min(1.0, self.settings.grace / 10)
+        while True:
+            await trio.sleep(tick)
+            due = self.peer.due()
+            if due is None or due.seat in self.peer.sessions:
+                continue
+            progress = self.peer.progress
+            if progress != self.claimed and \
+                    trio.current_time() - self.moved_at >= self.settings.grace:
+                self.post("claim", progress)
+
+
+CRASH_VARIABLE = "P2PCARDS_CRASH_AFTER"
+"""Fault injection for the durability tests: ``KIND:N`` ends this process abruptly
+(no clean-up, as a kill would) right after it has sent its N-th message of KIND."""
+
+
+def _crash_point() -> tuple[str, int] | None:
+    value = os.environ.get(CRASH_VARIABLE)
+    if not value:
+        return None
+    kind, _, count = value.partition(":")
+    return kind, int(count or 1)
+
+def _kind(wire: bytes) -> str:
+    from p2pcards.table.codec import unpack  # noqa: PLC0415
+
+    payload = unpack(unpack(wire, "envelope")[0], "payload")
+    return str(payload[6])
+
+
+def _refusal_text(refusal: Refusal) -> str:
+    r = refusal.rejection
+    who = "an unknown sender" if r.sender is None else f"seat {r.sender}"
+    return f"seat {refusal.seat} refused a message from {who}: {r.rule}: {r.reason}"

@@ -1,0 +1,384 @@
+"""The host of a networked table: it listens, seats the invited, and relays.
+
+``p2pcards host``: the host takes seat 0 (and any bots it runs), prints an
+invite, seats each joiner that proves it holds an invited identity, and when
+every seat is taken signs the roster with the others and plays like any other
+peer.  It relays every table message to every other link.  The relay can read
+no sealed body and forge no signature; what it could do (show different
+rosters, drop messages) the safety number, the transcript hashes and the grace
+period catch (docs/security.md).
+
+A link that sends anything it should not (a frame that does not decode, a
+message for a seat it does not hold, a bad signature, another table's
+message, a replay) is closed with the reason logged; the table goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import math
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pcards.local import Bot
+from p2pcards.net import links, tls
+from p2pcards.net.driver import Driver, Person, Settings
+from p2pcards.net.identity import Identity, device_id, show_id
+from p2pcards.net.invite import TOKEN_BYTES, Invite, check_proof
+from p2pcards.net.journal import Journal
+from p2pcards.net.peer import Peer
+from p2pcards.net.wire import FrameError, Link, LinkClosed
+from p2pcards.net.wire import field as need
+from p2pcards.table.codec import CodecError, identity_key, open_envelope
+from p2pcards.table.roster import MAX_NAME, Roster, SeatEntry
+
+
+@dataclass
+class Seated:
+    """A link to a joiner: who it is and the seats it speaks for."""
+
+    link: Link
+    key: bytes
+    name: str
+    seats: set[int]
+    out: trio.MemorySendChannel[dict[str, Any]]
+    out_read: trio.MemoryReceiveChannel[dict[str, Any]]
+    sent_here: set[bytes] = field(default_factory=set)
+    drained: trio.Event = field(default_factory=trio.Event)
+
+
+@dataclass
+class HostConfig:
+    game: str
+    players: int
+    options: dict[str, int]
+    name: str
+    own_bot: str | None
+    """The bot playing the host's own seat (headless), or None: a person."""
+    bots: list[str]
+    """The kinds of the other bots the host runs."""
+    settings: Settings
+    bind: str = "127.0.0.1"
+    port: int = 0
+    address: str | None = None
+
+
+class Host:
+    def __init__(self, identity: Identity, config: HostConfig, make_bot: Callable[[str], Bot],
+                 journal: Journal, say: Callable[[str], None] = print,
+                 person: Person | None = None, seed: int | None = None):
+        self.identity = identity
+        self.config = config
+        self.make_bot = make_bot
+        self.journal = journal
+        self.say = say
+        self.person = person
+        self.seed = seed
+        self.links: list[Seated] = []
+        self.bot_keys: dict[int, Ed25519PrivateKey] = {}
+        self.peer: Peer | None = None
+        self.driver: Driver | None = None
+        self.started = trio.Event()
+        self.entries: list[SeatEntry] = []
+        self.table = secrets.token_bytes(16)
+        self.token = secrets.token_bytes(TOKEN_BYTES)
+        self.port = 0
+        self.closed_reasons: list[str] = []
+        if journal.records:
+            self._resume()
+        else:
+            self.entries.append(SeatEntry(config.name, identity.public, config.own_bot or "",
+                                          0 if config.own_bot else None))
+            for kind in config.bots:
+                self._add_bot(kind, 0)
+
+    # ================================================================= seating
+
+    def _add_bot(self, kind: str, run_by: int) -> None:
+        key = Ed25519PrivateKey.generate()
+        seat = len(self.entries)
+        self.bot_keys[seat] = key
+        self.entries.append(SeatEntry(f"{kind}-{seat}", key.public_key().public_bytes_raw(),
+                                      kind, run_by))
+
+    @property
+    def free(self) -> int:
+        return self.config.players - len(self.entries)
+
+    def invite(self) -> Invite:
+        return Invite(self.config.address or self.config.bind, self.port, self.identity.id,
+                      self.token)
+
+    def _resume(self) -> None:
+        self.peer = Peer.restore(self.journal)
+        settings = self.peer.settings
+        self.table = self.peer.roster.table
+        self.token = settings["token"]
+        self.config.settings = Settings.from_wire(settings["table"])
+        self.entries = list(self.peer.roster.seats)
+        self.say(f"resuming the table of {self.journal.path} ({len(self.peer.log)} messages)")
+        self._make_driver()
+
+    def _start(self) -> None:
+        roster = Roster(self.table, self.config.game,
+                        self.config.options, tuple(self.entries))
+        keys = {0: self.identity.key, **self.bot_keys}
+        self.peer = Peer(roster, keys, secrets.token_bytes(32), self.journal,
+                         {"token": self.token, "table": self.config.settings.to_wire()})
+        self._make_driver()
+
+    def _make_driver(self) -> None:
+        assert self.peer is not None
+        roster = self.peer.roster
+        bots = {seat: self.make_bot(e.bot) for seat, e in enumerate(roster.seats)
+                if seat in self.peer.sessions and e.bot}
+        self.driver = Driver(self.peer, self._relay_own, bots, self.config.settings,
+                             self.person, self.say, self.seed)
+        self.say(f"roster: {describe_roster(roster)}")
+        self.say(f"safety number: {roster.safety_number()} (compare it aloud)")
+        self.started.set()
+
+    # ================================================================== serving
+
+    async def serve(self, *, task_status: trio.TaskStatus[Invite] = trio.TASK_STATUS_IGNORED
+                    ) -> None:
+        context = tls.server_context(self.identity)
+        port = self.config.port or (self.peer.settings.get("port", 0) if self.peer else 0)
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(partial(
+                trio.serve_ssl_over_tcp, self._handle, port, context, host=self.config.bind))
+            self.port = listeners[0].transport_listener.socket.getsockname()[1]
+            if self.peer is not None:
+                self.peer.settings["port"] = self.port
+            task_status.started(self.invite())
+            if self.peer is None and self.free == 0:
+                self._start()
+            await self.started.wait()
+            assert self.driver is not None and self.peer is not None
+            if not self.journal.records:
+                self.peer.settings["port"] = self.port
+            await self.driver.run()
+            await self._farewell()
+            nursery.cancel_scope.cancel()
+
+    async def _farewell(self) -> None:
+        for seated in list(self.links):
+            seated.out.close()
+        with trio.move_on_after(5):
+            for seated in list(self.links):
+                await seated.drained.wait()
+        self.journal.close()
+
+    async def _handle(self, stream: trio.SSLStream[trio.SocketStream]) -> None:
+        link = Link(stream, "a joiner")
+        seated: Seated | None = None
+        try:
+            try:
+                with trio.fail_after(links.HANDSHAKE_SECONDS):
+                    seated = await self._admit(link)
+            except trio.TooSlowError:
+                raise FrameError("did not finish the handshake in time") from None
+            problem: FrameError | None = None
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._writer, seated, nursery.cancel_scope)
+                try:
+                    await self._reader(seated)
+                except FrameError as exc:  # raised here, not wrapped in the nursery's group
+                    problem = exc
+                nursery.cancel_scope.cancel()
+            if problem is not None:
+                raise problem
+        except FrameError as exc:
+            await self._close(link, seated, str(exc))
+        except (LinkClosed, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            self._log(f"{seated.name if seated else 'a joiner'} left ({exc})")
+        finally:
+            if seated is not None and seated in self.links:
+                self.links.remove(seated)
+                self._lobby_changed()
+            await link.aclose()
+
+    async def _close(self, link: Link, seated: Seated | None, reason: str) -> None:
+        who = f"{seated.name} (seats {sorted(seated.seats)})" if seated else "a joiner"
+        self._log(f"closed the link of {who}: {reason}")
+        self.closed_reasons.append(reason)
+        with trio.move_on_after(1), contextlib.suppress(LinkClosed, FrameError):
+            await link.send({"t": "error", "reason": reason})
+
+    def _log(self, line: str) -> None:
+        self.say(f"[host] {line}")
+
+    async def _admit(self, link: Link) -> Seated:
+        links.check_hello(await link.receive())
+        nonce = secrets.token_bytes(32)
+        await link.send(links.hello(nonce=nonce, game=self.config.game, name=self.config.name,
+                                    free=self.free))
+        auth = await link.receive()
+        if auth["t"] != "auth":
+            raise FrameError(f"expected auth, got {auth['t']!r}")
+        key = need(auth, "key", bytes, 32)
+        name = need(auth, "name", str, MAX_NAME)
+        token = need(auth, "token", bytes, TOKEN_BYTES)
+        signature = need(auth, "sig", bytes, 64)
+        bots = need(auth, "bots", list, 8)
+        own_bot = need(auth, "bot", str, 16)
+        try:
+            public = identity_key(key, "the joiner's identity")
+        except CodecError as exc:
+            raise FrameError(str(exc)) from exc
+        if not hmac.compare_digest(token, self.token):
+            raise FrameError("not invited: the token is not this table's")
+        if not check_proof(public, signature, nonce, self.identity.id, token):
+            raise FrameError("the proof of identity does not verify")
+        if any(s.key == key for s in self.links):
+            raise FrameError("this identity is already at the table")
+        if self.peer is not None:  # the game has begun: only a seated identity comes back
+            return await self._rejoin(link, key, name)
+        seats = self._seat(key, name, own_bot, bots)
+        seated = _seated(link, key, name, seats)
+        self.links.append(seated)
+        self._log(f"{name} ({show_id(device_id(key), 4)}) sits at seat {min(seats)}")
+        await link.send({"t": "welcome", "seat": min(seats)})
+        self._lobby_changed()
+        return seated
+
+    def _seat(self, key: bytes, name: str, own_bot: str, bots: list[Any]) -> set[int]:
+        if not name or not name.isprintable():
+            raise FrameError("a name of printable characters")
+        if 1 + len(bots) > self.free:
+            raise FrameError(f"the table is full ({self.free} seats free,"
+                             f" {1 + len(bots)} asked for)")
+        seat = len(self.entries)
+        entries = [SeatEntry(name, key, own_bot, seat if own_bot else None)]
+        for i, bot in enumerate(bots):
+            if not (isinstance(bot, list) and len(bot) == 2 and isinstance(bot[0], str)
+                    and isinstance(bot[1], bytes) and len(bot[1]) == 32
+                    and 0 < len(bot[0]) <= 16):
+                raise FrameError(f"auth: bot {i} must be [kind, 32-byte key]")
+            entries.append(SeatEntry(f"{bot[0]}-{seat + 1 + i}", bot[1], bot[0], seat))
+        keys = {e.identity for e in self.entries}
+        if any(e.identity in keys for e in entries) or \
+                len({e.identity for e in entries}) != len(entries):
+            raise FrameError("an identity already at the table")
+        self.entries.extend(entries)
+        return set(range(seat, seat + len(entries)))
+
+    async def _rejoin(self, link: Link, key: bytes, name: str) -> Seated:
+        assert self.peer is not None
+        roster = self.peer.roster
+        own = [i for i, e in enumerate(roster.seats) if e.identity == key]
+        if not own:
+            raise FrameError("the game has begun; this identity has no seat at it")
+        seats = {own[0]} | {i for i, e in enumerate(roster.seats) if e.run_by == own[0]}
+        seated = _seated(link, key, name, seats)
+        await link.send({"t": "welcome", "seat": own[0]})
+        await link.send(self._start_frame())
+        for wire in self.peer.log:
+            seated.out.send_nowait({"t": "msg", "wire": wire})
+        self.links.append(seated)
+        self._log(f"{name} is back at seat {own[0]} (sent {len(self.peer.log)} messages)")
+        return seated
+
+    def _start_frame(self) -> dict[str, Any]:
+        assert self.peer is not None
+        return {"t": "start", "roster": self.peer.roster.encode(),
+                "settings": self.config.settings.to_wire()}
+
+    def _lobby_changed(self) -> None:
+        if self.peer is not None:
+            return
+        frame = {"t": "lobby", "players": self.config.players,
+                 "seats": [[e.name, device_id(e.identity), e.bot, e.run_by]
+                           for e in self.entries]}
+        self._broadcast(frame)
+        if self.free == 0:
+            self._start()
+            self._broadcast(self._start_frame())
+        else:
+            self._log(f"{len(self.entries)} of {self.config.players} seats taken")
+
+    def _broadcast(self, frame: dict[str, Any], but: Seated | None = None) -> None:
+        for seated in self.links:
+            if seated is not but:
+                seated.out.send_nowait(frame)
+
+    async def _writer(self, seated: Seated, scope: trio.CancelScope) -> None:
+        try:
+            async for frame in seated.out_read:
+                await seated.link.send(frame)
+        except LinkClosed:
+            scope.cancel()  # the reader sees the same break, or is cancelled
+        finally:
+            seated.drained.set()
+
+    async def _reader(self, seated: Seated) -> None:
+        """Frames from a seated joiner until it leaves: :class:`FrameError` for one it
+        should not send (the link is closed with the reason); returns when it closes."""
+        while True:
+            try:
+                frame = await seated.link.receive()
+            except LinkClosed as exc:
+                self._log(f"{seated.name} left ({exc})")
+                return
+            kind = frame["t"]
+            if kind == "msg":
+                self._table_message(seated, need(frame, "wire", bytes))
+            elif kind == "chat":
+                if self.peer is None:
+                    raise FrameError("chat before the game began")
+                seat, text = links.check_chat(frame, self.peer.roster.keys, self.table)
+                if seat not in seated.seats:
+                    raise FrameError(f"chat in seat {seat}'s name")
+                self._broadcast(frame, but=seated)
+                self.say(f"{self.peer.roster.seats[seat].name}: {text}")
+            else:
+                raise FrameError(f"a {kind!r} frame is not expected from a joiner")
+
+    def _table_message(self, seated: Seated, wire: bytes) -> None:
+        if self.peer is None or self.driver is None:
+            raise FrameError("a table message before the game began")
+        try:
+            env = open_envelope(wire, self.peer.roster.keys)
+        except CodecError as exc:
+            raise FrameError(f"a table message that does not verify: {exc}") from exc
+        if env.table != self.peer.roster.table:
+            raise FrameError("a message of another table")
+        if env.sender not in seated.seats:
+            raise FrameError(f"a message for seat {env.sender}, not one of its seats")
+        if wire in seated.sent_here:
+            raise FrameError(f"a replay of seat {env.sender}'s message {env.seq}")
+        seated.sent_here.add(wire)
+        if wire in self.peer.known:
+            return  # sent again after a reconnection: already relayed
+        self._broadcast({"t": "msg", "wire": wire}, but=seated)
+        self.driver.post("msg", wire)
+
+    async def _relay_own(self, wires: list[bytes]) -> None:
+        for wire in wires:
+            self._broadcast({"t": "msg", "wire": wire})
+
+    def say_chat(self, text: str) -> None:
+        assert self.peer is not None
+        frame = links.chat(self.identity.key, self.table, 0, text)
+        self._broadcast(frame)
+
+
+def _seated(link: Link, key: bytes, name: str, seats: set[int]) -> Seated:
+    out, out_read = trio.open_memory_channel[dict[str, Any]](math.inf)
+    return Seated(link, key, name, seats, out, out_read)
+
+
+def describe_roster(roster: Roster) -> str:
+    parts = []
+    for seat, entry in enumerate(roster.seats):
+        who = f"{entry.bot} bot run by seat {entry.run_by}" if entry.bot else \
+            show_id(device_id(entry.identity), 4)
+        parts.append(f"{seat} {entry.name} ({who})")
+    return "; ".join(parts)

@@ -1,0 +1,243 @@
+"""A joiner: it connects to the host of an invite, proves who it is, and plays.
+
+The host's certificate is pinned to the invite's fingerprint (or, with none
+in the invite, trusted on first use: the fingerprint is shown and must be
+confirmed).  If the link drops during the game the joiner connects again
+(with a growing pause) and the host sends it every table message; it sends
+everything its seats sent, and the game goes on from where it was.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pcards.local import Bot
+from p2pcards.net import links, tls
+from p2pcards.net.driver import Driver, Person, Settings
+from p2pcards.net.host import describe_roster
+from p2pcards.net.identity import Friends, Identity, IdentityError, show_id
+from p2pcards.net.invite import Invite, proof
+from p2pcards.net.journal import Journal
+from p2pcards.net.peer import Peer
+from p2pcards.net.wire import FrameError, Link, LinkClosed
+from p2pcards.net.wire import field as need
+from p2pcards.table.codec import CodecError
+from p2pcards.table.roster import Roster, decode_roster
+
+RETRY_MOST = 5.0
+
+
+class JoinError(Exception):
+    """The joiner cannot sit (the host's reason, or what went wrong), said once."""
+
+
+@dataclass
+class Joiner:
+    identity: Identity
+    invite: Invite
+    name: str
+    own_bot: str | None
+    bots: list[str]
+    make_bot: Callable[[str], Bot]
+    journal: Journal
+    friends: Friends | None = None
+    confirm: Callable[[str], Awaitable[bool]] | None = None
+    say: Callable[[str], None] = print
+    person: Person | None = None
+    seed: int | None = None
+    bot_keys: list[Ed25519PrivateKey] = field(default_factory=list)
+    peer: Peer | None = None
+    driver: Driver | None = None
+    link: Link | None = None
+    seat: int = -1
+
+    def __post_init__(self) -> None:
+        self.connected = trio.Event()
+        if self.journal.records:
+            self.peer = Peer.restore(self.journal)
+            self.say(f"resuming from {self.journal.path} ({len(self.peer.log)} messages)")
+            self._make_driver(Settings.from_wire(self.peer.settings["table"]))
+        else:
+            self.bot_keys = [Ed25519PrivateKey.generate() for _ in self.bots]
+
+    async def run(self) -> None:
+        """Sit, play the game, and return when it is over."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._links)
+            while self.driver is None:
+                await self.connected.wait()
+                self.connected = trio.Event()
+            await self.driver.run()
+            nursery.cancel_scope.cancel()
+        self.journal.close()
+
+    async def _links(self) -> None:
+        pause = 0.2
+        while True:
+            try:
+                await self._session()
+                pause = 0.2
+            except JoinError:
+                raise
+            except (OSError, LinkClosed, trio.BrokenResourceError) as exc:
+                if self.peer is None:
+                    raise JoinError(f"cannot reach the host: {exc}") from exc
+                self.say(f"lost the host ({exc}); connecting again in {pause:.1f} s")
+            except FrameError as exc:
+                raise JoinError(f"the host sent what it should not: {exc}") from exc
+            await trio.sleep(pause)
+            pause = min(RETRY_MOST, pause * 2)
+
+    async def _session(self) -> None:
+        stream = await tls.connect(self.invite.host, self.invite.port)
+        link = Link(stream, "the host")
+        try:
+            await self._pin(stream)
+            await self._hello(link)
+            self.link = link
+            while True:
+                frame = await link.receive()
+                await self._frame(frame)
+        finally:
+            self.link = None
+            await link.aclose()
+
+    async def _pin(self, stream: trio.SSLStream[trio.SocketStream]) -> None:
+        try:
+            seen = tls.peer_id(stream)
+        except IdentityError as exc:
+            raise JoinError(str(exc)) from exc
+        if self.invite.fingerprint is not None:
+            if seen != self.invite.fingerprint:
+                raise JoinError(
+                    f"the host at {self.invite.host}:{self.invite.port} is"
+                    f" {show_id(seen, 4)}, not the {show_id(self.invite.fingerprint, 4)}"
+                    " of the invite: someone may be in between; not joining")
+            return
+        question = (f"the host's fingerprint is {show_id(seen)}; is it the one the host"
+                    " shows?")
+        if self.confirm is None or not await self.confirm(question):
+            raise JoinError(f"the host's fingerprint {show_id(seen, 4)} was not confirmed")
+        self.invite = Invite(self.invite.host, self.invite.port, seen, self.invite.token)
+
+    async def _hello(self, link: Link) -> None:
+        await link.send(links.hello())
+        first = await link.receive()
+        if first["t"] == "error":
+            raise JoinError(f"the host refused: {first.get('reason')}")
+        links.check_hello(first)
+        nonce = need(first, "nonce", bytes, 32)
+        host_name = need(first, "name", str, 32)
+        if self.friends is not None and self.invite.fingerprint is not None:
+            warning = self.friends.check(host_name, self.invite.fingerprint)
+            if warning:
+                self.say(warning)
+        assert self.invite.fingerprint is not None
+        await link.send({
+            "t": "auth", "key": self.identity.public, "name": self.name,
+            "token": self.invite.token, "bot": self.own_bot or "",
+            "sig": proof(self.identity.key, nonce, self.invite.fingerprint, self.invite.token),
+            "bots": [[kind, key.public_key().public_bytes_raw()]
+                     for kind, key in zip(self.bots, self.bot_keys, strict=True)]})
+        answer = await link.receive()
+        if answer["t"] == "error":
+            raise JoinError(f"the host refused: {answer.get('reason')}")
+        if answer["t"] != "welcome":
+            raise FrameError(f"expected welcome, got {answer['t']!r}")
+        self.seat = need(answer, "seat", int)
+        self.say(f"seated at seat {self.seat} at {host_name}'s table")
+        if self.peer is not None:
+            for wire in self.peer.mine:
+                await link.send({"t": "msg", "wire": wire})
+
+    async def _frame(self, frame: dict[str, Any]) -> None:
+        kind = frame["t"]
+        if kind == "msg":
+            wire = need(frame, "wire", bytes)
+            if self.driver is not None:
+                self.driver.post("msg", wire)
+        elif kind == "lobby":
+            seats = need(frame, "seats", list, 8)
+            players = need(frame, "players", int)
+            self.say(f"lobby: {len(seats)} of {players} seats taken: "
+                     + ", ".join(str(s[0]) for s in seats if isinstance(s, list) and s))
+        elif kind == "start":
+            try:
+                roster = decode_roster(need(frame, "roster", bytes))
+                settings = Settings.from_wire(frame.get("settings"))
+            except (CodecError, ValueError) as exc:
+                raise FrameError(f"start: {exc}") from exc
+            self._started(roster, settings)
+        elif kind == "chat":
+            if self.peer is not None:
+                seat, text = links.check_chat(frame, self.peer.roster.keys,
+                                              self.peer.roster.table)
+                self.say(f"{self.peer.roster.seats[seat].name}: {text}")
+        elif kind == "error":
+            raise JoinError(f"the host closed the link: {frame.get('reason')}")
+        else:
+            raise FrameError(f"a {kind!r} frame is not expected from the host")
+
+    def _started(self, roster: Roster, settings: Settings) -> None:
+        if self.peer is not None:
+            if roster != self.peer.roster:
+                raise JoinError("the host now shows another roster than the one this seat"
+                                " signed")
+            return
+        own = [i for i, e in enumerate(roster.seats) if e.identity == self.identity.public]
+        if len(own) != 1:
+            raise JoinError("the roster does not seat this identity exactly once")
+        keys = {own[0]: self.identity.key}
+        by_public = {k.public_key().public_bytes_raw(): k for k in self.bot_keys}
+        for seat, entry in enumerate(roster.seats):
+            if entry.identity in by_public:
+                if entry.run_by != own[0]:
+                    raise JoinError(f"the roster says seat {entry.run_by}'s peer runs this"
+                                    " peer's bot")
+                keys[seat] = by_public[entry.identity]
+        if len(keys) != 1 + len(self.bot_keys):
+            raise JoinError("the roster leaves out a bot this peer runs")
+        self.peer = Peer(roster, keys, secrets.token_bytes(32), self.journal,
+                         {"table": settings.to_wire()})
+        if self.friends is not None:
+            for seat, entry in enumerate(roster.seats):
+                if not entry.bot and seat != own[0]:
+                    from p2pcards.net.identity import device_id  # noqa: PLC0415
+                    warning = self.friends.check(entry.name, device_id(entry.identity))
+                    if warning:
+                        self.say(warning)
+        self._make_driver(settings)
+
+    def _make_driver(self, settings: Settings) -> None:
+        assert self.peer is not None
+        roster = self.peer.roster
+        bots = {seat: self.make_bot(roster.seats[seat].bot) for seat in self.peer.sessions
+                if roster.seats[seat].bot}
+        self.driver = Driver(self.peer, self._send, bots, settings, self.person, self.say,
+                             self.seed)
+        self.say(f"roster: {describe_roster(roster)}")
+        self.say(f"safety number: {roster.safety_number()} (compare it aloud)")
+        self.say(f"table: {settings.describe()}")
+        self.connected.set()
+
+    async def _send(self, wires: list[bytes]) -> None:
+        link = self.link
+        if link is None:
+            return  # sent again from the journal once the link is back
+        try:
+            for wire in wires:
+                await link.send({"t": "msg", "wire": wire})
+        except LinkClosed:
+            pass
+
+    async def say_chat(self, text: str) -> None:
+        if self.link is not None and self.peer is not None:
+            seat = min(self.peer.sessions)
+            await self.link.send(links.chat(self.identity.key, self.peer.roster.table, seat,
+                                            text))

@@ -1,0 +1,100 @@
+"""A peer's journal: its secrets and every message, on disk before anything is sent.
+
+Records are length-prefixed msgpack lists appended to one owner-only file.
+The first is the table (the roster, this peer's seat keys and its secret seed,
+the table settings); then, in the order they happened, every table message
+taken from the network (``in``), every message this peer's seats sent
+(``out``), every decision (``act``, ``answer``) and claim (``claim``).
+:meth:`Journal.commit` writes and fsyncs; the node commits before it sends.
+
+A process killed at any point and started again with the same command reads
+the journal back, replays it through fresh sessions (which, with the same
+seed, draw the same secrets and reach the same state; what they sent goes out
+again byte for byte, :attr:`p2pcards.table.session.Session.resend`) and carries
+on.  A record cut short by the kill is the end of the journal; anything else
+that does not read is an error naming the file and the record.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from io import BufferedWriter
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+HEADER = struct.Struct(">I")
+MAX_RECORD = 1 << 20
+
+
+class JournalError(Exception):
+    """A journal that cannot be read back (the file and the record are named)."""
+
+
+class Journal:
+    def __init__(self, path: Path):
+        self.path = path
+        self.pending: list[bytes] = []
+        self.records: list[list[Any]] = []
+        self._file: BufferedWriter | None = None  # opened on the first commit
+
+    @classmethod
+    def open(cls, path: Path) -> Journal:
+        """The journal at ``path``, its records read (none if it does not exist)."""
+        journal = cls(path)
+        if path.exists():
+            journal.records, valid = read(path)
+            if valid < path.stat().st_size:  # a record cut short: dropped, never extended
+                os.truncate(path, valid)
+        return journal
+
+    def append(self, *record: Any) -> None:
+        body: bytes = msgpack.packb(list(record), use_bin_type=True)
+        self.pending.append(HEADER.pack(len(body)) + body)
+
+    def commit(self) -> None:
+        """Everything appended is on disk when this returns."""
+        if not self.pending:
+            return
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            self._file = os.fdopen(fd, "ab")
+        self._file.write(b"".join(self.pending))
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self.pending = []
+
+    def close(self) -> None:
+        self.commit()
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def read(path: Path) -> tuple[list[list[Any]], int]:
+    """The records, and how many bytes of the file they fill."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot read the journal ({exc.strerror})") from exc
+    records: list[list[Any]] = []
+    at = 0
+    while at + HEADER.size <= len(data):
+        (size,) = HEADER.unpack_from(data, at)
+        if size > MAX_RECORD:
+            raise JournalError(f"{path}: record {len(records)} claims {size} bytes")
+        if at + HEADER.size + size > len(data):
+            break  # cut short by a kill: the end of the journal
+        try:
+            record = msgpack.unpackb(data[at + HEADER.size:at + HEADER.size + size],
+                                     raw=False, strict_map_key=False)
+        except Exception as exc:
+            raise JournalError(f"{path}: record {len(records)} is not msgpack ({exc})") from exc
+        if not isinstance(record, list) or not record or not isinstance(record[0], str):
+            raise JournalError(f"{path}: record {len(records)} is not a journal record")
+        records.append(record)
+        at += HEADER.size + size
+    return records, at

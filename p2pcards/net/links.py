@@ -1,0 +1,76 @@
+"""What host and joiner share: the opening of a link and the frames after it.
+
+Frames (``t`` names the type; DESIGN.md section 4):
+
+==========  =========  ====================================================
+``hello``   both       ``proto``, ``versions`` [lowest, highest]; the host's
+                       adds ``nonce``, ``game``, ``name``, ``free`` (seats)
+``auth``    joiner     ``key`` (Ed25519), ``name``, ``token``, ``sig`` (the
+                       proof, :mod:`p2pcards.net.invite`), ``bots`` [[kind,
+                       key], ...] for bots the joiner runs
+``welcome`` host       ``seat``: the joiner's seat
+``lobby``   host       ``seats`` [[name, id, bot, run_by], ...], ``players``
+``start``   host       ``roster`` (bytes), ``settings``
+``msg``     both       ``wire``: one table message (relayed by the host)
+``chat``    both       ``seat``, ``text``, ``sig`` (by the seat's identity)
+``error``   both       ``reason``, then the link closes
+==========  =========  ====================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from p2pcards.net.wire import PROTOCOL, VERSIONS, FrameError, field
+
+CHAT_DOMAIN = b"p2pcards/chat/v1\x00"
+MAX_CHAT = 200
+HANDSHAKE_SECONDS = 15
+
+
+def hello(**extra: Any) -> dict[str, Any]:
+    return {"t": "hello", "proto": PROTOCOL, "versions": list(VERSIONS), **extra}
+
+
+def check_hello(frame: dict[str, Any]) -> int:
+    """The version both ends speak, or :class:`FrameError` naming the mismatch."""
+    if frame["t"] != "hello":
+        raise FrameError(f"expected hello first, got {frame['t']!r}")
+    if frame.get("proto") != PROTOCOL:
+        raise FrameError(f"not a {PROTOCOL} peer (protocol {frame.get('proto')!r})")
+    versions = field(frame, "versions", list, 2)
+    if len(versions) != 2 or not all(isinstance(v, int) for v in versions):
+        raise FrameError("hello: versions must be [lowest, highest]")
+    low, high = max(versions[0], VERSIONS[0]), min(versions[1], VERSIONS[1])
+    if low > high:
+        raise FrameError(f"protocol version mismatch: this node speaks {VERSIONS[0]} to"
+                         f" {VERSIONS[1]}, the other {versions[0]} to {versions[1]};"
+                         " upgrade the older one")
+    return int(high)
+
+
+def chat_message(table: bytes, seat: int, text: str) -> bytes:
+    return CHAT_DOMAIN + table + seat.to_bytes(2, "big") + text.encode()
+
+
+def chat(key: Ed25519PrivateKey, table: bytes, seat: int, text: str) -> dict[str, Any]:
+    text = text[:MAX_CHAT]
+    return {"t": "chat", "seat": seat, "text": text,
+            "sig": key.sign(chat_message(table, seat, text))}
+
+
+def check_chat(frame: dict[str, Any], keys: list[Ed25519PublicKey], table: bytes
+               ) -> tuple[int, str]:
+    seat = field(frame, "seat", int)
+    text = field(frame, "text", str, MAX_CHAT)
+    signature = field(frame, "sig", bytes, 64)
+    if not 0 <= seat < len(keys):
+        raise FrameError(f"chat from seat {seat}, not at this table")
+    try:
+        keys[seat].verify(signature, chat_message(table, seat, text))
+    except InvalidSignature as exc:
+        raise FrameError(f"chat in seat {seat}'s name with a bad signature") from exc
+    return seat, "".join(c if c.isprintable() else "?" for c in text)

@@ -1,0 +1,206 @@
+"""One peer's seats at a networked table: its sessions, its journal, no sockets.
+
+A peer runs a session for each seat it plays: its own, and the bots it runs
+(the roster says which).  Every table message from the network goes to each
+of them; every message one of them sends goes to the others here and out to
+the network.  Everything is journaled (:mod:`p2pcards.net.journal`) before it
+is sent, and :meth:`Peer.restore` rebuilds a peer from its journal after a
+crash: the same secrets (a :class:`~protocol.source.KeyedSource` per seat from
+the journaled seed), the same messages, the same bytes.
+
+``log`` is every table message in the order this peer took it (from the
+network, or made here): the host relays it, and sends a peer that rejoins the
+part it missed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pcards.games import HandState
+from p2pcards.net.journal import Journal, JournalError
+from p2pcards.table.codec import CodecError, open_envelope, private_bytes
+from p2pcards.table.roster import Roster, decode_roster
+from p2pcards.table.session import Rejection, Session
+from p2pcards.table.state import Step
+from protocol.source import KeyedSource
+
+
+@dataclass
+class Refusal:
+    """A message one of this peer's seats refused."""
+
+    seat: int
+    rejection: Rejection
+
+
+class Peer:
+    def __init__(self, roster: Roster, keys: Mapping[int, Ed25519PrivateKey], seed: bytes,
+                 journal: Journal | None = None, settings: Mapping[str, Any] | None = None):
+        self.roster = roster
+        self.seed = seed
+        self.settings = dict(settings or {})
+        self.journal = journal
+        self.sessions = {seat: Session(roster, seat, key,
+                                       KeyedSource(seed, b"p2pcards/seat/%d" % seat))
+                         for seat, key in sorted(keys.items())}
+        self.main = self.sessions[min(self.sessions)]
+        self.log: list[bytes] = []
+        self.known: set[bytes] = set()
+        self.mine: list[bytes] = []
+        """What this peer's seats sent (sent again to a host after reconnecting)."""
+        self.outgoing: list[bytes] = []
+        self.refusals: list[Refusal] = []
+        if journal is not None and not journal.records:
+            journal.append("table", {
+                "roster": roster.encode(), "seed": seed, "settings": self.settings,
+                "keys": {seat: private_bytes(key) for seat, key in keys.items()}})
+        self._route()
+
+    # ============================================================ what it does
+
+    def receive(self, wire: bytes) -> list[Refusal]:
+        """A table message from the network (each wire once; repeats are ignored)."""
+        if wire in self.known:
+            return []
+        if self.journal is not None:
+            self.journal.append("in", wire)
+        self._took(wire)
+        refused = self._feed(wire, None)
+        self._route()
+        return refused
+
+    def act(self, seat: int, code: int) -> None:
+        """Seat ``seat``'s move (it must be this peer's seat and its move)."""
+        self.sessions[seat].act(code)
+        if self.journal is not None:
+            self.journal.append("act", seat, code)
+        self._route()
+
+    def answer(self, seat: int, agree: bool) -> None:
+        self.sessions[seat].answer_void(agree)
+        if self.journal is not None:
+            self.journal.append("answer", seat, agree)
+        self._route()
+
+    def claim_silent(self) -> list[int]:
+        """Every seat here that can claims the seat due silent; the seats that did."""
+        claimed = []
+        for seat, session in self.sessions.items():
+            try:
+                session.claim_silent()
+            except ValueError:
+                continue
+            claimed.append(seat)
+            if self.journal is not None:
+                self.journal.append("claim", seat)
+        self._route()
+        return claimed
+
+    def take_outgoing(self) -> list[bytes]:
+        """What to send now, journaled first (on disk before it leaves)."""
+        if self.journal is not None:
+            self.journal.commit()
+        out, self.outgoing = self.outgoing, []
+        return out
+
+    # ================================================================ queries
+
+    def due(self) -> Step | None:
+        return self.main.due()
+
+    def decisions(self) -> dict[int, HandState]:
+        return {seat: view for seat, s in self.sessions.items()
+                if (view := s.decision()) is not None}
+
+    def questions(self) -> dict[int, str]:
+        return {seat: q for seat, s in self.sessions.items()
+                if (q := s.void_question()) is not None}
+
+    @property
+    def over(self) -> bool:
+        return all(s.over for s in self.sessions.values())
+
+    @property
+    def progress(self) -> bytes:
+        """The transcript hash of the main seat: it changes whenever the table moves."""
+        return self.main.hash
+
+    # ================================================================ inside
+
+    def _took(self, wire: bytes) -> None:
+        self.known.add(wire)
+        self.log.append(wire)
+
+    def _feed(self, wire: bytes, source: int | None) -> list[Refusal]:
+        refused = []
+        for seat, session in self.sessions.items():
+            if seat == source:
+                continue
+            rejection = session.receive(wire)
+            if rejection is not None:
+                refused.append(Refusal(seat, rejection))
+        self.refusals.extend(refused)
+        return refused
+
+    def _route(self) -> None:
+        """Carry each local session's messages to the others here and to the network."""
+        moved = True
+        while moved:
+            moved = False
+            for seat, session in self.sessions.items():
+                for wire in session.take_outbox():
+                    moved = True
+                    if wire in self.known:
+                        continue  # a claim forwarded again
+                    if self.journal is not None:
+                        self.journal.append("out", wire)
+                    self._took(wire)
+                    self.mine.append(wire)
+                    self.outgoing.append(wire)
+                    self._feed(wire, seat)
+
+    # ============================================================ restoring
+
+    @classmethod
+    def restore(cls, journal: Journal) -> Peer:
+        """The peer as it was when its journal was last committed."""
+        records = journal.records
+        if not records or records[0][0] != "table":
+            raise JournalError(f"{journal.path}: does not begin with its table")
+        setup = records[0][1]
+        try:
+            roster = decode_roster(setup["roster"])
+            keys = {int(seat): Ed25519PrivateKey.from_private_bytes(raw)
+                    for seat, raw in setup["keys"].items()}
+            peer = cls(roster, keys, setup["seed"], None, setup.get("settings"))
+        except (CodecError, KeyError, TypeError, ValueError) as exc:
+            raise JournalError(f"{journal.path}: its table record does not read ({exc})"
+                               ) from exc
+        for record in records[1:]:
+            if record[0] == "out":
+                env = open_envelope(record[1], roster.keys)
+                if env.kind != "silent" and env.sender in peer.sessions:
+                    peer.sessions[env.sender].resend[env.seq] = record[1]
+        for number, record in enumerate(records[1:], 1):
+            kind = record[0]
+            try:
+                if kind == "in":
+                    peer.receive(record[1])
+                elif kind == "act":
+                    peer.act(record[1], record[2])
+                elif kind == "answer":
+                    peer.answer(record[1], record[2])
+                elif kind == "claim":
+                    peer.sessions[record[1]].claim_silent()
+                    peer._route()
+            except (ValueError, KeyError, IndexError) as exc:
+                raise JournalError(f"{journal.path}: record {number} ({kind}) does not"
+                                   f" replay: {exc}") from exc
+        peer.outgoing = []
+        peer.journal = journal
+        return peer

@@ -1,0 +1,52 @@
+"""TLS 1.3 for links: the host presents its identity's certificate; the joiner pins it.
+
+Python's ``ssl`` cannot accept an unknown self-signed *client* certificate,
+so only the host has one (DESIGN.md section 4); the joiner proves who it is
+inside the channel (:mod:`p2pcards.net.handshake`).  The joiner does not use a
+CA: it reads the host's certificate after the handshake and compares the
+device id of the key it carries with the one pinned (from the invite, or
+trusted on first use).
+"""
+
+from __future__ import annotations
+
+import ssl
+
+import trio
+
+from p2pcards.net.identity import Identity, IdentityError, cert_identity, device_id
+
+
+def server_context(identity: Identity) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_3
+    context.load_cert_chain(identity.cert_path, identity.key_path)
+    return context
+
+
+def client_context() -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.minimum_version = ssl.TLSVersion.TLSv1_3
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # pinned by device id instead (peer_id)
+    return context
+
+
+def peer_id(stream: trio.SSLStream[trio.SocketStream]) -> bytes:
+    """The device id of the host at the other end of a finished handshake."""
+    der = stream.getpeercert(binary_form=True)
+    if not der:
+        raise IdentityError("the host presented no certificate")
+    return device_id(cert_identity(der))
+
+
+async def connect(host: str, port: int) -> trio.SSLStream[trio.SocketStream]:
+    """A TLS 1.3 stream to ``host:port`` (handshake done; not yet pinned)."""
+    tcp = await trio.open_tcp_stream(host, port)
+    stream = trio.SSLStream(tcp, client_context(), server_hostname=None)
+    try:
+        await stream.do_handshake()
+    except BaseException:
+        await trio.aclose_forcefully(stream)
+        raise
+    return stream

@@ -1,0 +1,107 @@
+"""Peers of a networked table wired together in memory (no sockets): the tests'
+stand-in for the host's relay, with a way to kill a peer and bring it back."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.net.journal import Journal
+from p2pcards.net.peer import Peer
+from p2pcards.table.codec import open_envelope, public_bytes
+from p2pcards.table.memory import seat_identity
+from p2pcards.table.roster import make_roster
+from p2pcards.table.verify import verify
+
+
+def peer_seed(seed: object, seat: int) -> bytes:
+    return hashlib.sha256(f"p2pcards/test-peer/{seed}/{seat}".encode()).digest()
+
+
+class Relay:
+    """One peer per seat; every message goes to every other live peer."""
+
+    def __init__(self, directory: Path, game: str, players: int, seed: object,
+                 options: dict[str, int] | None = None):
+        self.directory = directory
+        self.seed = seed
+        keys = [seat_identity(seed, s) for s in range(players)]
+        table = hashlib.sha256(f"p2pcards/test-table/{seed}".encode()).digest()[:16]
+        self.roster = make_roster(table, game, [public_bytes(k.public_key()) for k in keys],
+                                  options=options)
+        self.peers: list[Peer | None] = [
+            Peer(self.roster, {s: keys[s]}, peer_seed(seed, s), Journal.open(self.path(s)))
+            for s in range(players)]
+        self.log: list[bytes] = []
+
+    def path(self, seat: int) -> Path:
+        return self.directory / f"seat{seat}.journal"
+
+    def live(self) -> list[Peer]:
+        return [p for p in self.peers if p is not None]
+
+    def deliver(self, after: Callable[[int, str], bool] | None = None) -> bool:
+        """Carry every message; ``after(seat, kind)`` True kills that seat's peer right
+        after it sent that message (the ones before it were sent).  True if a peer
+        was killed."""
+        moved = True
+        while moved:
+            moved = False
+            for seat, peer in enumerate(self.peers):
+                if peer is None:
+                    continue
+                for wire in peer.take_outgoing():
+                    moved = True
+                    self.log.append(wire)
+                    for other in self.live():
+                        if other is not peer:
+                            other.receive(wire)
+                    kind = open_envelope(wire, self.roster.keys).kind
+                    if after is not None and after(seat, kind):
+                        self.peers[seat] = None
+                        return True
+        return False
+
+    def step(self, after: Callable[[int, str], bool] | None = None) -> bool | None:
+        """Deliver, then one decision; None when nothing can happen, True on a kill."""
+        if self.deliver(after):
+            return True
+        for peer in self.live():
+            for seat, view in peer.decisions().items():
+                rng = random.Random(f"{self.seed}:{seat}:{len(peer.main.transcript)}")
+                peer.act(seat, heuristic_bot(view.clone(), rng))
+                return False
+        return None
+
+    def play(self, after: Callable[[int, str], bool] | None = None) -> bool:
+        """Play until the game is over or stuck (False), or a peer is killed (True)."""
+        while True:
+            result = self.step(after)
+            if result is None:
+                return False
+            if result:
+                return True
+
+    def restart(self, seat: int) -> Peer:
+        """Bring a killed peer back from its journal, as a rejoin does: it is sent every
+        message the table has seen, and sends again everything it sent."""
+        peer = Peer.restore(Journal.open(self.path(seat)))
+        self.peers[seat] = peer
+        for wire in self.log:
+            peer.receive(wire)
+        for wire in peer.mine:
+            for other in self.live():
+                if other is not peer:
+                    other.receive(wire)
+        return peer
+
+    def history(self, seat: int = 0) -> str:
+        peer = self.peers[seat]
+        assert peer is not None
+        report = verify(peer.main.export())
+        assert report.ok, report.problem
+        assert report.history is not None
+        return report.history.dumps()

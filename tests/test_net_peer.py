@@ -1,0 +1,115 @@
+"""A peer's journal: killed at any point and restarted, it finishes the game exactly as
+an uninterrupted peer would (same secrets, same bytes, same result)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p2pcards.net.journal import HEADER, Journal, JournalError, read
+from p2pcards.net.peer import Peer
+from p2pcards.table.codec import open_envelope
+from protocol.source import KeyedSource
+from tests.net_helpers import Relay
+
+KILL_POINTS = [
+    ("bidwhist", 1, "shuffle", 1),  # after its shuffle broadcast
+    ("bidwhist", 2, "keys", 1),  # during key delivery
+    ("bidwhist", 3, "act", 4),  # mid-trick (its fourth move)
+    ("pasur", 1, "audit", 1),  # during the audit
+    ("controlnut", 2, "agree", 1),  # between deals
+    ("pasur", 0, "lock", 2),  # the second deal's lock pass
+]
+SHORT = {"bidwhist": {"target": 3}, "pasur": {"target": 20}, "controlnut": {"target": 200}}
+"""Short games: the kill points are in the first deals."""
+
+
+def reference(tmp_path: Path, game: str, seed: object) -> str:
+    relay = Relay(tmp_path / "reference", game, 4, seed, SHORT[game])
+    assert relay.play() is False
+    assert all(p.over for p in relay.live())
+    return relay.history()
+
+
+@pytest.mark.parametrize(("game", "victim", "kind", "count"), KILL_POINTS)
+def test_a_killed_peer_restarts_from_its_journal(tmp_path: Path, game: str, victim: int,
+                                                  kind: str, count: int) -> None:
+    seed = f"kill-{game}-{kind}"
+    expected = reference(tmp_path, game, seed)
+    relay = Relay(tmp_path / "run", game, 4, seed, SHORT[game])
+    seen = 0
+
+    def kill(seat: int, sent: str) -> bool:
+        nonlocal seen
+        if seat == victim and sent == kind:
+            seen += 1
+            return seen == count
+        return False
+
+    assert relay.play(kill) is True
+    assert relay.peers[victim] is None
+    relay.play()  # the others go on as far as they can without it
+    assert not any(p.over for p in relay.live())
+    restored = relay.restart(victim)
+    assert relay.play() is False
+    assert restored.over and all(p.over for p in relay.live())
+    for seat in range(4):
+        assert relay.history(seat) == expected
+    assert not [r for p in relay.live() for r in p.refusals
+                if r.rejection.rule in ("equivocation", "signature", "malformed")]
+
+
+def test_restored_peer_sends_the_same_bytes(tmp_path: Path) -> None:
+    relay = Relay(tmp_path, "pasur", 2, "bytes", SHORT["pasur"])
+    assert relay.play(lambda seat, kind: seat == 1 and kind == "keys") is True
+    before = [w for w in relay.log if open_envelope(w, relay.roster.keys).sender == 1]
+    restored = relay.restart(1)
+    assert restored.mine[:len(before)] == before  # sealed keys included, byte for byte
+    assert relay.play() is False
+    assert restored.over
+    assert not [r for p in relay.live() for r in p.refusals
+                if r.rejection.rule == "equivocation"]
+
+
+def test_keyed_source_is_deterministic_and_uniform() -> None:
+    a, b = KeyedSource(b"k" * 32, b"x"), KeyedSource(b"k" * 32, b"x")
+    assert [a.randbelow(1000) for _ in range(50)] == [b.randbelow(1000) for _ in range(50)]
+    assert KeyedSource(b"k" * 32, b"y").token_bytes(32) != KeyedSource(b"k" * 32,
+                                                                        b"x").token_bytes(32)
+    counts = [0] * 6
+    source = KeyedSource(b"u" * 32)
+    for _ in range(6000):
+        counts[source.randbelow(6)] += 1
+    assert all(850 < c < 1150 for c in counts), counts
+    with pytest.raises(ValueError, match="seed"):
+        KeyedSource(b"short")
+
+
+def test_journal_tail_cut_by_a_kill_is_dropped(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    journal = Journal.open(path)
+    journal.append("in", b"one")
+    journal.append("in", b"two")
+    journal.commit()
+    with path.open("ab") as f:
+        f.write(HEADER.pack(100) + b"partial")
+    again = Journal.open(path)
+    assert [r[1] for r in again.records] == [b"one", b"two"]
+    again.append("in", b"three")
+    again.commit()
+    assert [r[1] for r in read(path)[0]] == [b"one", b"two", b"three"]
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_corrupt_journal_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "bad.journal"
+    path.write_bytes(HEADER.pack(3) + b"\xc1\xc1\xc1")
+    with pytest.raises(JournalError, match=r"bad\.journal: record 0 is not msgpack"):
+        Journal.open(path)
+    path.write_bytes(HEADER.pack(1) + b"\x01")
+    with pytest.raises(JournalError, match="record 0 is not a journal record"):
+        Journal.open(path)
+    path.write_bytes(b"")
+    with pytest.raises(JournalError, match="does not begin with its table"):
+        Peer.restore(Journal.open(path))
