@@ -277,3 +277,28 @@ def test_two_signed_versions_of_one_message_are_proof() -> None:
         proof = session.receive(first)
         assert proof is not None and proof.rule == "equivocation"
         assert session.equivocations[cheat.me][0] != session.equivocations[cheat.me][1]
+        with pytest.raises(ValueError, match="not silent"):  # the fork is explained
+            session.claim_silent(forked=True)
+
+
+def test_a_fork_nobody_else_saw_is_claimed_after_the_second_grace_period() -> None:
+    """A message on a transcript that exists nowhere (no seat is proven to have signed
+    two versions of anything): after the second grace period the seat may be claimed."""
+    table = MemoryTable("pasur", 3, 61, [heuristic_bot] * 3)
+    table.deliver()
+    forker = next(s for s in table.sessions if s.due() is not None and s.due().seat == s.me
+                  and s.decision() is not None)
+    view = forker.decision()
+    assert view is not None
+    wire = envelope(forker, "act", act_body(view.format_action(view.legal_actions()[0])),
+                    prior=b"\x07" * 32)
+    others = [s for s in table.sessions if s is not forker]
+    for session in others:
+        rejection = session.receive(wire)
+        assert rejection is not None and rejection.rule == "transcript"
+        with pytest.raises(ValueError, match="not silent"):
+            session.claim_silent()
+        session.claim_silent(forked=True)
+    table.deliver()
+    assert all(any(e.kind == "forfeit" and e.seat == forker.me for e in s.events)
+               for s in others)

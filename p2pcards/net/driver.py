@@ -77,10 +77,13 @@ class Driver:
     refusals_shown: int = 0
     events_shown: int = 0
     thinking: set[int] = field(default_factory=set)
-    claimed: bytes | None = None
+    claimed: tuple[bytes, bool] | None = None
     moved_at: float = 0.0
     last_progress: bytes = b""
     crash_count: int = 0
+    inline: bool = False
+    """Bots decide on the loop itself, not in a worker thread (tests with Trio's
+    autojump clock, which must not jump while a thread computes)."""
 
     def __post_init__(self) -> None:
         self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
@@ -125,14 +128,14 @@ class Driver:
             self.thinking.discard(seat)
             if progress == self.peer.progress and seat in self.peer.questions():
                 self.peer.answer(seat, agree)
-        elif kind == "claim" and item[1] == self.peer.progress and self.claimed != item[1]:
-            self.claimed = item[1]
+        elif kind == "claim" and item[1] == self.peer.progress and self.claimed != item[1:]:
+            self.claimed = (item[1], item[2])
             due = self.peer.due()
-            seats = self.peer.claim_silent()
+            seats = self.peer.claim_silent(forked=item[2])
             if seats:
-                self.say(f"seat {due.seat if due else '?'} silent for"
-                         f" {self.settings.grace:g} s: claimed by seat(s)"
-                         f" {', '.join(map(str, seats))}")
+                waited = self.settings.grace * (2 if item[2] else 1)
+                self.say(f"seat {due.seat if due else '?'} silent for {waited:g} s: claimed"
+                         f" by seat(s) {', '.join(map(str, seats))}")
 
     async def _flush(self) -> None:
         out = self.peer.take_outgoing()
@@ -170,7 +173,9 @@ class Driver:
             assert self.person is not None, f"seat {seat} has neither a bot nor a person"
             code = await self.person.move(view)
         else:
-            code = await trio.to_thread.run_sync(bot, view, self._rng(seat))
+            rng = self._rng(seat)
+            code = bot(view, rng) if self.inline else \
+                await trio.to_thread.run_sync(bot, view, rng)
         self.post("act", seat, code, progress)
 
     def _crash_test(self, sent: list[bytes]) -> None:
@@ -197,16 +202,19 @@ class Driver:
         self.post("answer", seat, agree, progress)
 
     async def _clock(self) -> None:
+        """Claims of silence: at the grace period, and (for a seat heard only on another
+        transcript) at twice the grace period."""
         tick = min(1.0, self.settings.grace / 10)
         while True:
             await trio.sleep(tick)
             due = self.peer.due()
             if due is None or due.seat in self.peer.sessions:
                 continue
-            progress = self.peer.progress
-            if progress != self.claimed and \
-                    trio.current_time() - self.moved_at >= self.settings.grace:
-                self.post("claim", progress)
+            waited = trio.current_time() - self.moved_at
+            for forked, after in ((False, 1), (True, 2)):
+                if waited >= after * self.settings.grace and \
+                        self.claimed != (self.peer.progress, forked):
+                    self.post("claim", self.peer.progress, forked)
 
 
 CRASH_VARIABLE = "P2PCARDS_CRASH_AFTER"

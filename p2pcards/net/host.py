@@ -27,6 +27,7 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pcards.games import GAMES
 from p2pcards.local import Bot
 from p2pcards.net import links, tls
 from p2pcards.net.driver import Driver, Person, Settings
@@ -127,8 +128,9 @@ class Host:
         self._make_driver()
 
     def _start(self) -> None:
-        roster = Roster(self.table, self.config.game,
-                        self.config.options, tuple(self.entries))
+        rules = GAMES[self.config.game]
+        options = rules.non_default(rules.resolve_options(dict(self.config.options)))
+        roster = Roster(self.table, self.config.game, options, tuple(self.entries))
         keys = {0: self.identity.key, **self.bot_keys}
         self.peer = Peer(roster, keys, secrets.token_bytes(32), self.journal,
                          {"token": self.token, "table": self.config.settings.to_wire()})
@@ -185,16 +187,17 @@ class Host:
                     seated = await self._admit(link)
             except trio.TooSlowError:
                 raise FrameError("did not finish the handshake in time") from None
-            problem: FrameError | None = None
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._writer, seated, nursery.cancel_scope)
                 try:
                     await self._reader(seated)
-                except FrameError as exc:  # raised here, not wrapped in the nursery's group
-                    problem = exc
+                except FrameError as exc:  # the reason goes after what is queued
+                    self._closing(seated, str(exc))
+                    seated.out.send_nowait({"t": "error", "reason": str(exc)})
+                seated.out.close()
+                with trio.move_on_after(2):
+                    await seated.drained.wait()
                 nursery.cancel_scope.cancel()
-            if problem is not None:
-                raise problem
         except FrameError as exc:
             await self._close(link, seated, str(exc))
         except (LinkClosed, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
@@ -205,10 +208,13 @@ class Host:
                 self._lobby_changed()
             await link.aclose()
 
-    async def _close(self, link: Link, seated: Seated | None, reason: str) -> None:
+    def _closing(self, seated: Seated | None, reason: str) -> None:
         who = f"{seated.name} (seats {sorted(seated.seats)})" if seated else "a joiner"
         self._log(f"closed the link of {who}: {reason}")
         self.closed_reasons.append(reason)
+
+    async def _close(self, link: Link, seated: Seated | None, reason: str) -> None:
+        self._closing(seated, reason)
         with trio.move_on_after(1), contextlib.suppress(LinkClosed, FrameError):
             await link.send({"t": "error", "reason": reason})
 

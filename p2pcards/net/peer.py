@@ -87,17 +87,18 @@ class Peer:
             self.journal.append("answer", seat, agree)
         self._route()
 
-    def claim_silent(self) -> list[int]:
-        """Every seat here that can claims the seat due silent; the seats that did."""
+    def claim_silent(self, forked: bool = False) -> list[int]:
+        """Every seat here that can claims the seat due silent; the seats that did
+        (``forked``: :meth:`~p2pcards.table.session.Session.claim_silent`)."""
         claimed = []
         for seat, session in self.sessions.items():
             try:
-                session.claim_silent()
+                session.claim_silent(forked=forked)
             except ValueError:
                 continue
             claimed.append(seat)
             if self.journal is not None:
-                self.journal.append("claim", seat)
+                self.journal.append("claim", seat, forked)
         self._route()
         return claimed
 
@@ -196,7 +197,7 @@ class Peer:
                 elif kind == "answer":
                     peer.answer(record[1], record[2])
                 elif kind == "claim":
-                    peer.sessions[record[1]].claim_silent()
+                    peer.sessions[record[1]].claim_silent(forked=bool(record[2]))
                     peer._route()
             except (ValueError, KeyError, IndexError) as exc:
                 raise JournalError(f"{journal.path}: record {number} ({kind}) does not"

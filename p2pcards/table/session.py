@@ -219,15 +219,22 @@ class Session(Movements):
             shown.append((slot, tuple(sorted(run.deck.keys[slot].items()))))
         self._send(Act(action=public, shown=tuple(shown), slots=slots), Step("act", self.me))
 
-    def claim_silent(self) -> None:
+    def claim_silent(self, *, forked: bool = False) -> None:
         """The seat whose message is due has been silent past the table's grace period
         (the driver's clock says so): claim it.  With every other seat's claim on the
         same transcript, it forfeits the deal (RULINGS.md); a message from it that
-        arrives first wins."""
+        arrives first wins.
+
+        A seat whose message came on another transcript is not silent: another seat may
+        have signed two versions of an earlier message, and it saw the other.  The relay
+        brings every version to every seat, so once that has had time (the driver's
+        second grace period: ``forked=True``) and still no seat is proven to have
+        equivocated, the other transcript exists nowhere but in its own messages, and it
+        may be claimed like a silent seat."""
         step = self.due()
         if step is None or self.me in (step.seat, WATCHER):
             raise ValueError("no other seat's message is due")
-        if step.seat in self.forked:
+        if step.seat in self.forked and (not forked or self.equivocations):
             raise ValueError(f"seat {step.seat} is not silent: its message came on another"
                              " transcript (an earlier message was sent in two versions)")
         self._own_claim(Silent(seat=step.seat))

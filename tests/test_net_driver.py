@@ -1,0 +1,80 @@
+"""The node's play loop over memory channels, on Trio's autojump clock: whole games,
+the grace period and claims of silence, decisions and crashes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+import trio.testing
+
+from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.net.driver import Driver, Settings
+from p2pcards.net.peer import Peer
+from p2pcards.table.verify import verify
+from tests.net_helpers import Relay
+
+
+def wire_drivers(relay: Relay, settings: Settings, silent_after: dict[int, int] | None = None
+                 ) -> list[Driver]:
+    """A driver per peer; each one's messages go to every other driver.  A seat in
+    ``silent_after`` stops sending after that many messages (a peer that hangs)."""
+    drivers: list[Driver] = []
+    sent = [0] * len(relay.peers)
+    lines: list[str] = []
+
+    def sender(seat: int):
+        async def send(wires: list[bytes]) -> None:
+            for wire in wires:
+                sent[seat] += 1
+                if silent_after and seat in silent_after and sent[seat] > silent_after[seat]:
+                    continue
+                for other in drivers:
+                    if other is not drivers[seat]:
+                        other.post("msg", wire)
+        return send
+
+    for seat, peer in enumerate(relay.peers):
+        assert peer is not None
+        drivers.append(Driver(peer, sender(seat), {seat: heuristic_bot}, settings,
+                              say=lines.append, seed=seat, inline=True))
+    return drivers
+
+
+async def test_drivers_play_a_whole_game(tmp_path: Path,
+                                         autojump_clock: trio.testing.MockClock) -> None:
+    relay = Relay(tmp_path, "bidwhist", 4, "drivers", {"target": 3})
+    drivers = wire_drivers(relay, Settings(grace=30))
+    async with trio.open_nursery() as nursery:
+        for driver in drivers:
+            nursery.start_soon(driver.run)
+    peers: list[Peer] = relay.live()
+    assert all(p.over for p in peers)
+    report = verify(peers[0].main.export())
+    assert report.ok, report.problem
+    assert len({verify(p.main.export()).history.dumps() for p in peers}) == 1  # type: ignore
+    assert not any(p.refusals for p in peers)
+    assert trio.current_time() < 30  # nobody waited for a grace period
+
+
+async def test_a_hung_seat_forfeits_after_the_grace_period(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
+    relay = Relay(tmp_path, "bidwhist", 4, "hung", {"target": 3})
+    drivers = wire_drivers(relay, Settings(grace=60), silent_after={2: 12})
+    async with trio.open_nursery() as nursery:
+        for driver in drivers:  # seat 2's messages stop reaching anyone after its fifth
+            nursery.start_soon(driver.run)
+        with trio.fail_after(3600):
+            while not all(relay.peers[s].over for s in (0, 1, 3)):  # type: ignore[union-attr]
+                await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+    assert trio.current_time() >= 60  # the claims waited for the grace period
+    peer = relay.peers[0]
+    assert peer is not None
+    forfeits = [e for e in peer.main.events if e.kind == "forfeit"]
+    assert forfeits and all(e.seat == 2 for e in forfeits)
+    report = verify(peer.main.export())
+    assert report.ok, report.problem
+    assert all(d.signers == [0, 1, 3] for d in report.deals)
+    assert [verify(relay.peers[s].main.export()).totals for s in (1, 3)] == \
+        [report.totals, report.totals]  # type: ignore[union-attr]

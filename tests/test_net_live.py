@@ -1,0 +1,290 @@
+"""Host and joiners in one process over real TLS on loopback: seating, the relay,
+chat, and everything a hostile connection can send (each closes only its link)."""
+
+from __future__ import annotations
+
+import random
+import struct
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+import trio
+
+from p2pcards.local import Bot, make_bot
+from p2pcards.net import links, tls
+from p2pcards.net.driver import Settings
+from p2pcards.net.host import Host, HostConfig
+from p2pcards.net.identity import Identity, load_or_create
+from p2pcards.net.invite import Invite, proof
+from p2pcards.net.join import Joiner
+from p2pcards.net.journal import Journal
+from p2pcards.net.wire import Link, LinkClosed, encode
+from p2pcards.table.codec import seal_envelope
+from p2pcards.table.verify import verify
+
+
+def maker(kind: str) -> Bot:
+    return make_bot(kind, iterations=50)
+
+
+class Lines(list[str]):
+    def __call__(self, line: str) -> None:
+        self.append(line)
+
+
+def make_host(tmp_path: Path, game: str = "pasur", players: int = 2, bots: int = 0,
+              options: dict[str, int] | None = None, grace: float = 60) -> Host:
+    config = HostConfig(game, players, options or {"target": 20}, "hosty", "heuristic",
+                        ["heuristic"] * bots, Settings(grace=grace))
+    return Host(load_or_create(tmp_path / "host"), config, maker,
+                Journal.open(tmp_path / "host.journal"), Lines(), seed=1)
+
+
+def make_joiner(tmp_path: Path, invite: Invite, name: str, bots: int = 0) -> Joiner:
+    return Joiner(load_or_create(tmp_path / name), invite, name, "heuristic",
+                  ["heuristic"] * bots, maker, Journal.open(tmp_path / f"{name}.journal"),
+                  say=Lines(), seed=2)
+
+
+def histories(*peers: Any) -> set[str]:
+    out = set()
+    for peer in peers:
+        report = verify(peer.main.export())
+        assert report.ok, report.problem
+        assert report.history is not None
+        out.add(report.history.dumps())
+    return out
+
+
+async def test_a_game_over_tls_with_bots_on_two_peers(tmp_path: Path) -> None:
+    host = make_host(tmp_path, players=4, bots=1)
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.serve)
+        joiner = make_joiner(tmp_path, invite, "joe", bots=1)
+        nursery.start_soon(joiner.run)
+    assert host.peer is not None and joiner.peer is not None
+    assert host.peer.over and joiner.peer.over
+    assert len(histories(host.peer, joiner.peer)) == 1
+    roster = host.peer.roster
+    assert [(e.name, e.bot, e.run_by) for e in roster.seats] == [
+        ("hosty", "heuristic", 0), ("heuristic-1", "heuristic", 0), ("joe", "heuristic", 2),
+        ("heuristic-3", "heuristic", 2)]
+    said = "\n".join(joiner.say)  # type: ignore[arg-type]
+    assert f"safety number: {roster.safety_number()}" in said
+    assert "heuristic bot run by seat 2" in said
+    assert not host.closed_reasons
+
+
+async def raw_link(invite: Invite) -> Link:
+    return Link(await tls.connect(invite.host, invite.port), "test")
+
+
+async def admitted(invite: Invite, identity: Identity, token: bytes | None = None
+                   ) -> tuple[Link, dict[str, Any]]:
+    link = await raw_link(invite)
+    await link.send(links.hello())
+    first = await link.receive()
+    token = invite.token if token is None else token
+    await link.send({"t": "auth", "key": identity.public, "name": "eve", "token": token,
+                     "bot": "", "bots": [],
+                     "sig": proof(identity.key, first["nonce"], invite.fingerprint or b"",
+                                  token)})
+    return link, await link.receive()
+
+
+async def refused_with(link: Link) -> str:
+    with trio.fail_after(10):
+        try:
+            while True:
+                frame = await link.receive()
+                if frame["t"] == "error":
+                    return str(frame["reason"])
+        except LinkClosed:
+            return "closed without a reason"
+
+
+async def uninvited(invite: Invite, tmp_path: Path) -> str:
+    _link, answer = await admitted(invite, load_or_create(tmp_path / "eve"), b"x" * 16)
+    assert answer["t"] == "error"
+    return str(answer["reason"])
+
+
+async def wrong_version(invite: Invite, tmp_path: Path) -> str:
+    link = await raw_link(invite)
+    await link.send({"t": "hello", "proto": "p2pcards", "versions": [7, 9]})
+    return await refused_with(link)
+
+
+async def oversize(invite: Invite, tmp_path: Path) -> str:
+    link = await raw_link(invite)
+    await link.stream.send_all(struct.pack(">I", 1 << 30))
+    return await refused_with(link)
+
+
+async def truncated(invite: Invite, tmp_path: Path) -> str:
+    link = await raw_link(invite)
+    await link.stream.send_all(encode(links.hello())[:-3])
+    await link.stream.send_eof() if hasattr(link.stream, "send_eof") else None
+    await link.stream.aclose()
+    return "closed"
+
+
+async def not_msgpack(invite: Invite, tmp_path: Path) -> str:
+    link = await raw_link(invite)
+    await link.stream.send_all(struct.pack(">I", 3) + b"\xc1\xc1\xc1")
+    return await refused_with(link)
+
+
+async def ext_type(invite: Invite, tmp_path: Path) -> str:
+    link = await raw_link(invite)
+    body = msgpack.packb({"t": "hello", "x": msgpack.ExtType(5, b"zz")})
+    await link.stream.send_all(struct.pack(">I", len(body)) + body)
+    return await refused_with(link)
+
+
+ATTACKS = {
+    "uninvited": (uninvited, "not invited"),
+    "wrong_version": (wrong_version, "protocol version mismatch"),
+    "oversize": (oversize, "over the"),
+    "not_msgpack": (not_msgpack, "not msgpack"),
+    "ext_type": (ext_type, "extension type"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+async def test_hostile_connections_are_closed_with_a_reason(tmp_path: Path, name: str) -> None:
+    attack, reason = ATTACKS[name]
+    host = make_host(tmp_path)
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.serve)
+        said = await attack(invite, tmp_path)
+        assert reason in said
+        assert any(reason in r for r in host.closed_reasons)
+        await truncated(invite, tmp_path)  # a frame cut short is dropped too
+        joiner = make_joiner(tmp_path, invite, "joe")
+        nursery.start_soon(joiner.run)
+    assert host.peer is not None and host.peer.over  # the honest game went on
+
+
+async def test_seated_peer_misbehaving_loses_only_its_link(tmp_path: Path) -> None:
+    """A peer that is seated sends a message for another seat, a forged signature, another
+    table's message and a replay: each closes its link (it comes back, honestly)."""
+    host = make_host(tmp_path, players=3, grace=5)
+    eve_id = load_or_create(tmp_path / "eve")
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.serve)
+        link, answer = await admitted(invite, eve_id)
+        assert answer["t"] == "welcome"
+        joiner = make_joiner(tmp_path, invite, "joe")
+        nursery.start_soon(joiner.run)
+        with trio.fail_after(10):
+            await host.started.wait()
+        roster = host.peer.roster  # type: ignore[union-attr]
+        eve_seat = next(i for i, e in enumerate(roster.seats) if e.identity == eve_id.public)
+
+        def message(table: bytes = roster.table, sender: int = eve_seat, seq: int = 0) -> bytes:
+            return seal_envelope(eve_id.key, table=table, deal=0, sender=sender, seq=seq,
+                                 prior=b"\0" * 32, kind="sign", body={"roster": b"\0" * 32}
+                                 ).wire
+
+        cases = [
+            (message(sender=(eve_seat + 1) % 3), "does not verify"),  # signed by eve
+            (message(table=b"\1" * 16), "another table"),
+            (message()[:-1] + b"\0", "does not verify"),
+        ]
+        for wire, reason in cases:
+            await link.send({"t": "msg", "wire": wire})
+            assert reason in await refused_with(link)
+            link, answer = await admitted(invite, eve_id)  # back at its seat
+            assert answer["t"] == "welcome"
+        wire = message()
+        await link.send({"t": "msg", "wire": wire})
+        await link.send({"t": "msg", "wire": wire})
+        said = await refused_with(link)
+        assert "replay" in said
+        await link.aclose()  # eve leaves for good: claimed silent, the table breaks up
+    assert host.peer is not None and joiner.peer is not None
+    for peer in (host.peer, joiner.peer):
+        assert peer.over
+        assert [e.text for e in peer.main.events if e.kind == "over"] == [
+            f"seat {eve_seat} was silent: the table breaks up"]
+
+
+async def test_fuzzed_frames_do_not_stop_the_table(tmp_path: Path) -> None:
+    rng = random.Random(8)
+    host = make_host(tmp_path, options={"target": 62})
+    good = [encode(links.hello()), encode({"t": "auth", "key": b"k" * 32, "name": "x",
+                                           "token": b"t" * 16, "bot": "", "bots": [],
+                                           "sig": b"s" * 64}),
+            encode({"t": "msg", "wire": b"w" * 200}), encode({"t": "chat", "seat": 0,
+                                                                "text": "hi", "sig": b"s"})]
+
+    def mutate(data: bytes) -> bytes:
+        buf = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            how = rng.randrange(4)
+            if how == 0 and buf:
+                buf[rng.randrange(len(buf))] ^= 1 << rng.randrange(8)
+            elif how == 1 and buf:
+                del buf[rng.randrange(len(buf)):]
+            elif how == 2:
+                at = rng.randrange(len(buf) + 1)
+                buf[at:at] = rng.randbytes(rng.randint(1, 16))
+            else:
+                buf[:4] = struct.pack(">I", rng.choice([0, 1, 5, len(buf), 1 << 20, 1 << 31]))
+        return bytes(buf)
+
+    sent = 0
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.serve)
+
+        async def fuzz(rounds: int, until: Callable[[], bool] = lambda: False) -> None:
+            nonlocal sent
+            for _ in range(rounds):
+                if until():
+                    return
+                try:
+                    link = await raw_link(invite)
+                except OSError:
+                    return  # the game is over and the host has gone
+                frames = [mutate(rng.choice(good)) for _ in range(rng.randint(1, 8))]
+                try:
+                    for frame in frames:
+                        await link.stream.send_all(frame)
+                        sent += 1
+                    with trio.move_on_after(0.05):
+                        await link.receive()
+                except (LinkClosed, trio.BrokenResourceError, Exception):
+                    pass
+                await link.aclose()
+
+        await fuzz(200)  # the table waits for its player
+        joiner = make_joiner(tmp_path, invite, "joe")
+        nursery.start_soon(joiner.run)
+        with trio.fail_after(10):
+            await host.started.wait()
+        await fuzz(10_000, lambda: host.peer is None or host.peer.over)  # and while it plays
+        during = sent
+    assert sent > 1000 and during > 0
+    assert host.peer is not None and joiner.peer is not None and joiner.peer.over
+    assert len(histories(host.peer, joiner.peer)) == 1
+    assert len(host.closed_reasons) > 100
+
+
+async def test_pinned_fingerprint_mismatch_refuses_to_join(tmp_path: Path) -> None:
+    host = make_host(tmp_path)
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.serve)
+        other = load_or_create(tmp_path / "mallory").id
+        joiner = make_joiner(tmp_path, Invite(invite.host, invite.port, other, invite.token),
+                             "joe")
+        with pytest.raises(BaseException) as caught:
+            await joiner.run()
+        assert "someone may be in between" in str(caught.value.exceptions[0]
+                                                  if isinstance(caught.value, BaseExceptionGroup)
+                                                  else caught.value)
+        nursery.cancel_scope.cancel()
+
