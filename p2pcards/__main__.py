@@ -1,0 +1,5 @@
+"""``python -m p2pcards``: the same as the ``p2pcards`` command."""
+
+from p2pcards.cli.main import main
+
+raise SystemExit(main())
