@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import trio
+from prompt_toolkit.patch_stdout import patch_stdout
 
+from p2pcards.cli import guest
+from p2pcards.cli.netrepl import Left, NetPrompt
 from p2pcards.games import GAMES, OptionError
 from p2pcards.local import BOT_NAMES, Bot, make_bot
 from p2pcards.net.driver import Settings
@@ -171,31 +174,32 @@ def cmd_host(args: argparse.Namespace) -> int:
                                _this_machine())
     config = HostConfig(args.game, players, options, args.name, args.bot,
                         [args.bots_kind] * args.bots, settings, args.bind, args.port, address)
-    if args.bot is None:
-        return _fail("a person at a networked table needs the prompt, which is not ready"
-                     " yet: use --bot KIND")
+    prompt = _prompt(args)
+    say = prompt.show if prompt is not None else _say
     try:
-        host = Host(identity, config, _bot_maker(args), journal, _say, seed=args.seed)
+        host = Host(identity, config, _bot_maker(args), journal, say, prompt, seed=args.seed)
     except JournalError as exc:
         return _fail(str(exc))
 
-    async def main() -> None:
+    async def serve() -> None:
         async with trio.open_nursery() as nursery:
             invite = await nursery.start(host.serve)
-            print(f"invite: {invite}", flush=True)
-            print(f"host fingerprint: {show_id(identity.id)}", flush=True)
+            say(f"invite: {invite}")
+            say(f"host fingerprint: {show_id(identity.id)}")
             if args.invite_file:
                 Path(args.invite_file).write_text(f"{invite}\n", encoding="utf-8")
 
     try:
-        trio.run(main)
-    except Exception as exc:
+        left = _run(serve, prompt)
+    except Exception as exc:  # Trio wraps what its tasks raise in groups
         found = _leaf(exc, OSError)
         if found is None:
             raise
         return _fail(f"cannot host: {found}")
     finally:
         _settle_journal(journal, host.peer)
+    if left or host.peer is None:
+        return _left(journal)
     assert host.peer is not None
     return _finish(host.peer, args)
 
@@ -206,9 +210,6 @@ def cmd_join(args: argparse.Namespace) -> int:
 
     if (args.invite is None) == (args.lan is None):
         return _fail("give an invite, or --lan NAME")
-    if args.bot is None:
-        return _fail("a person at a networked table needs the prompt, which is not ready"
-                     " yet: use --bot KIND")
     try:
         invite = parse_invite(args.invite) if args.invite else None
     except InviteError as exc:
@@ -230,14 +231,17 @@ def cmd_join(args: argparse.Namespace) -> int:
         answer = await trio.to_thread.run_sync(input, "type yes to trust it: ")
         return answer.strip().lower() == "yes"
 
+    prompt = _prompt(args)
+    say = prompt.show if prompt is not None else _say
     try:
         joiner = Joiner(identity, invite, args.name, args.bot, [args.bots_kind] * args.bots,
-                        _bot_maker(args), journal, friends, confirm, _say, seed=args.seed)
+                        _bot_maker(args), journal, friends, confirm, say, prompt,
+                        seed=args.seed)
     except JournalError as exc:
         return _fail(str(exc))
     try:
-        trio.run(joiner.run)
-    except Exception as exc:
+        left = _run(joiner.run, prompt)
+    except Exception as exc:  # Trio wraps what its tasks raise in groups
         found = _leaf(exc, JoinError)
         if found is None:
             raise
@@ -245,8 +249,52 @@ def cmd_join(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     finally:
         _settle_journal(journal, joiner.peer)
+    if left or joiner.peer is None:
+        return _left(journal)
     assert joiner.peer is not None
     return _finish(joiner.peer, args)
+
+
+def _prompt(args: argparse.Namespace) -> NetPrompt | None:
+    """The prompt for a person at this peer's seat (None: a bot plays it, --bot)."""
+    if args.bot is not None:
+        return None
+    return NetPrompt(args.game if hasattr(args, "game") else "",
+                     hint_bot=make_bot("ismcts", think=1.0))
+
+
+def _run(play: Callable[[], Awaitable[None]], prompt: NetPrompt | None) -> bool:
+    """Play to the end of the game; with a person, under the prompt.  True if the
+    person left before the end."""
+    if prompt is None:
+        trio.run(play)
+        return False
+    left = False
+
+    async def seated() -> None:
+        nonlocal left
+        async with trio.open_nursery() as nursery:
+
+            async def the_prompt() -> None:
+                nonlocal left
+                try:
+                    await prompt.run()
+                except Left:
+                    left = True
+                    nursery.cancel_scope.cancel()
+
+            nursery.start_soon(the_prompt)
+            await play()
+            nursery.cancel_scope.cancel()
+
+    with patch_stdout(raw=True):
+        guest.run(seated)
+    return left
+
+
+def _left(journal: Journal) -> int:
+    print(f"left the table; the same command resumes it (journal {journal.path})")
+    return EXIT_OK
 
 
 def _leaf(error: BaseException, kind: type[BaseException]) -> BaseException | None:

@@ -16,6 +16,7 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import trio
 from prompt_toolkit import PromptSession, print_formatted_text
@@ -62,11 +63,16 @@ class Turn:
         return cls(view, legal, texts)
 
 
+class HasTurn(Protocol):
+    turn: Turn | None
+
+
 class MoveCompleter(Completer):
     """Tab offers only legal moves (and the commands); nothing else."""
 
-    def __init__(self, repl: Repl):
+    def __init__(self, repl: HasTurn, commands: Sequence[str] = COMMANDS):
         self.repl = repl
+        self.commands = commands
 
     def get_completions(self, document: Document, complete_event: CompleteEvent
                         ) -> Iterable[Completion]:
@@ -74,7 +80,7 @@ class MoveCompleter(Completer):
         lower = typed.lower()
         turn = self.repl.turn
         if " " not in typed:
-            for name in COMMANDS:
+            for name in self.commands:
                 if name.startswith(lower):
                     yield Completion(name, start_position=-len(typed), display_meta="command")
         if turn is None:
@@ -112,6 +118,39 @@ class MoveCompleter(Completer):
             name = notation.name(card)
             if card not in named and name.startswith(last):
                 yield Completion(name, start_position=-len(words[-1]))
+
+
+def parse_move(turn: Turn, seat: int, line: str) -> int | str:
+    """The legal action ``line`` names for ``seat``, else why it is not one."""
+    text = " ".join(line.split())
+    view = turn.view
+    try:
+        action = view.parse_action(text)
+    except (ActionSyntaxError, CardError, ValueError) as first:
+        try:  # a nut or playing card alone means playing it (controls need "play")
+            if " " in text or (view.notation.parse(text) >= 52
+                               and isinstance(view, controlnut.ControlNutState)):
+                raise first
+            action = view.parse_action("play " + text)
+        except (ActionSyntaxError, CardError, ValueError):
+            return str(first)
+    try:
+        view.check_actor(seat)
+        view.check(action)
+    except IllegalAction as exc:
+        return str(exc)
+    if action not in turn.legal:
+        return "not a legal move now"
+    return action
+
+
+def legal_summary(turn: Turn) -> str:
+    if not turn.texts:
+        return f"legal: {len(turn.legal)} choices; type the verb and Tab for the cards"
+    texts = list(turn.texts)
+    shown = ", ".join(texts[:LISTED])
+    more = f" ... ({len(texts)} in all; Tab lists them)" if len(texts) > LISTED else ""
+    return f"legal: {shown}{more}"
 
 
 def multi_card_rule(view: HandState) -> tuple[int, int]:
@@ -320,27 +359,9 @@ class Repl:
 
     def parse(self, turn: Turn, line: str) -> int | None:
         """The legal action ``line`` names, else None after saying why."""
-        text = " ".join(line.split())
-        view = turn.view
-        try:
-            action = view.parse_action(text)
-        except (ActionSyntaxError, CardError, ValueError) as first:
-            try:  # a nut or playing card alone means playing it (controls need "play")
-                if " " in text or (view.notation.parse(text) >= 52
-                                   and isinstance(view, controlnut.ControlNutState)):
-                    raise first
-                action = view.parse_action("play " + text)
-            except (ActionSyntaxError, CardError, ValueError):
-                self.refuse(turn, str(first))
-                return None
-        try:
-            view.check_actor(self.seat)
-            view.check(action)
-        except IllegalAction as exc:
-            self.refuse(turn, str(exc))
-            return None
-        if action not in turn.legal:
-            self.refuse(turn, "not a legal move now")
+        action = parse_move(turn, self.seat, line)
+        if isinstance(action, str):
+            self.refuse(turn, action)
             return None
         return action
 
@@ -351,12 +372,7 @@ class Repl:
         self.echo(self.legal_summary(turn))
 
     def legal_summary(self, turn: Turn) -> str:
-        if not turn.texts:
-            return f"legal: {len(turn.legal)} choices; type the verb and Tab for the cards"
-        texts = list(turn.texts)
-        shown = ", ".join(texts[:LISTED])
-        more = f" ... ({len(texts)} in all; Tab lists them)" if len(texts) > LISTED else ""
-        return f"legal: {shown}{more}"
+        return legal_summary(turn)
 
     async def ask_move(self) -> int | None:
         """The person's move (None: the position changed under the prompt: undo)."""

@@ -25,6 +25,7 @@ import trio
 from p2pcards.games import HandState
 from p2pcards.local import Bot
 from p2pcards.net.peer import Peer, Refusal
+from p2pcards.table.roster import Roster
 
 
 class Person(Protocol):
@@ -35,6 +36,11 @@ class Person(Protocol):
     async def answer(self, question: str) -> bool: ...
 
     def show(self, line: str) -> None: ...
+
+    def seated(self, roster: Roster, seat: int, settings: Settings,
+               chat: Callable[[str], Awaitable[None]]) -> None:
+        """The table is seated: its roster, this person's seat, its settings, and how
+        to chat to it."""
 
 
 @dataclass

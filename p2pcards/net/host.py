@@ -145,6 +145,9 @@ class Host:
                              self.person, self.say, self.seed)
         self.say(f"roster: {describe_roster(roster)}")
         self.say(f"safety number: {roster.safety_number()} (compare it aloud)")
+        self.say(f"table: {self.config.settings.describe()}")
+        if self.person is not None:
+            self.person.seated(roster, 0, self.config.settings, self.chat)
         self.started.set()
 
     # ================================================================== serving
@@ -221,6 +224,11 @@ class Host:
     def _log(self, line: str) -> None:
         self.say(f"[host] {line}")
 
+    def _notice(self, line: str) -> None:
+        """A join or a leave: shown here and at every joiner."""
+        self._log(line)
+        self._broadcast({"t": "notice", "text": line})
+
     async def _admit(self, link: Link) -> Seated:
         links.check_hello(await link.receive())
         nonce = secrets.token_bytes(32)
@@ -250,7 +258,7 @@ class Host:
         seats = self._seat(key, name, own_bot, bots)
         seated = _seated(link, key, name, seats)
         self.links.append(seated)
-        self._log(f"{name} ({show_id(device_id(key), 4)}) sits at seat {min(seats)}")
+        self._notice(f"{name} ({show_id(device_id(key), 4)}) sits at seat {min(seats)}")
         await link.send({"t": "welcome", "seat": min(seats)})
         self._lobby_changed()
         return seated
@@ -289,7 +297,7 @@ class Host:
         for wire in self.peer.log:
             seated.out.send_nowait({"t": "msg", "wire": wire})
         self.links.append(seated)
-        self._log(f"{name} is back at seat {own[0]} (sent {len(self.peer.log)} messages)")
+        self._notice(f"{name} is back at seat {own[0]}")
         return seated
 
     def _start_frame(self) -> dict[str, Any]:
@@ -330,8 +338,8 @@ class Host:
         while True:
             try:
                 frame = await seated.link.receive()
-            except LinkClosed as exc:
-                self._log(f"{seated.name} left ({exc})")
+            except LinkClosed:
+                self._notice(f"{seated.name} left the table (seats {sorted(seated.seats)})")
                 return
             kind = frame["t"]
             if kind == "msg":
@@ -370,10 +378,9 @@ class Host:
         for wire in wires:
             self._broadcast({"t": "msg", "wire": wire})
 
-    def say_chat(self, text: str) -> None:
-        assert self.peer is not None
-        frame = links.chat(self.identity.key, self.table, 0, text)
-        self._broadcast(frame)
+    async def chat(self, text: str) -> None:
+        """Say ``text`` to the table (signed by this peer's identity, seat 0)."""
+        self._broadcast(links.chat(self.identity.key, self.table, 0, text))
 
 
 def _seated(link: Link, key: bytes, name: str, seats: set[int]) -> Seated:

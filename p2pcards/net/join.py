@@ -179,6 +179,8 @@ class Joiner:
                 seat, text = links.check_chat(frame, self.peer.roster.keys,
                                               self.peer.roster.table)
                 self.say(f"{self.peer.roster.seats[seat].name}: {text}")
+        elif kind == "notice":
+            self.say(f"[host] {need(frame, 'text', str, 200)}")
         elif kind == "error":
             raise JoinError(f"the host closed the link: {frame.get('reason')}")
         else:
@@ -224,6 +226,8 @@ class Joiner:
         self.say(f"roster: {describe_roster(roster)}")
         self.say(f"safety number: {roster.safety_number()} (compare it aloud)")
         self.say(f"table: {settings.describe()}")
+        if self.person is not None:
+            self.person.seated(roster, min(self.peer.sessions), settings, self.chat)
         self.connected.set()
 
     async def _send(self, wires: list[bytes]) -> None:
@@ -236,7 +240,8 @@ class Joiner:
         except LinkClosed:
             pass
 
-    async def say_chat(self, text: str) -> None:
+    async def chat(self, text: str) -> None:
+        """Say ``text`` to the table (signed by this peer's identity)."""
         if self.link is not None and self.peer is not None:
             seat = min(self.peer.sessions)
             await self.link.send(links.chat(self.identity.key, self.peer.roster.table, seat,

@@ -1,0 +1,94 @@
+"""A person at a networked table: the prompt (pipe input, dummy output, Trio as
+prompt-toolkit's guest, as at a terminal) plays a whole game against a joiner's
+bot over TLS, chats both ways, shows the roster and safety number, and refuses
+an illegal move."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import trio
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from p2pcards.cli import guest
+from p2pcards.cli.netrepl import NetPrompt
+from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.net.driver import Settings
+from p2pcards.net.host import Host, HostConfig
+from p2pcards.net.identity import load_or_create
+from p2pcards.net.journal import Journal
+from tests.test_net_live import Lines, make_joiner, maker
+
+
+def test_a_person_plays_chats_and_sees_the_roster(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    with create_pipe_input() as pipe:
+        prompt = NetPrompt("pasur", input=pipe, output=DummyOutput())
+        config = HostConfig("pasur", 2, {"target": 20}, "hosty", None, [],
+                            Settings(grace=60, hint=True))
+        host = Host(load_or_create(tmp_path / "host"), config, maker,
+                    Journal.open(tmp_path / "host.journal"), prompt.show, prompt)
+        joiner_lines = Lines()
+
+        async def game() -> None:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(prompt.run)
+                invite = await nursery.start(host.serve)
+                joiner = make_joiner(tmp_path, invite, "joe")
+                joiner.say = joiner_lines
+                nursery.start_soon(joiner.run)
+                await host.started.wait()
+                pipe.send_text("who\nsay hello from the host\n")
+                while joiner.link is None or joiner.peer is None:
+                    await trio.sleep(0.01)
+                await joiner.chat("hi, joe here")
+                typed_wrong = False
+                while not (host.peer and host.peer.over):
+                    turn = prompt.turn
+                    if turn is not None and prompt.chosen is not None:
+                        if not typed_wrong:
+                            pipe.send_text("play ZZ\n")  # not a card: refused, asked again
+                            typed_wrong = True
+                        move = turn.view.format_action(heuristic_bot(turn.view.clone(), rng),
+                                                       seat=prompt.seat)
+                        pipe.send_text(move + "\n")
+                        while prompt.turn is turn:
+                            await trio.sleep(0.005)
+                    await trio.sleep(0.005)
+                nursery.cancel_scope.cancel()
+
+        guest.run(game)
+    shown = "\n".join(prompt.transcript)
+    assert host.peer is not None and host.peer.over
+    assert f"safety number: {host.peer.roster.safety_number()}" in shown
+    assert "1: joe (heuristic bot run by seat 1)" in shown
+    assert "joe: hi, joe here" in shown
+    assert "hosty: hello from the host" in joiner_lines
+    assert "not accepted:" in shown and "legal:" in shown
+    assert "your hand:" in shown
+    assert "joe (" in shown and "sits at seat 1" in shown
+
+
+def test_the_turn_timer_plays_for_a_person_who_does_not_move(tmp_path: Path) -> None:
+    with create_pipe_input() as pipe:
+        prompt = NetPrompt("pasur", input=pipe, output=DummyOutput())
+        config = HostConfig("pasur", 2, {"target": 20}, "hosty", None, [],
+                            Settings(grace=60, timer=0.05))
+        host = Host(load_or_create(tmp_path / "host"), config, maker,
+                    Journal.open(tmp_path / "host.journal"), prompt.show, prompt)
+
+        async def game() -> None:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(prompt.run)
+                invite = await nursery.start(host.serve)
+                nursery.start_soon(make_joiner(tmp_path, invite, "joe").run)
+                with trio.fail_after(120):
+                    while not (host.peer and host.peer.over):
+                        await trio.sleep(0.05)
+                nursery.cancel_scope.cancel()
+
+        guest.run(game)
+    assert host.peer is not None and host.peer.over
+    assert any(line.startswith("time is up: ") for line in prompt.transcript)
