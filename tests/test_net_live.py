@@ -17,7 +17,7 @@ from p2pcards.local import Bot, make_bot
 from p2pcards.net import links, tls
 from p2pcards.net.driver import Settings
 from p2pcards.net.host import Host, HostConfig
-from p2pcards.net.identity import Identity, load_or_create
+from p2pcards.net.identity import Friends, Identity, encode_id, load_or_create, show_id
 from p2pcards.net.invite import Invite, proof
 from p2pcards.net.join import Joiner
 from p2pcards.net.journal import Journal
@@ -261,7 +261,7 @@ async def test_fuzzed_frames_do_not_stop_the_table(tmp_path: Path) -> None:
                     pass
                 await link.aclose()
 
-        await fuzz(200)  # the table waits for its player
+        await fuzz(300)  # the table waits for its player
         joiner = make_joiner(tmp_path, invite, "joe")
         nursery.start_soon(joiner.run)
         with trio.fail_after(10):
@@ -288,3 +288,86 @@ async def test_pinned_fingerprint_mismatch_refuses_to_join(tmp_path: Path) -> No
                                                   else caught.value)
         nursery.cancel_scope.cancel()
 
+
+
+class TwoFacedHost(Host):
+    """A relay that shows one joiner another roster: its own key in seat 2's place (to
+    read and forge what seat 2 would be sent)."""
+
+    mitm_public = b""
+
+    def _broadcast(self, frame: dict[str, Any], but: Any = None) -> None:
+        if frame["t"] != "start":
+            super()._broadcast(frame, but)
+            return
+        from p2pcards.table.roster import Roster, SeatEntry, decode_roster  # noqa: PLC0415
+
+        real = decode_roster(frame["roster"])
+        seats = list(real.seats)
+        seats[2] = SeatEntry(seats[2].name, self.mitm_public)
+        fake = Roster(real.table, real.game, real.options, tuple(seats))
+        for seated in self.links:
+            shown = fake if seated.name == "ann" else real
+            seated.out.send_nowait({**frame, "roster": shown.encode()})
+
+
+async def test_a_relay_showing_two_rosters_is_caught_by_the_safety_number(
+        tmp_path: Path) -> None:
+    config = HostConfig("pasur", 3, {"target": 20}, "hosty", "heuristic", [],
+                        Settings(grace=3))
+    host = TwoFacedHost(load_or_create(tmp_path / "host"), config, maker,
+                        Journal.open(tmp_path / "host.journal"), Lines(), seed=1)
+    host.mitm_public = load_or_create(tmp_path / "mitm").public
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.serve)
+        ann = make_joiner(tmp_path, invite, "ann")
+        nursery.start_soon(ann.run)
+        while len(host.links) < 1:
+            await trio.sleep(0.01)
+        bob = make_joiner(tmp_path, invite, "bob")
+        nursery.start_soon(bob.run)
+        with trio.fail_after(60):
+            while not (host.peer and host.peer.over):
+                await trio.sleep(0.05)
+        nursery.cancel_scope.cancel()
+    numbers = {p.roster.safety_number() for p in (host.peer, ann.peer, bob.peer)
+               if p is not None}
+    assert len(numbers) == 2  # read aloud, ann's number is not bob's
+    said = [line for line in ann.say if line.startswith("safety number")]  # type: ignore
+    assert said and said[0] not in bob.say  # type: ignore[operator]
+    assert host.peer is not None and bob.peer is not None and ann.peer is not None
+    # ann refuses the host's signature on the real roster, so she signs nothing; the
+    # others claim her silent and the table breaks up before a card is dealt
+    assert any(r.rejection.rule == "roster" and r.rejection.sender == 0
+               for r in ann.peer.refusals)
+    assert [e.text for e in host.peer.main.events if e.kind == "over"] == [
+        "seat 1 was silent: the table breaks up"]
+    assert not any(e.kind == "deal" for e in host.peer.main.events)
+
+
+async def test_trust_on_first_use_shows_the_fingerprint(tmp_path: Path) -> None:
+    host = make_host(tmp_path)
+    asked: list[str] = []
+
+    async def no(question: str) -> bool:
+        asked.append(question)
+        return False
+
+    async def yes(question: str) -> bool:
+        asked.append(question)
+        return True
+
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.serve)
+        bare = Invite(invite.host, invite.port, None, invite.token)
+        doubter = make_joiner(tmp_path, bare, "doubter")
+        doubter.confirm = no
+        with pytest.raises(BaseExceptionGroup, match="Exceptions from Trio nursery"):
+            await doubter.run()
+        joiner = make_joiner(tmp_path, bare, "joe")
+        joiner.confirm = yes
+        joiner.friends = Friends.load(tmp_path / "joe")
+        nursery.start_soon(joiner.run)
+    assert [show_id(host.identity.id) in q for q in asked] == [True, True]
+    assert joiner.peer is not None and joiner.peer.over
+    assert joiner.friends.pinned["hosty"] == encode_id(host.identity.id)
