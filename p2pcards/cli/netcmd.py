@@ -16,6 +16,7 @@ from p2pcards.cli import guest
 from p2pcards.cli.netrepl import Left, NetPrompt
 from p2pcards.games import GAMES, OptionError
 from p2pcards.local import BOT_NAMES, Bot, make_bot
+from p2pcards.net import lan
 from p2pcards.net.driver import Settings
 from p2pcards.net.identity import (
     Friends,
@@ -78,10 +79,21 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
                       help="with --lan: where to hear beacons")
     join.add_argument("--bots", type=int, default=0, metavar="K", help="bots this peer runs")
     join.add_argument("--bots-kind", default="ismcts", choices=BOT_NAMES)
+    join.add_argument("--wait", type=float, default=10.0,
+                      help="with --lan: seconds to wait for the table's beacon (default 10)")
     join.add_argument("--yes", action="store_true",
                       help="trust a host fingerprint not in the invite without asking")
     _common(join)
     join.set_defaults(func=cmd_join)
+
+    lan_p = sub.add_parser("lan", help="list tables announced on the local network",
+                           description="Listen for LAN beacons (tables hosted with --lan) and"
+                           " list what is heard: game, host name, fingerprint, free seats.")
+    lan_p.add_argument("--listen", default=None, metavar="ADDR:PORT",
+                       help="where to hear beacons (default the p2pcards multicast group)")
+    lan_p.add_argument("--seconds", type=float, default=5.0,
+                       help="how long to listen (default 5)")
+    lan_p.set_defaults(func=cmd_lan)
 
     ident = sub.add_parser("id", help="show this install's device id",
                            description="Show this install's device id (created on first run)"
@@ -110,6 +122,45 @@ def _bot_maker(args: argparse.Namespace) -> Callable[[str], Bot]:
 def _fail(message: str) -> int:
     print(f"p2pcards: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+async def _hear(listen: tuple[str, int], name: str | None, seconds: float
+                ) -> lan.Heard | None:
+    """The table of host ``name`` once heard (None: not within ``seconds``), or, with
+    ``name`` None, every table heard in ``seconds`` printed."""
+    listener = lan.Listener(listen)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(listener.run)
+        found = None
+        with trio.move_on_after(seconds):
+            while name is not None:
+                found = next((t for t in listener.tables() if t.name == name), None)
+                if found is not None:
+                    break
+                await listener.changed.wait()
+            else:
+                await trio.sleep_forever()
+        nursery.cancel_scope.cancel()
+    if name is None:
+        tables = listener.tables()
+        for t in tables:
+            print(f"{t.name:<16} {t.game:<10} {t.free} free  {t.address}:{t.port}"
+                  f"  {show_id(t.fingerprint, 4)}")
+        if not tables:
+            print(f"no tables heard in {seconds:g} s")
+    return found
+
+
+def cmd_lan(args: argparse.Namespace) -> int:
+    try:
+        listen = lan.parse_address(args.listen)
+    except ValueError as exc:
+        return _fail(f"--listen: {exc}")
+    try:
+        trio.run(_hear, listen, None, args.seconds)
+    except OSError as exc:
+        return _fail(f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror}")
+    return EXIT_OK
 
 
 def cmd_id(args: argparse.Namespace) -> int:
@@ -172,8 +223,15 @@ def cmd_host(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     address = args.address or (args.bind if args.bind not in ("0.0.0.0", "::") else
                                _this_machine())
+    if args.beacon and not args.lan:
+        return _fail("--beacon goes with --lan (without --lan nothing is announced)")
+    try:
+        beacon = lan.parse_address(args.beacon) if args.lan else None
+    except ValueError as exc:
+        return _fail(f"--beacon: {exc}")
     config = HostConfig(args.game, players, options, args.name, args.bot,
-                        [args.bots_kind] * args.bots, settings, args.bind, args.port, address)
+                        [args.bots_kind] * args.bots, settings, args.bind, args.port, address,
+                        beacon)
     prompt = _prompt(args)
     say = prompt.show if prompt is not None else _say
     try:
@@ -215,7 +273,21 @@ def cmd_join(args: argparse.Namespace) -> int:
     except InviteError as exc:
         return _fail(f"the invite: {exc}")
     if invite is None:
-        return _fail("--lan is not available yet")
+        try:
+            listen = lan.parse_address(args.listen)
+        except ValueError as exc:
+            return _fail(f"--listen: {exc}")
+        table = trio.run(_hear, listen, args.lan, args.wait)
+        if table is None:
+            print(f"p2pcards: no table of {args.lan!r} heard in {args.wait:g} s",
+                  file=sys.stderr)
+            return EXIT_FAILED
+        print(f"heard {table.name}'s {table.game} table at {table.address}:{table.port}")
+        print(f"its fingerprint is {show_id(table.fingerprint)}; is it the one the host"
+              " shows?")
+        if not args.yes and input("type yes to join: ").strip().lower() != "yes":
+            return _fail("the fingerprint was not confirmed; not joining")
+        invite = table.invite()
     try:
         identity = load_or_create()
         friends = Friends.load()

@@ -29,7 +29,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.games import GAMES
 from p2pcards.local import Bot
-from p2pcards.net import links, tls
+from p2pcards.net import lan, links, tls
 from p2pcards.net.driver import Driver, Person, Settings
 from p2pcards.net.identity import Identity, device_id, show_id
 from p2pcards.net.invite import TOKEN_BYTES, Invite, check_proof
@@ -69,6 +69,8 @@ class HostConfig:
     bind: str = "127.0.0.1"
     port: int = 0
     address: str | None = None
+    beacon: tuple[str, int] | None = None
+    """Where LAN beacons go (None: the table is not announced)."""
 
 
 class Host:
@@ -117,6 +119,13 @@ class Host:
         return Invite(self.config.address or self.config.bind, self.port, self.identity.id,
                       self.token)
 
+    def _beacon(self) -> bytes | None:
+        """The LAN beacon while seats are free (None: stop announcing)."""
+        if self.peer is not None or self.free == 0:
+            return None
+        return lan.beacon(self.config.game, self.config.name, self.port, self.identity.id,
+                          self.token, self.free)
+
     def _resume(self) -> None:
         self.peer = Peer.restore(self.journal)
         settings = self.peer.settings
@@ -163,6 +172,8 @@ class Host:
             if self.peer is not None:
                 self.peer.settings["port"] = self.port
             task_status.started(self.invite())
+            if self.config.beacon is not None and self.peer is None:
+                nursery.start_soon(lan.announce, self.config.beacon, self._beacon)
             if self.peer is None and self.free == 0:
                 self._start()
             await self.started.wait()
