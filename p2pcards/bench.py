@@ -165,8 +165,15 @@ def bench_ai(seconds: float = 2.0, seed: int = 1) -> list[Record]:
     return records
 
 
+def bench_net(seconds: float = 2.0) -> list[Record]:
+    from p2pcards.netbench import bench_net as run  # noqa: PLC0415 - spawns processes
+
+    return run(seconds)
+
+
 SUITES: dict[str, Callable[[float], list[Record]]] = {
-    "engines": bench_engines, "ai": bench_ai, "deck": bench_deck, "table": bench_table}
+    "engines": bench_engines, "ai": bench_ai, "deck": bench_deck, "table": bench_table,
+    "net": bench_net}
 
 
 def format_table(records: list[Record]) -> str:

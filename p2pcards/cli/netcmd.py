@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from p2pcards.cli.netrepl import Left, NetPrompt
 from p2pcards.games import GAMES, OptionError
 from p2pcards.local import BOT_NAMES, Bot, make_bot
 from p2pcards.net import lan
-from p2pcards.net.driver import Settings
+from p2pcards.net.driver import Driver, Settings
 from p2pcards.net.identity import (
     Friends,
     IdentityError,
@@ -113,6 +115,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transcript", metavar="FILE",
                         help="write the signed transcript at the end (p2pcards verify)")
     parser.add_argument("--seed", type=int, help="seed for the bots' choices (tests)")
+    parser.add_argument("--stats", metavar="FILE",
+                        help="write timings and traffic as JSON at the end (p2pcards bench"
+                        " net)")
 
 
 def _bot_maker(args: argparse.Namespace) -> Callable[[str], Bot]:
@@ -175,6 +180,20 @@ def cmd_id(args: argparse.Namespace) -> int:
     for name, ident in sorted(friends.pinned.items()):
         print(f"friend {name}: {ident[:16]}")
     return EXIT_OK
+
+
+def _stats(args: argparse.Namespace, driver: Driver | None, started: float) -> None:
+    if not args.stats or driver is None:
+        return
+    deals: dict[int, dict[str, float]] = {}
+    for at, index, mark in driver.timeline:
+        deals.setdefault(index, {})[mark] = at
+    dealt = [round((d["dealt"] - d["deal"]) * 1000, 1) for d in deals.values()
+             if "deal" in d and "dealt" in d]
+    Path(args.stats).write_text(json.dumps({
+        "game_seconds": round(time.monotonic() - started, 3), "deal_ms": dealt,
+        "messages": len(driver.peer.log), "deals": len(driver.peer.main.finished)}),
+        encoding="utf-8")
 
 
 def _finish(peer: Peer, args: argparse.Namespace) -> int:
@@ -247,6 +266,7 @@ def cmd_host(args: argparse.Namespace) -> int:
             if args.invite_file:
                 Path(args.invite_file).write_text(f"{invite}\n", encoding="utf-8")
 
+    started = time.monotonic()
     try:
         left = _run(serve, prompt)
     except Exception as exc:  # Trio wraps what its tasks raise in groups
@@ -258,6 +278,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         _settle_journal(journal, host.peer)
     if left or host.peer is None:
         return _left(journal)
+    _stats(args, host.driver, started)
     assert host.peer is not None
     return _finish(host.peer, args)
 
@@ -311,6 +332,7 @@ def cmd_join(args: argparse.Namespace) -> int:
                         seed=args.seed)
     except JournalError as exc:
         return _fail(str(exc))
+    started = time.monotonic()
     try:
         left = _run(joiner.run, prompt)
     except Exception as exc:  # Trio wraps what its tasks raise in groups
@@ -323,6 +345,7 @@ def cmd_join(args: argparse.Namespace) -> int:
         _settle_journal(journal, joiner.peer)
     if left or joiner.peer is None:
         return _left(journal)
+    _stats(args, joiner.driver, started)
     assert joiner.peer is not None
     return _finish(joiner.peer, args)
 

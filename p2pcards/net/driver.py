@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -88,6 +89,9 @@ class Driver:
     last_progress: bytes = b""
     crash_count: int = 0
     inline: bool = False
+    timeline: list[tuple[float, int, str]] = field(default_factory=list)
+    """(monotonic time, deal, "deal" or "dealt"): when each deal's first hello became
+    due, and when its first move did (its cards shuffled, locked and dealt)."""
     """Bots decide on the loop itself, not in a worker thread (tests with Trio's
     autojump clock, which must not jump while a thread computes)."""
 
@@ -152,6 +156,16 @@ class Driver:
         if self.peer.progress != self.last_progress:
             self.last_progress = self.peer.progress
             self.moved_at = trio.current_time()
+            self._mark()
+
+    def _mark(self) -> None:
+        due, main = self.peer.due(), self.peer.main
+        if due is None or main.run is None:
+            return
+        mark = {"hello": "deal", "act": "dealt"}.get(due.kind)
+        index = main.run.index
+        if mark and not any(d == index and m == mark for _, d, m in self.timeline):
+            self.timeline.append((time.monotonic(), index, mark))
 
     def _report(self) -> None:
         events = self.peer.main.events

@@ -1,0 +1,91 @@
+"""``p2pcards bench net``: real processes on loopback TLS.
+
+For each game, a host and three joiners (four processes, heuristic bots in
+every seat, each with its own identity in a temporary directory) play a
+whole game over TLS on 127.0.0.1.  Reported: the time of each deal's
+shuffle, lock and deal (from the deal's first ``hello`` to its first move, as
+the host sees it: for Bid Whist, 54 cards among 4 processes), and the whole
+game's wall time from the host's start (process start-up included).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+Record = dict[str, Any]
+GAMES = ("bidwhist", "controlnut", "nullern", "pasur")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def play_game(game: str, directory: Path, players: int = 4) -> dict[str, Any]:
+    """One whole game among ``players`` processes; the host's stats."""
+    port = _free_port()
+    invite = directory / "invite"
+    run = [sys.executable, "-m", "p2pcards"]
+    common = ["--bot", "heuristic", "--bots-kind", "heuristic"]
+    procs = []
+
+    def spawn(name: str, args: list[str]) -> subprocess.Popen[bytes]:
+        env = dict(os.environ, P2PCARDS_HOME=str(directory / name))
+        return subprocess.Popen([*run, *args, "--stats", str(directory / f"{name}.json")],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    try:
+        procs.append(spawn("host", ["host", game, "--bind", "127.0.0.1", "--port", str(port),
+                                    "--players", str(players), "--invite-file", str(invite),
+                                    "--grace", "60", *common]))
+        deadline = time.monotonic() + 30
+        while not invite.exists():
+            if time.monotonic() > deadline or procs[0].poll() is not None:
+                raise RuntimeError(f"the {game} host did not start")
+            time.sleep(0.02)
+        text = invite.read_text().strip()
+        procs.extend(spawn(f"p{i}", ["join", text, *common]) for i in range(1, players))
+        for proc in procs:
+            if proc.wait(600) != 0:
+                assert proc.stderr is not None
+                raise RuntimeError(f"a {game} peer failed: {proc.stderr.read().decode()}")
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    stats: dict[str, Any] = json.loads((directory / "host.json").read_text())
+    return stats
+
+
+def bench_net(seconds: float = 2.0) -> list[Record]:
+    records: list[Record] = []
+    for game in GAMES:
+        with tempfile.TemporaryDirectory(prefix="p2pcards-bench-") as tmp:
+            stats = play_game(game, Path(tmp))
+        deals = stats["deal_ms"]
+        if game == "bidwhist":
+            records.append({"name": "net.bidwhist.shuffle_lock_deal_54_cards.median",
+                            "value": statistics.median(deals), "unit": "ms"})
+            records.append({"name": "net.bidwhist.shuffle_lock_deal_54_cards.best",
+                            "value": min(deals), "unit": "ms"})
+        else:
+            records.append({"name": f"net.{game}.deal_median", "value":
+                            statistics.median(deals), "unit": "ms"})
+        records.append({"name": f"net.{game}.whole_game", "value": stats["game_seconds"],
+                        "unit": "s"})
+        records.append({"name": f"net.{game}.deals", "value": stats["deals"],
+                        "unit": "deals"})
+        records.append({"name": f"net.{game}.messages", "value": stats["messages"],
+                        "unit": "messages"})
+    return records
