@@ -371,3 +371,21 @@ async def test_trust_on_first_use_shows_the_fingerprint(tmp_path: Path) -> None:
     assert [show_id(host.identity.id) in q for q in asked] == [True, True]
     assert joiner.peer is not None and joiner.peer.over
     assert joiner.friends.pinned["hosty"] == encode_id(host.identity.id)
+
+
+async def test_a_joiner_who_leaves_the_lobby_frees_its_seats(tmp_path: Path) -> None:
+    host = make_host(tmp_path, players=4, bots=0)
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.serve)
+        link, answer = await admitted(invite, load_or_create(tmp_path / "eve"))
+        assert answer == {"t": "welcome", "seat": 1}
+        assert host.free == 2
+        await link.aclose()
+        with trio.fail_after(10):
+            while host.free != 3:
+                await trio.sleep(0.01)
+        joiner = make_joiner(tmp_path, invite, "joe", bots=2)
+        nursery.start_soon(joiner.run)
+    assert host.peer is not None and joiner.peer is not None and joiner.peer.over
+    assert [(e.name, e.run_by) for e in host.peer.roster.seats] == [
+        ("hosty", 0), ("joe", 1), ("heuristic-2", 1), ("heuristic-3", 1)]

@@ -64,6 +64,7 @@ def test_a_person_plays_chats_and_sees_the_roster(tmp_path: Path) -> None:
     assert host.peer is not None and host.peer.over
     assert f"safety number: {host.peer.roster.safety_number()}" in shown
     assert "1: joe (heuristic bot run by seat 1)" in shown
+    assert "\njoe: play " in shown or shown.startswith("joe: play ")  # moves by name
     assert "joe: hi, joe here" in shown
     assert "hosty: hello from the host" in joiner_lines
     assert "not accepted:" in shown and "legal:" in shown

@@ -169,8 +169,12 @@ class Driver:
 
     def _report(self) -> None:
         events = self.peer.main.events
+        names = [e.name for e in self.peer.roster.seats]
         for event in events[self.events_shown:]:
-            self.say(event.text)
+            text = event.text
+            if event.kind == "act" and event.seat is not None:  # "seat 2: ..." by name
+                text = f"{names[event.seat]}{text[text.index(':'):]}"
+            self.say(text)
         self.events_shown = len(events)
         for refusal in self.peer.refusals[self.refusals_shown:]:
             self.say(_refusal_text(refusal))

@@ -219,8 +219,27 @@ class Host:
         finally:
             if seated is not None and seated in self.links:
                 self.links.remove(seated)
-                self._lobby_changed()
+                if self.peer is None:
+                    self._unseat(seated)
+                    self._lobby_changed()
             await link.aclose()
+
+    def _unseat(self, seated: Seated) -> None:
+        """A joiner left the lobby: its seats (and its bots') are free again, the seats
+        after them move up."""
+        keep = [i for i in range(len(self.entries)) if i not in seated.seats]
+        moved = {old: new for new, old in enumerate(keep)}
+        entries = []
+        for old in keep:
+            entry = self.entries[old]
+            run_by = None if entry.run_by is None else moved[entry.run_by]
+            name = f"{entry.bot}-{moved[old]}" if entry.bot and run_by != moved[old] \
+                else entry.name
+            entries.append(SeatEntry(name, entry.identity, entry.bot, run_by))
+        self.entries = entries
+        self.bot_keys = {moved[s]: k for s, k in self.bot_keys.items()}
+        for other in self.links:
+            other.seats = {moved[s] for s in other.seats}
 
     def _closing(self, seated: Seated | None, reason: str) -> None:
         who = f"{seated.name} (seats {sorted(seated.seats)})" if seated else "a joiner"
@@ -262,9 +281,14 @@ class Host:
             raise FrameError("not invited: the token is not this table's")
         if not check_proof(public, signature, nonce, self.identity.id, token):
             raise FrameError("the proof of identity does not verify")
-        if any(s.key == key for s in self.links):
+        stale = next((s for s in self.links if s.key == key), None)
+        if stale is not None and self.peer is None:
             raise FrameError("this identity is already at the table")
         if self.peer is not None:  # the game has begun: only a seated identity comes back
+            if stale is not None:  # its old link is dead but not yet noticed: replaced
+                self.links.remove(stale)
+                stale.out.close()
+                await stale.link.aclose()
             return await self._rejoin(link, key, name)
         seats = self._seat(key, name, own_bot, bots)
         seated = _seated(link, key, name, seats)
