@@ -61,6 +61,8 @@ class Relay:
                             other.receive(wire)
                     kind = open_envelope(wire, self.roster.keys).kind
                     if after is not None and after(seat, kind):
+                        assert peer.journal is not None
+                        peer.journal.abandon()  # killed: its open files go with it
                         self.peers[seat] = None
                         return True
         return False

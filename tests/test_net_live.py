@@ -248,8 +248,10 @@ async def test_fuzzed_frames_do_not_stop_the_table(tmp_path: Path) -> None:
                     return
                 try:
                     link = await raw_link(invite)
-                except OSError:
-                    return  # the game is over and the host has gone
+                except (OSError, trio.BrokenResourceError):
+                    if until():
+                        return  # the game is over and the host has gone
+                    raise
                 frames = [mutate(rng.choice(good)) for _ in range(rng.randint(1, 8))]
                 try:
                     for frame in frames:
@@ -378,8 +380,10 @@ async def test_a_joiner_who_leaves_the_lobby_frees_its_seats(tmp_path: Path) -> 
     async with trio.open_nursery() as nursery:
         invite = await nursery.start(host.serve)
         link, answer = await admitted(invite, load_or_create(tmp_path / "eve"))
-        assert answer == {"t": "welcome", "seat": 1}
-        assert host.free == 2
+        assert answer == {"t": "welcome", "seat": 1, "resume": False}
+        with trio.fail_after(10):
+            while host.free != 2:  # seated once the welcome is out
+                await trio.sleep(0.01)
         await link.aclose()
         with trio.fail_after(10):
             while host.free != 3:
@@ -389,3 +393,41 @@ async def test_a_joiner_who_leaves_the_lobby_frees_its_seats(tmp_path: Path) -> 
     assert host.peer is not None and joiner.peer is not None and joiner.peer.over
     assert [(e.name, e.run_by) for e in host.peer.roster.seats] == [
         ("hosty", 0), ("joe", 1), ("heuristic-2", 1), ("heuristic-3", 1)]
+
+
+async def test_what_a_seated_joiner_cannot_do_to_the_lobby(tmp_path: Path) -> None:
+    """An unknown bot kind, a reset right after auth, two links lost at once: each is
+    refused or cleaned up, and the host goes on to play its game."""
+    host = make_host(tmp_path, players=4)
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.serve)
+        eve = load_or_create(tmp_path / "eve")
+        link = await raw_link(invite)
+        await link.send(links.hello())
+        first = await link.receive()
+        await link.send({"t": "auth", "key": eve.public, "name": "eve", "token": invite.token,
+                         "bot": "x\n", "bots": [],
+                         "sig": proof(eve.key, first["nonce"], invite.fingerprint or b"",
+                                      invite.token)})
+        assert "unknown bot" in await refused_with(link)
+
+        async def all_free() -> None:
+            with trio.fail_after(10):
+                while host.free != 3 or host.links:
+                    await trio.sleep(0.01)
+
+        link, _ = await admitted(invite, eve)  # then gone at once
+        await link.stream.aclose()
+        await all_free()
+        pair = [await admitted(invite, load_or_create(tmp_path / n)) for n in ("m1", "m2")]
+        assert [a["t"] for _, a in pair] == ["welcome", "welcome"]
+        for lost, _ in pair:  # two links lost at the same moment
+            await lost.stream.aclose()
+        await all_free()
+        nursery.start_soon(make_joiner(tmp_path, invite, "joe", bots=1).run)
+        with trio.fail_after(10):
+            while host.free != 1:
+                await trio.sleep(0.01)
+        nursery.start_soon(make_joiner(tmp_path, invite, "ann").run)
+    assert host.peer is not None and host.peer.over
+    assert [e.name for e in host.peer.roster.seats] == ["hosty", "joe", "heuristic-2", "ann"]

@@ -90,6 +90,9 @@ def test_journal_tail_cut_by_a_kill_is_dropped(tmp_path: Path) -> None:
     journal.append("in", b"one")
     journal.append("in", b"two")
     journal.commit()
+    with pytest.raises(JournalError, match="another p2pcards process"):
+        Journal.open(path)  # one process per journal
+    journal.close()
     with path.open("ab") as f:
         f.write(HEADER.pack(100) + b"partial")
     again = Journal.open(path)

@@ -128,6 +128,8 @@ class Driver:
         kind = item[0]
         if kind == "msg":
             self.peer.receive(item[1])
+        elif kind == "poke":
+            pass  # the host took a message itself: flush, report and decide
         elif kind == "act":
             _, seat, code, progress = item
             self.thinking.discard(seat)

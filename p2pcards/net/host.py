@@ -28,7 +28,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.games import GAMES
-from p2pcards.local import Bot
+from p2pcards.local import BOT_NAMES, Bot
 from p2pcards.net import lan, links, tls
 from p2pcards.net.driver import Driver, Person, Settings
 from p2pcards.net.identity import Identity, device_id, show_id
@@ -53,6 +53,8 @@ class Seated:
     out_read: trio.MemoryReceiveChannel[dict[str, Any]]
     sent_here: set[bytes] = field(default_factory=set)
     drained: trio.Event = field(default_factory=trio.Event)
+    late: int = 0
+    chats: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -143,6 +145,7 @@ class Host:
         keys = {0: self.identity.key, **self.bot_keys}
         self.peer = Peer(roster, keys, secrets.token_bytes(32), self.journal,
                          {"token": self.token, "table": self.config.settings.to_wire()})
+        self.journal.commit()  # the table survives a crash from here on
         self._make_driver()
 
     def _make_driver(self) -> None:
@@ -193,6 +196,8 @@ class Host:
         self.journal.close()
 
     async def _handle(self, stream: trio.SSLStream[trio.SocketStream]) -> None:
+        """One link, from its handshake to its end.  Whatever it sends, only it is closed:
+        nothing raised here reaches the listener (Trio would take the host down)."""
         link = Link(stream, "a joiner")
         seated: Seated | None = None
         try:
@@ -207,22 +212,33 @@ class Host:
                     await self._reader(seated)
                 except FrameError as exc:  # the reason goes after what is queued
                     self._closing(seated, str(exc))
-                    seated.out.send_nowait({"t": "error", "reason": str(exc)})
-                seated.out.close()
+                    self._drop(seated, {"t": "error", "reason": str(exc)})
+                self._drop(seated)
                 with trio.move_on_after(2):
                     await seated.drained.wait()
                 nursery.cancel_scope.cancel()
         except FrameError as exc:
             await self._close(link, seated, str(exc))
-        except (LinkClosed, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            self._log(f"{seated.name if seated else 'a joiner'} left ({exc})")
+        except Exception as exc:  # a broken link, or a fault of ours: this link only
+            reason = _reason(exc)
+            self._log(f"{seated.name if seated else 'a joiner'} left ({reason})")
         finally:
-            if seated is not None and seated in self.links:
-                self.links.remove(seated)
-                if self.peer is None:
-                    self._unseat(seated)
-                    self._lobby_changed()
-            await link.aclose()
+            if seated is not None:
+                self._drop(seated)
+            with contextlib.suppress(Exception):
+                await link.aclose()
+
+    def _drop(self, seated: Seated, last: dict[str, Any] | None = None) -> None:
+        """Take a link off the table (its queue then drains and closes), once."""
+        if seated not in self.links:
+            return
+        self.links.remove(seated)
+        if last is not None:
+            seated.out.send_nowait(last)
+        seated.out.close()
+        if self.peer is None:
+            self._unseat(seated)
+            self._lobby_changed()
 
     def _unseat(self, seated: Seated) -> None:
         """A joiner left the lobby: its seats (and its bots') are free again, the seats
@@ -273,6 +289,8 @@ class Host:
         signature = need(auth, "sig", bytes, 64)
         bots = need(auth, "bots", list, 8)
         own_bot = need(auth, "bot", str, 16)
+        if not name or not name.isprintable():
+            raise FrameError("auth: a name of 1 to 32 printable characters")
         try:
             public = identity_key(key, "the joiner's identity")
         except CodecError as exc:
@@ -290,34 +308,48 @@ class Host:
                 stale.out.close()
                 await stale.link.aclose()
             return await self._rejoin(link, key, name)
-        seats = self._seat(key, name, own_bot, bots)
+        entries = self._entries(key, name, own_bot, bots, nonce)
+        await link.send({"t": "welcome", "seat": len(self.entries), "resume": False})
+        if len(entries) > self.free or self.peer is not None:  # others sat meanwhile
+            raise FrameError(f"the table filled up ({self.free} seats free)")
+        seats = set(range(len(self.entries), len(self.entries) + len(entries)))
+        self.entries.extend(entries)
         seated = _seated(link, key, name, seats)
         self.links.append(seated)
         self._notice(f"{name} ({show_id(device_id(key), 4)}) sits at seat {min(seats)}")
-        await link.send({"t": "welcome", "seat": min(seats)})
         self._lobby_changed()
         return seated
 
-    def _seat(self, key: bytes, name: str, own_bot: str, bots: list[Any]) -> set[int]:
-        if not name or not name.isprintable():
-            raise FrameError("a name of printable characters")
+    def _entries(self, key: bytes, name: str, own_bot: str, bots: list[Any], nonce: bytes
+                 ) -> list[SeatEntry]:
+        """The seats a joiner asks for (its own, its bots'), checked; not yet taken.  A
+        bot's key comes with its signature of the nonce: nobody reserves another's key."""
+        if own_bot and own_bot not in BOT_NAMES:
+            raise FrameError(f"auth: unknown bot {own_bot[:16]!r}")
         if 1 + len(bots) > self.free:
             raise FrameError(f"the table is full ({self.free} seats free,"
                              f" {1 + len(bots)} asked for)")
         seat = len(self.entries)
         entries = [SeatEntry(name, key, own_bot, seat if own_bot else None)]
         for i, bot in enumerate(bots):
-            if not (isinstance(bot, list) and len(bot) == 2 and isinstance(bot[0], str)
+            if not (isinstance(bot, list) and len(bot) == 3 and bot[0] in BOT_NAMES
                     and isinstance(bot[1], bytes) and len(bot[1]) == 32
-                    and 0 < len(bot[0]) <= 16):
-                raise FrameError(f"auth: bot {i} must be [kind, 32-byte key]")
+                    and isinstance(bot[2], bytes) and len(bot[2]) == 64):
+                raise FrameError(f"auth: bot {i} must be [kind, 32-byte key, signature], with"
+                                 f" a kind of {', '.join(BOT_NAMES)}")
+            try:
+                proven = check_proof(identity_key(bot[1], f"bot {i}'s key"), bot[2], nonce,
+                                     self.identity.id, b"bot")
+            except CodecError as exc:
+                raise FrameError(str(exc)) from exc
+            if not proven:
+                raise FrameError(f"auth: bot {i}'s key is not proven")
             entries.append(SeatEntry(f"{bot[0]}-{seat + 1 + i}", bot[1], bot[0], seat))
         keys = {e.identity for e in self.entries}
         if any(e.identity in keys for e in entries) or \
                 len({e.identity for e in entries}) != len(entries):
             raise FrameError("an identity already at the table")
-        self.entries.extend(entries)
-        return set(range(seat, seat + len(entries)))
+        return entries
 
     async def _rejoin(self, link: Link, key: bytes, name: str) -> Seated:
         assert self.peer is not None
@@ -327,7 +359,7 @@ class Host:
             raise FrameError("the game has begun; this identity has no seat at it")
         seats = {own[0]} | {i for i, e in enumerate(roster.seats) if e.run_by == own[0]}
         seated = _seated(link, key, name, seats)
-        await link.send({"t": "welcome", "seat": own[0]})
+        await link.send({"t": "welcome", "seat": own[0], "resume": True})
         await link.send(self._start_frame())
         for wire in self.peer.log:
             seated.out.send_nowait({"t": "msg", "wire": wire})
@@ -348,15 +380,19 @@ class Host:
                            for e in self.entries]}
         self._broadcast(frame)
         if self.free == 0:
-            self._start()
+            try:
+                self._start()
+            except CodecError as exc:  # checked on the way in: should not happen
+                raise FrameError(f"the roster cannot be made: {exc}") from exc
             self._broadcast(self._start_frame())
         else:
             self._log(f"{len(self.entries)} of {self.config.players} seats taken")
 
     def _broadcast(self, frame: dict[str, Any], but: Seated | None = None) -> None:
-        for seated in self.links:
+        for seated in list(self.links):
             if seated is not but:
-                seated.out.send_nowait(frame)
+                with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                    seated.out.send_nowait(frame)
 
     async def _writer(self, seated: Seated, scope: trio.CancelScope) -> None:
         try:
@@ -382,6 +418,10 @@ class Host:
             elif kind == "chat":
                 if self.peer is None:
                     raise FrameError("chat before the game began")
+                now = trio.current_time()
+                seated.chats = [t for t in seated.chats if now - t < 10] + [now]
+                if len(seated.chats) > MAX_CHATS:
+                    raise FrameError(f"more than {MAX_CHATS} chat lines in 10 s: a flood")
                 seat, text = links.check_chat(frame, self.peer.roster.keys, self.table)
                 if seat not in seated.seats:
                     raise FrameError(f"chat in seat {seat}'s name")
@@ -406,8 +446,18 @@ class Host:
         seated.sent_here.add(wire)
         if wire in self.peer.known:
             return  # sent again after a reconnection: already relayed
-        self._broadcast({"t": "msg", "wire": wire}, but=seated)
-        self.driver.post("msg", wire)
+        kept, refused = self.peer.receive(wire)  # judged here, before it is relayed
+        if kept:
+            self._broadcast({"t": "msg", "wire": wire}, but=seated)
+        elif any(r.rejection.rule not in LATE for r in refused):
+            reason = next(r.rejection for r in refused if r.rejection.rule not in LATE)
+            raise FrameError(f"seat {env.sender}'s message {env.seq} is refused:"
+                             f" {reason.rule}: {reason.reason}")
+        else:
+            seated.late += 1
+            if seated.late > MAX_LATE:
+                raise FrameError(f"{seated.late} messages refused as late: a flood")
+        self.driver.post("poke")
 
     async def _relay_own(self, wires: list[bytes]) -> None:
         for wire in wires:
@@ -416,6 +466,20 @@ class Host:
     async def chat(self, text: str) -> None:
         """Say ``text`` to the table (signed by this peer's identity, seat 0)."""
         self._broadcast(links.chat(self.identity.key, self.table, 0, text))
+
+
+LATE = frozenset({"silent", "turn"})
+"""Refusals an honest peer can earn by arriving late (a claim of silence, or another
+message, got in first): the message is not relayed, the link stays (up to MAX_LATE)."""
+MAX_LATE = 50
+MAX_CHATS = 10
+"""Chat lines a link may send in 10 seconds."""
+
+
+def _reason(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _seated(link: Link, key: bytes, name: str, seats: set[int]) -> Seated:

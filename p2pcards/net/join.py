@@ -31,6 +31,9 @@ from p2pcards.table.codec import CodecError
 from p2pcards.table.roster import Roster, decode_roster
 
 RETRY_MOST = 5.0
+GIVE_UP = 600.0
+"""Seconds without the host after which a joiner stops trying (its journal keeps the
+game: the same command tries again)."""
 
 
 class JoinError(Exception):
@@ -55,6 +58,7 @@ class Joiner:
     peer: Peer | None = None
     driver: Driver | None = None
     link: Link | None = None
+    link_seen: float | None = None
     seat: int = -1
 
     def __post_init__(self) -> None:
@@ -79,30 +83,40 @@ class Joiner:
 
     async def _links(self) -> None:
         pause = 0.2
+        reached = trio.current_time()
         while True:
             try:
                 await self._session()
                 pause = 0.2
             except JoinError:
                 raise
-            except (OSError, LinkClosed, trio.BrokenResourceError) as exc:
+            except (OSError, LinkClosed, trio.BrokenResourceError, trio.TooSlowError) as exc:
                 if self.peer is None:
-                    raise JoinError(f"cannot reach the host: {exc}") from exc
-                self.say(f"lost the host ({exc}); connecting again in {pause:.1f} s")
+                    raise JoinError(f"cannot reach the host: {exc or 'no answer'}") from exc
+                if self.link_seen is not None:
+                    reached = self.link_seen
+                if trio.current_time() - reached > GIVE_UP:
+                    raise JoinError(f"the host has been unreachable for {GIVE_UP:g} s; the"
+                                    " same command resumes the game later") from exc
+                self.say(f"lost the host ({exc or 'no answer'}); connecting again in"
+                         f" {pause:.1f} s")
             except FrameError as exc:
                 raise JoinError(f"the host sent what it should not: {exc}") from exc
             await trio.sleep(pause)
             pause = min(RETRY_MOST, pause * 2)
 
     async def _session(self) -> None:
-        stream = await tls.connect(self.invite.host, self.invite.port)
+        with trio.fail_after(links.HANDSHAKE_SECONDS):
+            stream = await tls.connect(self.invite.host, self.invite.port)
         link = Link(stream, "the host")
         try:
             await self._pin(stream)
-            await self._hello(link)
+            with trio.fail_after(links.HANDSHAKE_SECONDS):
+                await self._hello(link)
             self.link = link
             while True:
                 frame = await link.receive()
+                self.link_seen = trio.current_time()
                 await self._frame(frame)
         finally:
             self.link = None
@@ -143,7 +157,8 @@ class Joiner:
             "t": "auth", "key": self.identity.public, "name": self.name,
             "token": self.invite.token, "bot": self.own_bot or "",
             "sig": proof(self.identity.key, nonce, self.invite.fingerprint, self.invite.token),
-            "bots": [[kind, key.public_key().public_bytes_raw()]
+            "bots": [[kind, key.public_key().public_bytes_raw(),
+                      proof(key, nonce, self.invite.fingerprint, b"bot")]
                      for kind, key in zip(self.bots, self.bot_keys, strict=True)]})
         answer = await link.receive()
         if answer["t"] == "error":
@@ -151,6 +166,11 @@ class Joiner:
         if answer["t"] != "welcome":
             raise FrameError(f"expected welcome, got {answer['t']!r}")
         self.seat = need(answer, "seat", int)
+        if answer.get("resume") is True and self.peer is None:
+            raise JoinError("this identity sits at a game already under way, but its journal"
+                            " is not here: without it this seat would send second versions"
+                            " of its messages (read as cheating). Run the command on the"
+                            " machine (and P2PCARDS_HOME) that began the game")
         self.say(f"seated at seat {self.seat} at {host_name}'s table")
         if self.peer is not None:
             for wire in self.peer.mine:
@@ -171,7 +191,7 @@ class Joiner:
             try:
                 roster = decode_roster(need(frame, "roster", bytes))
                 settings = Settings.from_wire(frame.get("settings"))
-            except (CodecError, ValueError) as exc:
+            except (CodecError, ValueError, TypeError) as exc:
                 raise FrameError(f"start: {exc}") from exc
             self._started(roster, settings)
         elif kind == "chat":
@@ -205,6 +225,10 @@ class Joiner:
                 keys[seat] = by_public[entry.identity]
         if len(keys) != 1 + len(self.bot_keys):
             raise JoinError("the roster leaves out a bot this peer runs")
+        claimed = {i for i, e in enumerate(roster.seats) if e.run_by == own[0]} - set(keys)
+        if claimed:
+            raise JoinError(f"the roster says this peer runs seat(s) {sorted(claimed)}, whose"
+                            " keys it does not hold")
         self.peer = Peer(roster, keys, secrets.token_bytes(32), self.journal,
                          {"table": settings.to_wire()})
         if self.friends is not None:
@@ -242,7 +266,12 @@ class Joiner:
 
     async def chat(self, text: str) -> None:
         """Say ``text`` to the table (signed by this peer's identity)."""
-        if self.link is not None and self.peer is not None:
-            seat = min(self.peer.sessions)
+        if self.link is None or self.peer is None:
+            self.say("not connected to the host: nothing was said")
+            return
+        seat = min(self.peer.sessions)
+        try:
             await self.link.send(links.chat(self.identity.key, self.peer.roster.table, seat,
                                             text))
+        except (LinkClosed, FrameError):
+            self.say("the link to the host broke: nothing was said")

@@ -25,6 +25,11 @@ from typing import Any
 
 import msgpack
 
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory lock; one process per journal is up to the user
+    fcntl = None  # type: ignore[assignment]
+
 HEADER = struct.Struct(">I")
 MAX_RECORD = 1 << 20
 
@@ -39,16 +44,38 @@ class Journal:
         self.pending: list[bytes] = []
         self.records: list[list[Any]] = []
         self._file: BufferedWriter | None = None  # opened on the first commit
+        self._lock_fd: int | None = None
 
     @classmethod
     def open(cls, path: Path) -> Journal:
-        """The journal at ``path``, its records read (none if it does not exist)."""
+        """The journal at ``path``, its records read (none if it does not exist), locked
+        for this process (:class:`JournalError` if another p2pcards holds it: two
+        processes playing one seat would send two versions of its messages)."""
         journal = cls(path)
-        if path.exists():
-            journal.records, valid = read(path)
-            if valid < path.stat().st_size:  # a record cut short: dropped, never extended
-                os.truncate(path, valid)
+        journal._lock()
+        try:
+            if path.exists():
+                journal.records, valid = read(path)
+                if valid < path.stat().st_size:  # a record cut short: dropped, not extended
+                    os.truncate(path, valid)
+        except BaseException:
+            journal.abandon()
+            raise
         return journal
+
+    def _lock(self) -> None:
+        if fcntl is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            raise JournalError(f"{self.path}: another p2pcards process is playing from this"
+                               " journal") from exc
+        self._lock_fd = fd
 
     def append(self, *record: Any) -> None:
         body: bytes = msgpack.packb(list(record), use_bin_type=True)
@@ -60,8 +87,15 @@ class Journal:
             return
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            created = not self.path.exists()
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             self._file = os.fdopen(fd, "ab")
+            if created:  # the new file's name is on disk too
+                directory = os.open(self.path.parent, os.O_RDONLY)
+                try:
+                    os.fsync(directory)
+                finally:
+                    os.close(directory)
         self._file.write(b"".join(self.pending))
         self._file.flush()
         os.fsync(self._file.fileno())
@@ -72,6 +106,20 @@ class Journal:
         if self._file is not None:
             self._file.close()
             self._file = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # releases the lock
+            self._lock_fd = None
+
+
+    def abandon(self) -> None:
+        """Let go of the file as a killed process would: what was not committed is lost."""
+        self.pending = []
+        if self._file is not None:
+            os.close(self._file.fileno())
+            self._file = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
 
 def read(path: Path) -> tuple[list[list[Any]], int]:

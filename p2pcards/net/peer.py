@@ -29,6 +29,10 @@ from p2pcards.table.session import Rejection, Session
 from p2pcards.table.state import Step
 from protocol.source import KeyedSource
 
+EVIDENCE = frozenset({"transcript", "equivocation"})
+"""Refusals that still change a session (a fork or two versions seen): kept, so that a
+peer restored from its journal knows them too, and relayed, so that every seat does."""
+
 
 @dataclass
 class Refusal:
@@ -63,16 +67,22 @@ class Peer:
 
     # ============================================================ what it does
 
-    def receive(self, wire: bytes) -> list[Refusal]:
-        """A table message from the network (each wire once; repeats are ignored)."""
+    def receive(self, wire: bytes) -> tuple[bool, list[Refusal]]:
+        """A table message from the network (each wire once; repeats are ignored):
+        whether it was kept (taken or held by a seat here, or kept as evidence of a
+        fork), and the refusals.  A message every seat here refused changed nothing:
+        it is neither journaled nor logged (nor relayed, by a host)."""
         if wire in self.known:
-            return []
-        if self.journal is not None:
-            self.journal.append("in", wire)
-        self._took(wire)
+            return True, []
         refused = self._feed(wire, None)
+        kept = len(refused) < len(self.sessions) or \
+            any(r.rejection.rule in EVIDENCE for r in refused)
+        if kept:
+            if self.journal is not None:
+                self.journal.append("in", wire)
+            self._took(wire)
         self._route()
-        return refused
+        return kept, refused
 
     def act(self, seat: int, code: int) -> None:
         """Seat ``seat``'s move (it must be this peer's seat and its move)."""

@@ -84,6 +84,9 @@ class Roster:
                 return f"seat {i}: the identity must be {KEY_BYTES} bytes"
             if not isinstance(seat.bot, str) or len(seat.bot) > 16:
                 return f"seat {i}: the bot kind must be a short string"
+            if seat.run_by is not None and (not isinstance(seat.run_by, int)
+                                            or isinstance(seat.run_by, bool)):
+                return f"seat {i}: run_by must be a seat number"
             if seat.bot and (seat.run_by is None or not 0 <= seat.run_by < players):
                 return f"seat {i}: a bot names the seat whose peer runs it"
             if not seat.bot and seat.run_by is not None:
