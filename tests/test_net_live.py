@@ -431,3 +431,16 @@ async def test_what_a_seated_joiner_cannot_do_to_the_lobby(tmp_path: Path) -> No
         nursery.start_soon(make_joiner(tmp_path, invite, "ann").run)
     assert host.peer is not None and host.peer.over
     assert [e.name for e in host.peer.roster.seats] == ["hosty", "joe", "heuristic-2", "ann"]
+
+
+async def test_joiners_arriving_together_get_consistent_seats(tmp_path: Path) -> None:
+    host = make_host(tmp_path, players=4)
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.serve)
+        for name in ("joe", "ann"):  # both in the handshake at once
+            nursery.start_soon(make_joiner(tmp_path, invite, name, bots=1).run)
+    assert host.peer is not None and host.peer.over
+    seats = host.peer.roster.seats
+    for seat, entry in enumerate(seats[1:], 1):
+        if entry.bot:  # each bot is run by the joiner seated just before it
+            assert entry.run_by == seat - 1 and not seats[seat - 1].bot

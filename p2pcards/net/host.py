@@ -312,8 +312,11 @@ class Host:
         await link.send({"t": "welcome", "seat": len(self.entries), "resume": False})
         if len(entries) > self.free or self.peer is not None:  # others sat meanwhile
             raise FrameError(f"the table filled up ({self.free} seats free)")
-        seats = set(range(len(self.entries), len(self.entries) + len(entries)))
-        self.entries.extend(entries)
+        base = len(self.entries)  # now, not before the welcome: others may have sat
+        seats = set(range(base, base + len(entries)))
+        self.entries.extend(
+            SeatEntry(e.name if i == 0 else f"{e.bot}-{base + i}", e.identity, e.bot,
+                      None if e.run_by is None else base) for i, e in enumerate(entries))
         seated = _seated(link, key, name, seats)
         self.links.append(seated)
         self._notice(f"{name} ({show_id(device_id(key), 4)}) sits at seat {min(seats)}")
@@ -329,7 +332,7 @@ class Host:
         if 1 + len(bots) > self.free:
             raise FrameError(f"the table is full ({self.free} seats free,"
                              f" {1 + len(bots)} asked for)")
-        seat = len(self.entries)
+        seat = len(self.entries)  # for now: the seats are numbered when taken
         entries = [SeatEntry(name, key, own_bot, seat if own_bot else None)]
         for i, bot in enumerate(bots):
             if not (isinstance(bot, list) and len(bot) == 3 and bot[0] in BOT_NAMES

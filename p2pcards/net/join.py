@@ -144,10 +144,10 @@ class Joiner:
         await link.send(links.hello())
         first = await link.receive()
         if first["t"] == "error":
-            raise JoinError(f"the host refused: {first.get('reason')}")
+            raise JoinError(f"the host refused: {links.printable(first.get('reason'))}")
         links.check_hello(first)
         nonce = need(first, "nonce", bytes, 32)
-        host_name = need(first, "name", str, 32)
+        host_name = links.printable(need(first, "name", str, 32), 32)
         if self.friends is not None and self.invite.fingerprint is not None:
             warning = self.friends.check(host_name, self.invite.fingerprint)
             if warning:
@@ -162,7 +162,7 @@ class Joiner:
                      for kind, key in zip(self.bots, self.bot_keys, strict=True)]})
         answer = await link.receive()
         if answer["t"] == "error":
-            raise JoinError(f"the host refused: {answer.get('reason')}")
+            raise JoinError(f"the host refused: {links.printable(answer.get('reason'))}")
         if answer["t"] != "welcome":
             raise FrameError(f"expected welcome, got {answer['t']!r}")
         self.seat = need(answer, "seat", int)
@@ -186,7 +186,8 @@ class Joiner:
             seats = need(frame, "seats", list, 8)
             players = need(frame, "players", int)
             self.say(f"lobby: {len(seats)} of {players} seats taken: "
-                     + ", ".join(str(s[0]) for s in seats if isinstance(s, list) and s))
+                     + ", ".join(links.printable(s[0], 32) for s in seats
+                                 if isinstance(s, list) and s))
         elif kind == "start":
             try:
                 roster = decode_roster(need(frame, "roster", bytes))
@@ -200,9 +201,9 @@ class Joiner:
                                               self.peer.roster.table)
                 self.say(f"{self.peer.roster.seats[seat].name}: {text}")
         elif kind == "notice":
-            self.say(f"[host] {need(frame, 'text', str, 200)}")
+            self.say(f"[host] {links.printable(need(frame, 'text', str, 200))}")
         elif kind == "error":
-            raise JoinError(f"the host closed the link: {frame.get('reason')}")
+            raise JoinError(f"the host closed the link: {links.printable(frame.get('reason'))}")
         else:
             raise FrameError(f"a {kind!r} frame is not expected from the host")
 

@@ -23,6 +23,7 @@ from typing import Any
 import msgpack
 import trio
 
+from p2pcards.games import GAMES
 from p2pcards.net.identity import ID_BYTES
 from p2pcards.net.invite import TOKEN_BYTES, Invite
 
@@ -81,7 +82,8 @@ def read_beacon(data: bytes, source: str) -> Heard:
         raise BeaconError("not a p2pcards beacon")
     game, name, port = raw.get("game"), raw.get("name"), raw.get("port")
     fingerprint, token, free = raw.get("fp"), raw.get("token"), raw.get("free")
-    if not (isinstance(game, str) and isinstance(name, str) and len(name) <= 32
+    if not (isinstance(game, str) and game in GAMES and isinstance(name, str)
+            and len(name) <= 32
             and name.isprintable() and isinstance(port, int) and 0 < port < 65536
             and isinstance(fingerprint, bytes) and len(fingerprint) == ID_BYTES
             and isinstance(token, bytes) and len(token) == TOKEN_BYTES

@@ -31,6 +31,12 @@ MAX_CHAT = 200
 HANDSHAKE_SECONDS = 15
 
 
+def printable(value: object, most: int = 200) -> str:
+    """Text from another peer, safe to print: no control characters, no escapes."""
+    text = str(value)[:most]
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
 def hello(**extra: Any) -> dict[str, Any]:
     return {"t": "hello", "proto": PROTOCOL, "versions": list(VERSIONS), **extra}
 
@@ -73,4 +79,4 @@ def check_chat(frame: dict[str, Any], keys: list[Ed25519PublicKey], table: bytes
         keys[seat].verify(signature, chat_message(table, seat, text))
     except InvalidSignature as exc:
         raise FrameError(f"chat in seat {seat}'s name with a bad signature") from exc
-    return seat, "".join(c if c.isprintable() else "?" for c in text)
+    return seat, printable(text)
