@@ -437,10 +437,11 @@ async def test_joiners_arriving_together_get_consistent_seats(tmp_path: Path) ->
     host = make_host(tmp_path, players=4)
     async with trio.open_nursery() as nursery:
         invite = await nursery.start(host.serve)
-        for name in ("joe", "ann"):  # both in the handshake at once
-            nursery.start_soon(make_joiner(tmp_path, invite, name, bots=1).run)
+        for name, bots in (("joe", 1), ("ann", 0)):  # both in the handshake at once
+            nursery.start_soon(make_joiner(tmp_path, invite, name, bots=bots).run)
     assert host.peer is not None and host.peer.over
     seats = host.peer.roster.seats
-    for seat, entry in enumerate(seats[1:], 1):
-        if entry.bot:  # each bot is run by the joiner seated just before it
-            assert entry.run_by == seat - 1 and not seats[seat - 1].bot
+    runners = [seat for seat, e in enumerate(seats) if e.run_by != seat]
+    assert len(runners) == 1  # joe's bot, run by joe, seated just after him
+    (bot,) = runners
+    assert seats[bot].run_by == bot - 1 and seats[bot - 1].name == "joe"
