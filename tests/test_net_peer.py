@@ -13,11 +13,9 @@ from p2pcards.table.codec import open_envelope
 from protocol.source import KeyedSource
 from tests.net_helpers import Relay
 
-KILL_POINTS = [  # the same points in real processes: tests/test_net_procs.py
+KILL_POINTS = [  # every kill point, in real processes: tests/test_net_procs.py
     ("bidwhist", 2, "keys", 1),  # during key delivery
-    ("bidwhist", 3, "act", 4),  # mid-trick (its fourth move)
     ("pasur", 1, "audit", 1),  # during the audit
-    ("controlnut", 2, "agree", 1),  # between deals
 ]
 SHORT = {"bidwhist": {"target": 3}, "pasur": {"target": 20}, "controlnut": {"target": 200}}
 """Short games: the kill points are in the first deals."""
