@@ -449,9 +449,12 @@ class Host:
         seated.sent_here.add(wire)
         if wire in self.peer.known:
             return  # sent again after a reconnection: already relayed
-        kept, refused = self.peer.receive(wire)  # judged here, before it is relayed
+        # relayed at once (the next seat is waiting for it), then judged here: a link
+        # whose message the host's own sessions refuse is closed, so it gets no further
+        self._broadcast({"t": "msg", "wire": wire}, but=seated)
+        kept, refused = self.peer.receive(wire)
         if kept:
-            self._broadcast({"t": "msg", "wire": wire}, but=seated)
+            pass
         elif any(r.rejection.rule not in LATE for r in refused):
             reason = next(r.rejection for r in refused if r.rejection.rule not in LATE)
             raise FrameError(f"seat {env.sender}'s message {env.seq} is refused:"
