@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import trio
 from prompt_toolkit.patch_stdout import patch_stdout
@@ -266,21 +266,7 @@ def cmd_host(args: argparse.Namespace) -> int:
             if args.invite_file:
                 Path(args.invite_file).write_text(f"{invite}\n", encoding="utf-8")
 
-    started = time.monotonic()
-    try:
-        left = _run(serve, prompt)
-    except Exception as exc:  # Trio wraps what its tasks raise in groups
-        found = _leaf(exc, OSError)
-        if found is None:
-            raise
-        return _fail(f"cannot host: {found}")
-    finally:
-        _settle_journal(journal, host.peer)
-    if left or host.peer is None:
-        return _left(journal)
-    _stats(args, host.driver, started)
-    assert host.peer is not None
-    return _finish(host.peer, args)
+    return _play(args, serve, prompt, journal, host, OSError, "cannot host: ", EXIT_USAGE)
 
 
 def cmd_join(args: argparse.Namespace) -> int:
@@ -332,22 +318,34 @@ def cmd_join(args: argparse.Namespace) -> int:
                         seed=args.seed)
     except JournalError as exc:
         return _fail(str(exc))
+    return _play(args, joiner.run, prompt, journal, joiner, JoinError, "", EXIT_FAILED)
+
+
+class _Seat(Protocol):
+    peer: Peer | None
+    driver: Driver | None
+
+
+def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
+          prompt: NetPrompt | None, journal: Journal, seat: _Seat,
+          expected: type[Exception], prefix: str, status: int) -> int:
+    """Play the game (host or joiner alike), then settle the journal and report:
+    ``expected`` (found in Trio's exception groups) is said as ``prefix`` + its text."""
     started = time.monotonic()
     try:
-        left = _run(joiner.run, prompt)
+        left = _run(play, prompt)
     except Exception as exc:  # Trio wraps what its tasks raise in groups
-        found = _leaf(exc, JoinError)
+        found = _leaf(exc, expected)
         if found is None:
             raise
-        print(f"p2pcards: {found}", file=sys.stderr)
-        return EXIT_FAILED
+        print(f"p2pcards: {prefix}{found}", file=sys.stderr)
+        return status
     finally:
-        _settle_journal(journal, joiner.peer)
-    if left or joiner.peer is None:
+        _settle_journal(journal, seat.peer)
+    if left or seat.peer is None:
         return _left(journal)
-    _stats(args, joiner.driver, started)
-    assert joiner.peer is not None
-    return _finish(joiner.peer, args)
+    _stats(args, seat.driver, started)
+    return _finish(seat.peer, args)
 
 
 def _prompt(args: argparse.Namespace) -> NetPrompt | None:
