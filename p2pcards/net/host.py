@@ -312,6 +312,8 @@ class Host:
         await link.send({"t": "welcome", "seat": len(self.entries), "resume": False})
         if len(entries) > self.free or self.peer is not None:  # others sat meanwhile
             raise FrameError(f"the table filled up ({self.free} seats free)")
+        if {e.identity for e in self.entries} & {e.identity for e in entries}:
+            raise FrameError("an identity already at the table")  # sat meanwhile
         base = len(self.entries)  # now, not before the welcome: others may have sat
         seats = set(range(base, base + len(entries)))
         self.entries.extend(
