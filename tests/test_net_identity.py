@@ -108,3 +108,26 @@ async def test_frames_are_checked_before_they_are_read() -> None:
         await Link(left).receive()
     with pytest.raises(FrameError, match="cap"):
         encode({"t": "msg", "wire": b"x" * (MAX_FRAME + 1)})
+
+
+def test_chat_lines_are_signed_and_shown_once() -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (  # noqa: PLC0415
+        Ed25519PrivateKey,
+    )
+
+    from p2pcards.net.links import Chat  # noqa: PLC0415
+
+    keys = [Ed25519PrivateKey.generate() for _ in range(2)]
+    publics = [k.public_key() for k in keys]
+    table = b"t" * 16
+    sender, reader = Chat(), Chat()
+    first = sender.frame(keys[1], table, 1, "hello\x1b[2J")
+    second = sender.frame(keys[1], table, 1, "again")
+    assert second["n"] > first["n"]
+    assert reader.take(first, publics, table) == (1, "hello?[2J")  # no escapes printed
+    with pytest.raises(FrameError, match="shown again"):  # a relay replaying a line
+        reader.take(first, publics, table)
+    assert reader.take(second, publics, table) == (1, "again")
+    forged = {**sender.frame(keys[0], table, 1, "I fold"), "seat": 1}
+    with pytest.raises(FrameError, match="bad signature"):
+        reader.take(forged, publics, table)

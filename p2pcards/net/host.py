@@ -96,6 +96,7 @@ class Host:
         self.token = secrets.token_bytes(TOKEN_BYTES)
         self.port = 0
         self.closed_reasons: list[str] = []
+        self.chats = links.Chat()
         if journal.records:
             self._resume()
         else:
@@ -427,7 +428,7 @@ class Host:
                 seated.chats = [t for t in seated.chats if now - t < 10] + [now]
                 if len(seated.chats) > MAX_CHATS:
                     raise FrameError(f"more than {MAX_CHATS} chat lines in 10 s: a flood")
-                seat, text = links.check_chat(frame, self.peer.roster.keys, self.table)
+                seat, text = self.chats.take(frame, self.peer.roster.keys, self.table)
                 if seat not in seated.seats:
                     raise FrameError(f"chat in seat {seat}'s name")
                 self._broadcast(frame, but=seated)
@@ -473,7 +474,7 @@ class Host:
 
     async def chat(self, text: str) -> None:
         """Say ``text`` to the table (signed by this peer's identity, seat 0)."""
-        self._broadcast(links.chat(self.identity.key, self.table, 0, text))
+        self._broadcast(self.chats.frame(self.identity.key, self.table, 0, text))
 
 
 LATE = frozenset({"silent", "turn"})

@@ -59,6 +59,7 @@ class Joiner:
     driver: Driver | None = None
     link: Link | None = None
     link_seen: float | None = None
+    chats: links.Chat = field(default_factory=links.Chat)
     seat: int = -1
 
     def __post_init__(self) -> None:
@@ -197,8 +198,12 @@ class Joiner:
             self._started(roster, settings)
         elif kind == "chat":
             if self.peer is not None:
-                seat, text = links.check_chat(frame, self.peer.roster.keys,
-                                              self.peer.roster.table)
+                try:
+                    seat, text = self.chats.take(frame, self.peer.roster.keys,
+                                                 self.peer.roster.table)
+                except FrameError as exc:  # the host's doing, or a stale copy: not shown
+                    self.say(f"[a chat line was dropped: {exc}]")
+                    return
                 self.say(f"{self.peer.roster.seats[seat].name}: {text}")
         elif kind == "notice":
             self.say(f"[host] {links.printable(need(frame, 'text', str, 200))}")
@@ -272,7 +277,7 @@ class Joiner:
             return
         seat = min(self.peer.sessions)
         try:
-            await self.link.send(links.chat(self.identity.key, self.peer.roster.table, seat,
-                                            text))
+            await self.link.send(self.chats.frame(self.identity.key, self.peer.roster.table,
+                                                  seat, text))
         except (LinkClosed, FrameError):
             self.say("the link to the host broke: nothing was said")

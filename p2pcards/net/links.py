@@ -12,13 +12,14 @@ Frames (``t`` names the type; DESIGN.md section 4):
 ``lobby``   host       ``seats`` [[name, id, bot, run_by], ...], ``players``
 ``start``   host       ``roster`` (bytes), ``settings``
 ``msg``     both       ``wire``: one table message (relayed by the host)
-``chat``    both       ``seat``, ``text``, ``sig`` (by the seat's identity)
+``chat``    both       ``seat``, ``n`` (rising), ``text``, ``sig`` (the seat's)
 ``error``   both       ``reason``, then the link closes
 ==========  =========  ====================================================
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -58,25 +59,42 @@ def check_hello(frame: dict[str, Any]) -> int:
     return int(high)
 
 
-def chat_message(table: bytes, seat: int, text: str) -> bytes:
-    return CHAT_DOMAIN + table + seat.to_bytes(2, "big") + text.encode()
+def chat_message(table: bytes, seat: int, number: int, text: str) -> bytes:
+    return CHAT_DOMAIN + table + seat.to_bytes(2, "big") + number.to_bytes(8, "big") + \
+        text.encode()
 
 
-def chat(key: Ed25519PrivateKey, table: bytes, seat: int, text: str) -> dict[str, Any]:
-    text = text[:MAX_CHAT]
-    return {"t": "chat", "seat": seat, "text": text,
-            "sig": key.sign(chat_message(table, seat, text))}
+class Chat:
+    """One peer's chat: the lines it signs, numbered by the clock (so that a restarted
+    peer goes on numbering upwards), and the last number taken from each seat (so that
+    a relay cannot show a line again)."""
 
+    def __init__(self) -> None:
+        self.sent = 0
+        self.last: dict[int, int] = {}
 
-def check_chat(frame: dict[str, Any], keys: list[Ed25519PublicKey], table: bytes
-               ) -> tuple[int, str]:
-    seat = field(frame, "seat", int)
-    text = field(frame, "text", str, MAX_CHAT)
-    signature = field(frame, "sig", bytes, 64)
-    if not 0 <= seat < len(keys):
-        raise FrameError(f"chat from seat {seat}, not at this table")
-    try:
-        keys[seat].verify(signature, chat_message(table, seat, text))
-    except InvalidSignature as exc:
-        raise FrameError(f"chat in seat {seat}'s name with a bad signature") from exc
-    return seat, printable(text)
+    def frame(self, key: Ed25519PrivateKey, table: bytes, seat: int, text: str
+              ) -> dict[str, Any]:
+        text = text[:MAX_CHAT]
+        self.sent = max(self.sent + 1, time.time_ns())
+        return {"t": "chat", "seat": seat, "n": self.sent, "text": text,
+                "sig": key.sign(chat_message(table, seat, self.sent, text))}
+
+    def take(self, frame: dict[str, Any], keys: list[Ed25519PublicKey], table: bytes
+             ) -> tuple[int, str]:
+        """The seat and the (printable) line of a chat frame; :class:`FrameError` for a
+        bad signature or a line shown before."""
+        seat = field(frame, "seat", int)
+        number = field(frame, "n", int)
+        text = field(frame, "text", str, MAX_CHAT)
+        signature = field(frame, "sig", bytes, 64)
+        if not 0 <= seat < len(keys) or not 0 < number < 1 << 63:
+            raise FrameError(f"chat from seat {seat}, not at this table")
+        try:
+            keys[seat].verify(signature, chat_message(table, seat, number, text))
+        except InvalidSignature as exc:
+            raise FrameError(f"chat in seat {seat}'s name with a bad signature") from exc
+        if number <= self.last.get(seat, 0):
+            raise FrameError(f"a chat line of seat {seat} shown again")
+        self.last[seat] = number
+        return seat, printable(text)
