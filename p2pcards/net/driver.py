@@ -36,8 +36,6 @@ class Person(Protocol):
 
     async def answer(self, question: str) -> bool: ...
 
-    def show(self, line: str) -> None: ...
-
     def seated(self, roster: Roster, seat: int, settings: Settings,
                chat: Callable[[str], Awaitable[None]]) -> None:
         """The table is seated: its roster, this person's seat, its settings, and how
@@ -99,7 +97,6 @@ class Driver:
         self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
         self.system = random.SystemRandom()
         self.crash = _crash_point()
-        self.done = trio.Event()
 
     def post(self, *item: Any) -> None:
         """Hand the loop a table message (``"msg", wire``) from another task."""
@@ -122,7 +119,6 @@ class Driver:
                     break
                 self._decide()
             nursery.cancel_scope.cancel()
-        self.done.set()
 
     async def _handle(self, item: tuple[Any, ...]) -> None:
         kind = item[0]
