@@ -368,10 +368,13 @@ def format_report(result: dict[str, Any]) -> str:
 
 
 def progress_bar(done: int, total: int) -> None:
+    """A bar on a terminal; elsewhere (a log file) a line at each tenth of the sets."""
     if sys.stderr.isatty():
         width = 30
         filled = width * done // total
         sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
         if done == total:
             sys.stderr.write("\n")
-        sys.stderr.flush()
+    elif done * 10 // total > (done - 1) * 10 // total:
+        sys.stderr.write(f"arena: {done}/{total} sets played\n")
+    sys.stderr.flush()

@@ -73,6 +73,16 @@ def test_arena_command_json_whole_games_and_saved_histories(tmp_path, capsys):
     assert replayed.complete
 
 
+def test_progress_off_a_terminal_is_a_line_at_each_tenth_of_the_sets(capsys):
+    for done in range(1, 26):
+        arena.progress_bar(done, 25)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"arena: {n}/25 sets played" for n in (3, 5, 8, 10, 13, 15, 18, 20, 23, 25)]
+    for done in range(1, 4):
+        arena.progress_bar(done, 3)
+    assert capsys.readouterr().err.splitlines() == [f"arena: {n}/3 sets played" for n in (1, 2, 3)]
+
+
 def test_duplicate_plays_see_the_same_chance_and_every_seat_takes_every_hand(tmp_path):
     save = tmp_path / "cn"
     arena.run(controlnut.GAME, ["random", "pimc", "random", "pimc"], 2, seed=3, deals=True,
