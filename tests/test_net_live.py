@@ -190,19 +190,21 @@ async def test_seated_peer_misbehaving_loses_only_its_link(tmp_path: Path) -> No
                                  prior=b"\0" * 32, kind="sign", body={"roster": b"\0" * 32}
                                  ).wire
 
+        signed = message()  # verifies (and names a roster no one signed)
         cases = [
             (message(sender=(eve_seat + 1) % 3), "does not verify"),  # signed by eve
             (message(table=b"\1" * 16), "another table"),
-            (message()[:-1] + b"\0", "does not verify"),
+            # a bit of the signature flipped (setting a byte could leave it as it was:
+            # the message would then verify and be kept as evidence of a fork)
+            (signed[:-1] + bytes([signed[-1] ^ 1]), "does not verify"),
         ]
         for wire, reason in cases:
             await link.send({"t": "msg", "wire": wire})
             assert reason in await refused_with(link)
             link, answer = await admitted(invite, eve_id)  # back at its seat
             assert answer["t"] == "welcome"
-        wire = message()
-        await link.send({"t": "msg", "wire": wire})
-        await link.send({"t": "msg", "wire": wire})
+        await link.send({"t": "msg", "wire": signed})  # kept as evidence of a fork: the
+        await link.send({"t": "msg", "wire": signed})  # link stays; sent again, it goes
         said = await refused_with(link)
         assert "replay" in said
         await link.aclose()  # eve leaves for good: claimed silent, the table breaks up
