@@ -24,7 +24,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from ai.protocol import SearchState
+from .protocol import Policy, SearchState
 
 CLOCK_EVERY = 32
 EXPLORATION = 0.7
@@ -88,11 +88,13 @@ class SearchResult:
 
 def search(view: SearchState, rng: random.Random, iterations: int | None = None,
            seconds: float | None = None, exploration: float = EXPLORATION,
-           root_actions: list[int] | None = None) -> SearchResult:
+           root_actions: list[int] | None = None, policy: Policy | None = None
+           ) -> SearchResult:
     """Search from ``view`` (whose player is to act) and return the move to play.
 
     ``root_actions``: search only these of the player's legal moves (a model's
     candidates when the legal moves are too many); the rest of the tree is whole.
+    ``policy``: the rollouts and sampled moves (None: the state's own).
     """
     if iterations is None and seconds is None:
         raise ValueError("give an iteration or a time budget")
@@ -108,7 +110,7 @@ def search(view: SearchState, rng: random.Random, iterations: int | None = None,
             if seconds is not None and done % CLOCK_EVERY == 0 and done \
                     and time.perf_counter() - start >= seconds:
                 break
-            _iterate(view.determinize(rng), root, seat, rng, exploration, only)
+            _iterate(view.determinize(rng), root, seat, rng, exploration, only, policy)
             done += 1
     visits = {a: root.children[a].visits for a in legal if a in root.children}
     action = most_visited(legal, visits)
@@ -137,7 +139,8 @@ def most_visited(legal: list[int], visits: dict[int, int]) -> int:
 
 
 def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
-             exploration: float, only: list[int] | None = None) -> None:
+             exploration: float, only: list[int] | None = None,
+             policy: Policy | None = None) -> None:
     node = root
     path: list[Node] = []
     expanded = False
@@ -151,7 +154,8 @@ def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
         if only is not None and node is root:  # the model's candidates, searched
             legal = only  # legal in every world: the searcher's own moves
         else:
-            sampled = world.sampled_move(seat, rng)
+            sampled = world.sampled_move(seat, rng) if policy is None \
+                else policy.sampled_move(world, seat, rng)
             legal = [sampled] if sampled is not None else world.legal_actions()
         public = world.public_action
         keys = [public(action, seat) for action in legal]
@@ -183,7 +187,10 @@ def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
         if expanded:
             break
     if not world.is_terminal():
-        world.rollout(rng)
+        if policy is None:
+            world.rollout(rng)
+        else:
+            policy.rollout(world, rng)
     rewards = world.rewards()
     for visited in path:
         visited.visits += 1
@@ -221,7 +228,8 @@ def tree_stats(root: Node) -> dict[int, int]:
 
 def pimc(view: SearchState, rng: random.Random, iterations: int | None = None,
          seconds: float | None = None, worlds: int = 10,
-         root_actions: list[int] | None = None) -> SearchResult:
+         root_actions: list[int] | None = None, policy: Policy | None = None
+         ) -> SearchResult:
     """Determinized UCT (perfect-information Monte Carlo), the baseline ``pimc``.
 
     ``worlds`` determinizations of the view, each searched as if every card
@@ -241,7 +249,7 @@ def pimc(view: SearchState, rng: random.Random, iterations: int | None = None,
             world = view.determinize(rng)  # a full-information world: UCT on it
             result = search(world, rng, iterations=share,
                             seconds=None if seconds is None else seconds / worlds,
-                            root_actions=root_actions)
+                            root_actions=root_actions, policy=policy)
             for action, count in result.visits.items():
                 visits[action] = visits.get(action, 0) + count
             done += result.iterations

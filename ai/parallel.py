@@ -12,15 +12,15 @@ import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from ai.ismcts import Node, SearchResult, most_visited, root_moves, search
-from ai.protocol import SearchState
+from .ismcts import Node, SearchResult, most_visited, root_moves, search
+from .protocol import Policy, SearchState
 
 
 def _work(view: SearchState, seed: int, iterations: int | None,
-          seconds: float | None, root_actions: list[int] | None = None
-          ) -> tuple[dict[int, int], int]:
+          seconds: float | None, root_actions: list[int] | None = None,
+          policy: Policy | None = None) -> tuple[dict[int, int], int]:
     result = search(view, random.Random(seed), iterations=iterations, seconds=seconds,
-                    root_actions=root_actions)
+                    root_actions=root_actions, policy=policy)
     return result.visits, result.iterations
 
 
@@ -45,15 +45,16 @@ class RootParallel:
             self._pool = None
 
     def search(self, view: SearchState, seed: int, iterations: int | None = None,
-               seconds: float | None = None, root_actions: list[int] | None = None
-               ) -> SearchResult:
+               seconds: float | None = None, root_actions: list[int] | None = None,
+               policy: Policy | None = None) -> SearchResult:
         """Search ``view`` on every worker (``iterations`` each, or ``seconds`` of wall
         time) with seeds ``seed``, ``seed + 1`` ...; merged root visits decide."""
         _, legal = root_moves(view, root_actions)
         start = time.perf_counter()
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
-        futures = [self._pool.submit(_work, view, seed + i, iterations, seconds, root_actions)
+        futures = [self._pool.submit(_work, view, seed + i, iterations, seconds, root_actions,
+                                      policy)
                    for i in range(self.workers)]
         visits: dict[int, int] = {}
         done = 0

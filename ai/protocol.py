@@ -76,3 +76,19 @@ class SearchState(Protocol):
     def rollout(self, rng: random.Random) -> None:
         """Play to the end with a cheap policy (random, or the game's heuristic)."""
         ...
+
+
+class Policy(Protocol):
+    """How the search plays where it does not grow its tree: a bot's model of a game,
+    given to :func:`search` in place of the state's own :meth:`SearchState.rollout`
+    and :meth:`SearchState.sampled_move` (a game's heuristic playing the rollout, say).
+    """
+
+    def rollout(self, world: SearchState, rng: random.Random) -> None:
+        """Play ``world`` (full information) to the end."""
+        ...
+
+    def sampled_move(self, world: SearchState, seat: int, rng: random.Random) -> int | None:
+        """A move to sample in ``world`` instead of branching on, or None; ``seat``
+        is the searching player's."""
+        ...

@@ -1,8 +1,8 @@
-"""A local table with full information: deals, chance, a simple bot per seat, the history.
+"""A local table with full information: deals, chance, a bot per seat, the history.
 
-``play --auto`` runs a whole game here.  Each bot sees only its own seat's
-view (derived from the full state), so even the simple bot plays by the
-same information rules as a person.
+``play --auto``, the REPL of ``play`` and the arena run games here.  Each bot
+sees only its own seat's view (derived from the full state), so every bot
+plays by the same information rules as a person.
 """
 
 from __future__ import annotations
@@ -11,98 +11,16 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ai.ismcts import pimc, search
-from ai.parallel import RootParallel
 from p2pcards.games import CHANCE, Game, HandState
 from p2pcards.games.core import FULL, SPECTATOR
-from p2pcards.games.trick_heuristics import bidding_candidates, bidding_model, heuristic_bot
 from p2pcards.history import HandRecord, History
 
 DEFAULT_NAMES = ("ana", "ben", "cy", "dee", "eve", "fay", "gus")
 MAX_DEALS = 1000
 """A safety stop for ``--auto`` games whose ties keep playing on."""
 
-Bot = Callable[[HandState, random.Random], int]
-
-
-def random_bot(view: HandState, rng: random.Random) -> int:
-    """The simple bot: a uniformly random legal action of its own view."""
-    actions = view.legal_actions()
-    return actions[int(rng.random() * len(actions))]
-
-
-SEARCH_LIMIT = 300
-"""Decisions with more legal actions than this are searched over the game's
-candidates (``candidate_actions``: the Bid Whist discard, 18,564 choices, and
-Control Nut! bids from a long hand, up to 560); without candidates the game's own
-rule decides, else the heuristic bot."""
-BOT_NAMES = ("random", "heuristic", "ismcts", "pimc")
-
-
-@dataclass
-class SearchBot:
-    """A bot that searches its own view (``ismcts``, or the ``pimc`` baseline), counting
-    its iterations and time for reports."""
-
-    kind: str
-    iterations: int | None = None
-    think: float | None = None
-    workers: int = 1
-    done: int = 0
-    seconds: float = 0.0
-    pool: RootParallel | None = None
-
-    def __call__(self, view: HandState, rng: random.Random) -> int:
-        return self.choose(view, rng)[0]
-
-    def choose(self, view: HandState, rng: random.Random) -> tuple[int, float | None]:
-        """The action, and its share of the root visits when a search chose it
-        (None: the only move, a model's or a rule's choice)."""
-        actions = view.legal_actions()
-        if len(actions) == 1:
-            return actions[0], None
-        only = None
-        if self.kind == "ismcts":
-            modelled = bidding_model(view, rng)
-            if modelled is not None:
-                return modelled, None
-            only = bidding_candidates(view, rng)
-            if only is not None and len(only) == 1:
-                return only[0], None
-        if only is None and len(actions) > SEARCH_LIMIT:  # a model proposes, the search chooses
-            only = view.candidate_actions(rng)
-            if not only:  # no model: the game's own rule, else the heuristic's
-                sampled = view.sampled_move(view.current_player(), rng)
-                return (sampled if sampled is not None else heuristic_bot(view, rng)), None
-        if self.kind == "pimc":
-            result = pimc(view, rng, iterations=self.iterations, seconds=self.think,
-                          root_actions=only)
-        elif self.workers > 1:  # root parallelism: persistent worker processes
-            if self.pool is None:
-                self.pool = RootParallel(self.workers)
-            result = self.pool.search(view, rng.randrange(1 << 31), iterations=self.iterations,
-                                      seconds=self.think, root_actions=only)
-        else:
-            result = search(view, rng, iterations=self.iterations, seconds=self.think,
-                            root_actions=only)
-        self.done += result.iterations
-        self.seconds += result.seconds
-        return result.action, result.share
-
-
-def make_bot(kind: str, iterations: int | None = None, think: float | None = None,
-             workers: int = 1) -> Bot:
-    """A bot by name: ``random``, or ``ismcts``/``pimc`` with an iteration or time budget
-    (``ismcts`` on ``workers`` processes: root parallelism)."""
-    if kind == "random":
-        return random_bot
-    if kind == "heuristic":
-        return heuristic_bot
-    if kind in ("ismcts", "pimc"):
-        if iterations is None and think is None:
-            iterations = 1000
-        return SearchBot(kind, iterations, think, workers)
-    raise ValueError(f"unknown bot {kind!r} (bots: {', '.join(BOT_NAMES)})")
+Seat = Callable[[HandState, random.Random], int]
+"""Whoever decides for a seat: a legal action of the seat's own view."""
 
 
 class LocalGame:
@@ -128,7 +46,7 @@ class LocalGame:
         """The deal in progress (full information), once dealt."""
         self.record: HandRecord | None = None
 
-    def play(self, bot: Bot | Sequence[Bot] = random_bot,
+    def play(self, bot: Seat | Sequence[Seat],
              say: Callable[[str], None] = lambda line: None) -> History:
         """Play deals until the game is won; ``say`` receives the readable log."""
         game = self.game
@@ -148,7 +66,7 @@ class LocalGame:
             return f"{self.names[seat]} (team {seat % 2})"
         return self.names[seat]
 
-    def play_deal(self, bot: Bot | Sequence[Bot], say: Callable[[str], None]) -> HandState:
+    def play_deal(self, bot: Seat | Sequence[Seat], say: Callable[[str], None]) -> HandState:
         bots = list(bot) if isinstance(bot, Sequence) else [bot] * self.players
         for line in self.start_deal():
             say(line)

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from protocol.curve import Multiplier, N, Point, card_points, inverse
-from protocol.deck import Deck, Round
-from protocol.messages import AuditReveal, KeyRelease, Locked, Remixed, Shuffled, Unlocked
-from protocol.steps import (
+from .curve import Multiplier, N, Point, card_points, inverse
+from .deck import Deck, Round
+from .messages import AuditReveal, KeyRelease, Locked, Remixed, Shuffled, Unlocked
+from .steps import (
     LOCK,
     REMIX,
     SHUFFLE,

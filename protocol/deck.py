@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from protocol.curve import (
+from .curve import (
     N,
     Point,
     PointError,
@@ -56,8 +56,8 @@ from protocol.curve import (
     is_point,
     random_scalar,
 )
-from protocol.errors import EarlyMessage, LocalProtocolError, RemoteProtocolError
-from protocol.messages import (
+from .errors import EarlyMessage, LocalProtocolError, RemoteProtocolError
+from .messages import (
     MAX_ROUNDS,
     MAX_SLOTS,
     AuditReveal,
@@ -67,8 +67,8 @@ from protocol.messages import (
     Shuffled,
     Unlocked,
 )
-from protocol.source import SystemSource
-from protocol.steps import (
+from .source import SystemSource
+from .steps import (
     LOCK,
     REMIX,
     SHUFFLE,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from protocol.curve import POINT_BYTES, N
+from .curve import POINT_BYTES, N
 
 MAX_CARDS = 1024
 MAX_SLOTS = 4096

@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from protocol.curve import SecretSource
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.source import SystemSource
+from .curve import SecretSource
+from .errors import LocalProtocolError, RemoteProtocolError
+from .source import SystemSource
 
 DOMAIN = b"p2pcards/joint-random/v1"
 SHARE_BYTES = 32

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from protocol.curve import SecretSource
-from protocol.deck import Deck, Message
-from protocol.steps import DeckContext
+from .curve import SecretSource
+from .deck import Deck, Message
+from .steps import DeckContext
 
 Tamper = Callable[[Message], Message]
 

@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from protocol.curve import Multiplier, N, Point, inverse, lift
+from .curve import Multiplier, N, Point, inverse, lift
 
 COMMIT_DOMAIN = b"p2pcards/slot-key/v1"
 DIGEST_DOMAIN = b"p2pcards/deck-digest/v1"

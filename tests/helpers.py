@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from p2pcards.cards import STANDARD
+from p2pcards.games.cards import STANDARD
 
 
 def cards(text: str) -> list[int]:

@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.bots import heuristic_bot
 from p2pcards.net.journal import Journal
 from p2pcards.net.peer import Peer
 from p2pcards.table.codec import open_envelope, public_bytes

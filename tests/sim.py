@@ -12,8 +12,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from p2pcards.cards import bits
 from p2pcards.games import CHANCE, Game, HandState, bidwhist, controlnut, nullern, pasur
+from p2pcards.games.cards import bits
 from p2pcards.history import HandRecord, History
 
 

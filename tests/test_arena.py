@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from p2pcards import arena
+from p2pcards.bots import arena
 from p2pcards.cli.main import main
 from p2pcards.games import bidwhist, controlnut, pasur
 from p2pcards.history import load, replay

@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from p2pcards.cards import STANDARD
 from p2pcards.games import IllegalAction, bidwhist
 from p2pcards.games.bidwhist import (
     DECLARE,
@@ -20,6 +19,7 @@ from p2pcards.games.bidwhist import (
     hand_points,
     plain_discard,
 )
+from p2pcards.games.cards import STANDARD
 from p2pcards.games.core import pick
 from tests.helpers import bidwhist_deck, cards
 from tests.sim import choose

@@ -6,9 +6,9 @@ import random
 
 import trio
 
+from p2pcards.bots import make_bot
 from p2pcards.cli.botrun import decide
 from p2pcards.games import nullern
-from p2pcards.local import make_bot
 from tests.test_ismcts import played_to_a_decision
 
 

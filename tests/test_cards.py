@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2pcards.cards import (
+from p2pcards.games.cards import (
     CONTROLNUT,
     NULLERN,
     STANDARD,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from p2pcards.cards import CONTROLNUT
 from p2pcards.games import CHANCE, IllegalAction
+from p2pcards.games.cards import CONTROLNUT
 from p2pcards.games.controlnut import (
     AUCTION,
     BONUS_PHASE,

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from p2pcards.cards import STANDARD
 from p2pcards.games import FULL, IllegalAction, KnowledgeError
 from p2pcards.games.bidwhist import GAME as BIDWHIST
 from p2pcards.games.bidwhist import KITTY, BidWhistState
+from p2pcards.games.cards import STANDARD
 from p2pcards.games.pasur import GAME as PASUR
 from p2pcards.games.pasur import PasurState, random_card_action
 from tests.helpers import bidwhist_deck, cards, pasur_deck

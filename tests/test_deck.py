@@ -7,15 +7,14 @@ import random
 from dataclasses import replace
 
 import pytest
-
-from protocol import simulate
-from protocol.audit import audit, audit_deck
-from protocol.curve import N, PointError, hash_to_point, lift, mul
-from protocol.deck import Deck
-from protocol.errors import EarlyMessage, LocalProtocolError, RemoteProtocolError
-from protocol.messages import AuditReveal, KeyRelease, Locked, Remixed, Shuffled, Unlocked
-from protocol.source import SeededSource
-from protocol.steps import LOCK, SHUFFLE, DeckContext
+from p2pcards.protocol import simulate
+from p2pcards.protocol.audit import audit, audit_deck
+from p2pcards.protocol.curve import N, PointError, hash_to_point, lift, mul
+from p2pcards.protocol.deck import Deck
+from p2pcards.protocol.errors import EarlyMessage, LocalProtocolError, RemoteProtocolError
+from p2pcards.protocol.messages import AuditReveal, KeyRelease, Locked, Remixed, Shuffled, Unlocked
+from p2pcards.protocol.source import SeededSource
+from p2pcards.protocol.steps import LOCK, SHUFFLE, DeckContext
 
 TABLE = b"test-table"
 

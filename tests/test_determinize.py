@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from p2pcards.bench.ai import ai_positions
 
-from p2pcards.bench import ai_positions
-from p2pcards.cards import bits
 from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
+from p2pcards.games.cards import bits
 from p2pcards.games.core import HandState
 from p2pcards.games.determinize import assign
 from tests.sim import choose, state_key

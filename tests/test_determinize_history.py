@@ -15,9 +15,9 @@ import random
 
 import pytest
 
-from p2pcards.cards import bits
 from p2pcards.games import CHANCE, bidwhist, nullern, pasur
 from p2pcards.games import controlnut as cn
+from p2pcards.games.cards import bits
 from p2pcards.games.core import IllegalAction
 from tests.sim import choose
 

@@ -6,10 +6,9 @@ import random
 
 import pytest
 
-from p2pcards import arena
+from p2pcards.bots import SearchBot, arena, heuristic_bot, make_bot
+from p2pcards.bots.heuristics.bidwhist import bidding_candidates
 from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
-from p2pcards.games.trick_heuristics import bidding_candidates, heuristic_bot
-from p2pcards.local import SearchBot, make_bot
 
 
 @pytest.mark.parametrize(("game", "players", "number"),

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from p2pcards.cards import STANDARD
 from p2pcards.cli.main import main
 from p2pcards.games import bidwhist, pasur
+from p2pcards.games.cards import STANDARD
 from tests.helpers import pasur_deck
 
 DATA = Path(__file__).parent / "data"

@@ -6,13 +6,13 @@ import random
 from typing import Self
 
 import pytest
+from p2pcards.ai.ismcts import pimc, search, tree_stats
+from p2pcards.ai.parallel import RootParallel
 
-from ai.ismcts import pimc, search, tree_stats
-from ai.parallel import RootParallel
-from p2pcards.cards import bits
+from p2pcards.bots import SearchBot
+from p2pcards.bots.heuristics.bidwhist import PLAYBOOK, bidding_candidates, bidwhist_action
 from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
-from p2pcards.games.trick_heuristics import bidding_candidates, bidwhist_action
-from p2pcards.local import SearchBot
+from p2pcards.games.cards import bits
 from tests.sim import choose
 
 
@@ -246,6 +246,10 @@ def test_control_nut_bids_from_a_long_hand_are_searched_over_a_spread_of_totals(
     assert action in candidates and share is not None
 
 
+POLICY = PLAYBOOK.policy
+assert POLICY is not None
+
+
 def test_the_bid_whist_bid_is_searched_over_the_models_neighbours():
     """The searching bot's bid: the model's bid, a pass, one level up, the other
     direction; rollouts from the auction play every seat with the heuristic, and the
@@ -259,13 +263,15 @@ def test_the_bid_whist_bid_is_searched_over_the_models_neighbours():
         candidates = bidding_candidates(view, random.Random(1))
         assert candidates and bidwhist_action(view, random.Random(1)) in candidates
         assert set(candidates) <= set(view.legal_actions()) and len(candidates) <= 5
-        assert full.sampled_move(seat, rng) is None  # the searcher's own bid: searched
+        assert POLICY.sampled_move(full, seat, rng) is None  # the searcher's own bid
+        assert full.sampled_move(seat, rng) is None  # the engine alone samples no bid
         nxt = full.clone()
         nxt.apply(candidates[0])
         if nxt.phase == bidwhist.BID:  # another seat's bid, seen from the searcher
-            assert nxt.sampled_move(seat, rng) == bidwhist_action(nxt, rng)
+            assert POLICY.sampled_move(nxt, seat, rng) == bidwhist_action(nxt, rng)
+            assert nxt.sampled_move(seat, rng) is None
         rolled = full.clone()
-        rolled.rollout(random.Random(3))
+        POLICY.rollout(rolled, random.Random(3))
         assert rolled.is_terminal() and rolled.level > 0
         bot = SearchBot("ismcts", iterations=40)
         action, share = bot.choose(view, random.Random(5))
@@ -284,5 +290,5 @@ def test_heuristic_rollouts_play_only_legal_moves():
         checked = full.clone()
         while not checked.is_terminal():
             checked.apply(bidwhist_action(checked, rng))  # apply() checks every move
-        full.rollout(random.Random(0))
+        POLICY.rollout(full, random.Random(0))
         assert full.is_terminal() and full.points() == checked.points()

@@ -8,7 +8,7 @@ from pathlib import Path
 import trio
 import trio.testing
 
-from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.bots import heuristic_bot
 from p2pcards.net.driver import Driver, Settings
 from p2pcards.net.peer import Peer
 from p2pcards.table.verify import verify

@@ -13,7 +13,7 @@ import msgpack
 import pytest
 import trio
 
-from p2pcards.local import Bot, make_bot
+from p2pcards.bots import Bot, make_bot
 from p2pcards.net import links, tls
 from p2pcards.net.driver import Settings
 from p2pcards.net.host import Host, HostConfig

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from p2pcards.protocol.source import KeyedSource
 
 from p2pcards.net.journal import HEADER, Journal, JournalError, read
 from p2pcards.net.peer import Peer
 from p2pcards.table.codec import open_envelope
-from protocol.source import KeyedSource
 from tests.net_helpers import Relay
 
 KILL_POINTS = [  # every kill point, in real processes: tests/test_net_procs.py

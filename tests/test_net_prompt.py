@@ -12,9 +12,9 @@ import trio
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from p2pcards.bots import heuristic_bot
 from p2pcards.cli import guest
 from p2pcards.cli.netrepl import NetPrompt
-from p2pcards.games.trick_heuristics import heuristic_bot
 from p2pcards.net.driver import Settings
 from p2pcards.net.host import Host, HostConfig
 from p2pcards.net.identity import load_or_create

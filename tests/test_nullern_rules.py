@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from p2pcards.cards import NULLERN
 from p2pcards.games import ActionSyntaxError, IllegalAction, OptionError
+from p2pcards.games.cards import NULLERN
 from p2pcards.games.core import HandState, pick
 from p2pcards.games.nullern import (
     BID,

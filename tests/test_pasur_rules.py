@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from p2pcards.cards import STANDARD
 from p2pcards.games import CHANCE, IllegalAction
+from p2pcards.games.cards import STANDARD
 from p2pcards.games.pasur import (
     CHANCE_STOCK,
     DONE,

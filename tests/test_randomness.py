@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.randomness import Commit, JointRandom, Reveal, choice, sample
-from protocol.source import SeededSource
+from p2pcards.protocol.errors import LocalProtocolError, RemoteProtocolError
+from p2pcards.protocol.randomness import Commit, JointRandom, Reveal, choice, sample
+from p2pcards.protocol.source import SeededSource
 
 LABEL = b"table/deal 3/first dealer"
 

@@ -23,12 +23,12 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import ColorDepth, DummyOutput
 
+from p2pcards.bots import SearchBot, heuristic_bot, make_bot
 from p2pcards.cli import repl, screen
 from p2pcards.cli.main import main
 from p2pcards.games import bidwhist, controlnut, get_game
-from p2pcards.games.trick_heuristics import heuristic_bot
 from p2pcards.history import load, replay
-from p2pcards.local import LocalGame, SearchBot, make_bot
+from p2pcards.local import LocalGame
 
 Answer = Callable[[repl.Repl, str], str | None]
 

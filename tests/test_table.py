@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.bots import heuristic_bot, random_bot
 from p2pcards.history import History, loads, replay
-from p2pcards.local import random_bot
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.session import Session
 
@@ -173,7 +172,7 @@ def test_nullern_views_at_three_and_seven_seats(players: int) -> None:
 
 
 def test_the_table_bench_splits_a_deal_into_layers() -> None:
-    from p2pcards.tablebench import table_deals  # noqa: PLC0415
+    from p2pcards.bench.table import table_deals  # noqa: PLC0415
 
     result = table_deals("bidwhist", 0.0)
     assert result["deals"] == 2 and result["messages"] > 150

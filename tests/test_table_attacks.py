@@ -10,17 +10,17 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from p2pcards.protocol.curve import hash_to_point, mul, random_scalar
+from p2pcards.protocol.deck import Deck, random_permutation
+from p2pcards.protocol.messages import Remixed
 
-from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.bots import heuristic_bot
 from p2pcards.table import kinds
 from p2pcards.table.codec import MAX_MESSAGE, open_envelope, pack, seal_envelope
 from p2pcards.table.kinds import Act, Hello, Opened
 from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.session import Session, Step
 from p2pcards.table.verify import verify
-from protocol.curve import hash_to_point, mul, random_scalar
-from protocol.deck import Deck, random_permutation
-from protocol.messages import Remixed
 from tests.table_helpers import act_body, envelope, roles
 
 

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+from p2pcards.protocol.messages import AuditReveal, Locked, Remixed, Shuffled, Unlocked
+from p2pcards.protocol.randomness import Commit, Reveal
 
 from p2pcards.table import kinds
 from p2pcards.table.codec import (
@@ -24,8 +26,6 @@ from p2pcards.table.codec import (
 from p2pcards.table.kinds import Act, Agree, Audit, Hello, Keys, Opened, Sign
 from p2pcards.table.roster import decode_roster, make_roster
 from p2pcards.table.vectors import build, dumps, identities
-from protocol.messages import AuditReveal, Locked, Remixed, Shuffled, Unlocked
-from protocol.randomness import Commit, Reveal
 
 VECTORS = Path(__file__).parent / "data" / "protocol_vectors.json"
 KEYS = identities()

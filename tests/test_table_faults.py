@@ -9,15 +9,15 @@ from unittest.mock import patch
 
 import msgpack
 import pytest
+from p2pcards.protocol.steps import lift_deck, rekey_deck
 
-from p2pcards.cards import bits
-from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.bots import heuristic_bot
+from p2pcards.games.cards import bits
 from p2pcards.history import History, loads, replay
 from p2pcards.table.codec import MAX_MESSAGE, pack, seal
 from p2pcards.table.kinds import Keys, Opened
 from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.session import EVERYONE, DealRun, Session, Step
-from protocol.steps import lift_deck, rekey_deck
 from tests.table_helpers import act_body, envelope, roles
 
 

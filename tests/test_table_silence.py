@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.bots import heuristic_bot
 from p2pcards.history import History, loads, replay
 from p2pcards.table.codec import open_envelope
 from p2pcards.table.memory import MemoryTable

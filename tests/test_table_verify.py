@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from p2pcards.bots import heuristic_bot
 from p2pcards.cli.main import main
-from p2pcards.games.trick_heuristics import heuristic_bot
 from p2pcards.history import load as load_history
 from p2pcards.history import replay
 from p2pcards.table.codec import pack, unpack

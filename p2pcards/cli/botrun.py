@@ -11,8 +11,8 @@ import random
 
 import trio
 
+from p2pcards.bots import Bot
 from p2pcards.games import HandState
-from p2pcards.local import Bot
 
 
 async def decide(bot: Bot, view: HandState, rng: random.Random) -> int:

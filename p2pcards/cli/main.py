@@ -8,10 +8,11 @@ import secrets
 import sys
 from collections.abc import Sequence
 
-from p2pcards import arena, bench, history
+from p2pcards import bench, history
+from p2pcards.bots import BOT_NAMES, SearchBot, arena, make_bot
 from p2pcards.cli import netcmd, repl
 from p2pcards.games import GAMES, OptionError, get_game
-from p2pcards.local import BOT_NAMES, DEFAULT_NAMES, LocalGame, SearchBot, make_bot
+from p2pcards.local import DEFAULT_NAMES, LocalGame
 from p2pcards.table.session import SUPPORTED as TABLE_GAMES
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_MALFORMED = 0, 1, 2
@@ -245,8 +246,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    from p2pcards.games.trick_heuristics import heuristic_bot  # noqa: PLC0415
-    from p2pcards.local import random_bot  # noqa: PLC0415
+    from p2pcards.bots import heuristic_bot, random_bot  # noqa: PLC0415
     from p2pcards.table.memory import MemoryTable  # noqa: PLC0415
 
     bot = heuristic_bot if args.bots == "heuristic" else random_bot

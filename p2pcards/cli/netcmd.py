@@ -14,10 +14,10 @@ from typing import Any, Protocol
 import trio
 from prompt_toolkit.patch_stdout import patch_stdout
 
+from p2pcards.bots import BOT_NAMES, Bot, make_bot
 from p2pcards.cli import guest
 from p2pcards.cli.netrepl import Left, NetPrompt
 from p2pcards.games import GAMES, OptionError
-from p2pcards.local import BOT_NAMES, Bot, make_bot
 from p2pcards.net import lan
 from p2pcards.net.driver import Driver, Settings
 from p2pcards.net.identity import (

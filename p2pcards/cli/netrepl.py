@@ -20,12 +20,11 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
+from p2pcards.bots import Bot, heuristic_bot
 from p2pcards.cli import guest, screen
 from p2pcards.cli.helptext import help_text
 from p2pcards.cli.repl import MoveCompleter, Turn, legal_summary, parse_move
 from p2pcards.games import HandState
-from p2pcards.games.trick_heuristics import heuristic_bot
-from p2pcards.local import Bot
 from p2pcards.net.driver import Settings
 from p2pcards.table.roster import Roster
 

@@ -28,13 +28,14 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
-from p2pcards.cards import CardError, bits
+from p2pcards.bots import Bot, SearchBot
 from p2pcards.cli import guest, screen
 from p2pcards.cli.botrun import decide
 from p2pcards.cli.helptext import help_text
 from p2pcards.games import CHANCE, HandState, IllegalAction, bidwhist, controlnut
+from p2pcards.games.cards import CardError, bits
 from p2pcards.games.core import ActionSyntaxError
-from p2pcards.local import Bot, LocalGame, SearchBot, Snapshot
+from p2pcards.local import LocalGame, Snapshot
 
 COMMANDS = ("help", "hint", "hand", "table", "score", "last", "history", "save", "undo",
             "quit")

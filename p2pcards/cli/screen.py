@@ -16,8 +16,8 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 
-from p2pcards.cards import COLOURS, CONTROLNUT, NULLERN, NUT_SUITS, STANDARD, Notation, bits
 from p2pcards.games import HandState, bidwhist, controlnut, nullern, pasur
+from p2pcards.games.cards import COLOURS, CONTROLNUT, NULLERN, NUT_SUITS, STANDARD, Notation, bits
 from p2pcards.games.game import Game
 
 SYMBOLS = "♠♥♦♣"

@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 
-from p2pcards.cards import BIG_JOKER, LITTLE_JOKER, STANDARD, SUIT_MASKS, SUITS, bits, mask_of
+from p2pcards.games.cards import BIG_JOKER, LITTLE_JOKER, STANDARD, SUIT_MASKS, SUITS, bits, mask_of
 from p2pcards.games.core import (
     FULL,
     TERMINAL,
@@ -180,29 +180,17 @@ class BidWhistState(HandState):
         return DISCARD if action > DISCARD and seat != self.bidder else action
 
     def rollout(self, rng: random.Random) -> None:
-        """Random play from the first card on (the fast loop); from the auction, the
-        discard or the declaration, the heuristic plays every seat: random play
-        cannot make contracts, so it cannot tell a good bid from a bad one."""
-        if self.phase < PLAY and self.observer == FULL:
-            from p2pcards.games.trick_heuristics import heuristic_playout  # noqa: PLC0415 (cycle)
-
-            heuristic_playout(self, rng)
-        else:
-            random_playout(self, rng)
+        """Random play to the end (the fast loop from the first card on).  The
+        heuristic bot's search plays the auction by a model instead (its playbook's
+        policy, :mod:`p2pcards.bots.heuristics.bidwhist`)."""
+        random_playout(self, rng)
 
     def sampled_move(self, seat: int, rng: random.Random) -> int | None:
-        """Moves the search samples instead of branching on. The discard (18,564
-        choices): the rule of thumb :func:`plain_discard` for every seat (the
-        searcher's is the same in every world, so the tree grows past it). Another
-        seat's bid and declaration: the heuristic's model, from that seat's cards in
-        the world, so that a search of the searcher's own bid meets sensible bidders."""
-        phase = self.phase
-        if phase == DISCARD_PHASE:
+        """Moves the search samples instead of branching on: the discard (18,564
+        choices), by the rule of thumb :func:`plain_discard` for every seat (the
+        searcher's is the same in every world, so the tree grows past it)."""
+        if self.phase == DISCARD_PHASE:
             return plain_discard(self)
-        if phase in (BID, DECLARE) and seat != self.turn and self.observer == FULL:
-            from p2pcards.games.trick_heuristics import bidwhist_action  # noqa: PLC0415 (cycle)
-
-            return bidwhist_action(self, rng)
         return None
 
     def candidate_actions(self, rng: random.Random) -> list[int] | None:

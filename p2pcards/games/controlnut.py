@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations, permutations
 from math import ceil
 
-from p2pcards.cards import CONTROLNUT, NUT_SUITS, bits, mask_of
+from p2pcards.games.cards import CONTROLNUT, NUT_SUITS, bits, mask_of
 from p2pcards.games.core import (
     CHANCE,
     FULL,

@@ -52,7 +52,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import ClassVar, Self
 
-from p2pcards.cards import Notation, bits, mask_of
+from p2pcards.games.cards import Notation, bits, mask_of
 from p2pcards.games.determinize import determinize
 
 FULL = -1

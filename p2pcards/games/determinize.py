@@ -21,7 +21,7 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from p2pcards.cards import bits
+from p2pcards.games.cards import bits
 
 if TYPE_CHECKING:
     from p2pcards.games.core import HandState

@@ -12,7 +12,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from p2pcards.cards import Notation
+from p2pcards.games.cards import Notation
 from p2pcards.games.core import FULL, HandState
 
 

@@ -23,7 +23,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 
-from p2pcards.cards import COLOURS, NULLERN, bits
+from p2pcards.games.cards import COLOURS, NULLERN, bits
 from p2pcards.games.core import (
     FULL,
     TERMINAL,

@@ -17,7 +17,7 @@ from functools import cache
 from itertools import combinations
 from math import comb
 
-from p2pcards.cards import STANDARD, bits, mask_of
+from p2pcards.games.cards import STANDARD, bits, mask_of
 from p2pcards.games.core import (
     CHANCE,
     FULL,

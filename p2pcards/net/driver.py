@@ -23,8 +23,8 @@ from typing import Any, Protocol
 
 import trio
 
+from p2pcards.bots import Bot
 from p2pcards.games import HandState
-from p2pcards.local import Bot
 from p2pcards.net.peer import Peer, Refusal
 from p2pcards.table.roster import Roster
 

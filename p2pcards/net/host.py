@@ -27,8 +27,8 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pcards.bots import BOT_NAMES, Bot
 from p2pcards.games import GAMES
-from p2pcards.local import BOT_NAMES, Bot
 from p2pcards.net import lan, links, tls
 from p2pcards.net.driver import Driver, Person, Settings
 from p2pcards.net.identity import Identity, device_id, show_id

@@ -17,7 +17,7 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pcards.local import Bot
+from p2pcards.bots import Bot
 from p2pcards.net import links, tls
 from p2pcards.net.driver import Driver, Person, Settings
 from p2pcards.net.host import describe_roster

@@ -23,11 +23,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.games import HandState
 from p2pcards.net.journal import Journal, JournalError
+from p2pcards.protocol.source import KeyedSource
 from p2pcards.table.codec import CodecError, open_envelope, private_bytes
 from p2pcards.table.roster import Roster, decode_roster
 from p2pcards.table.session import Rejection, Session
 from p2pcards.table.state import Step
-from protocol.source import KeyedSource
 
 EVIDENCE = frozenset({"transcript", "equivocation"})
 """Refusals that still change a session (a fork or two versions seen): kept, so that a

@@ -5,7 +5,7 @@ In order: every sealed key release is opened with its recipient's revealed
 sealing key (one that does not open, is not signed by its sender, or names
 other slots than the step gave is that sender's breach); the deck audit
 re-computes every pass and re-mix and checks every released key, the sealed
-ones included (:func:`protocol.audit.audit`); an alarm that none of this
+ones included (:func:`p2pcards.protocol.audit.audit`); an alarm that none of this
 explains is a false alarm.  The first breach found makes its seat forfeit the
 deal ("refused audit": its own secrets do not bear out what it signed).
 Otherwise the deal is replayed with full information, and a move the rules
@@ -21,15 +21,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.games import Game
+from p2pcards.protocol.audit import audit
+from p2pcards.protocol.curve import Point
+from p2pcards.protocol.deck import Round
+from p2pcards.protocol.messages import AuditReveal, KeyRelease, Remixed
+from p2pcards.protocol.steps import DeckContext
 from p2pcards.table import kinds
 from p2pcards.table.codec import CodecError, unseal
 from p2pcards.table.kinds import Act, Keys, clip
 from p2pcards.table.replay import Mismatch, Outcome, forfeit, replay_deal
-from protocol.audit import audit
-from protocol.curve import Point
-from protocol.deck import Round
-from protocol.messages import AuditReveal, KeyRelease, Remixed
-from protocol.steps import DeckContext
 
 Grants = tuple[tuple[int, tuple[int, ...]], ...]
 

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from p2pcards.protocol.curve import POINT_BYTES, N
+from p2pcards.protocol.messages import AuditReveal, Locked, Remixed, Shuffled, Unlocked
+from p2pcards.protocol.randomness import SHARE_BYTES, Commit, Reveal
 from p2pcards.table.codec import HASH_BYTES, KEY_BYTES, CodecError
-from protocol.curve import POINT_BYTES, N
-from protocol.messages import AuditReveal, Locked, Remixed, Shuffled, Unlocked
-from protocol.randomness import SHARE_BYTES, Commit, Reveal
 
 MAX_ITEMS = 4096
 MAX_TEXT = 200

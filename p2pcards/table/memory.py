@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pcards.local import Bot
+from p2pcards.bots import Bot
+from p2pcards.protocol.source import SeededSource
 from p2pcards.table.codec import public_bytes
 from p2pcards.table.roster import make_roster
 from p2pcards.table.session import Rejection, Session
-from protocol.source import SeededSource
 
 Tamper = Callable[[int, bytes], list[bytes]]
 

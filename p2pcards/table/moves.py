@@ -14,8 +14,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import cast
 
-from p2pcards.cards import bits
 from p2pcards.games import Game, HandState, pasur
+from p2pcards.games.cards import bits
 from p2pcards.games.controlnut import (
     BID,
     CONTROLS_DRAW,
@@ -30,6 +30,10 @@ from p2pcards.games.controlnut import (
 )
 from p2pcards.games.controlnut import DRAW as AUCTION_DRAW
 from p2pcards.games.core import CHANCE, SPECTATOR
+from p2pcards.protocol.curve import SecretSource
+from p2pcards.protocol.errors import RemoteProtocolError
+from p2pcards.protocol.messages import Remixed
+from p2pcards.protocol.randomness import JointRandom, choice, sample
 from p2pcards.table.kinds import Act
 from p2pcards.table.state import (
     AUDIT,
@@ -42,10 +46,6 @@ from p2pcards.table.state import (
     Event,
     Step,
 )
-from protocol.curve import SecretSource
-from protocol.errors import RemoteProtocolError
-from protocol.messages import Remixed
-from protocol.randomness import JointRandom, choice, sample
 
 SUPPORTED = ("bidwhist", "controlnut", "nullern", "pasur")
 """Games whose card movements the session knows."""

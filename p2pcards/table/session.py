@@ -33,6 +33,13 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.games import HandState
 from p2pcards.games.core import CHANCE, SPECTATOR, TERMINAL, ActionSyntaxError, IllegalAction
+from p2pcards.protocol.curve import SecretSource
+from p2pcards.protocol.deck import Deck
+from p2pcards.protocol.errors import EarlyMessage, RemoteProtocolError
+from p2pcards.protocol.messages import KeyRelease, Locked, Remixed, Shuffled, Unlocked
+from p2pcards.protocol.randomness import Commit, JointRandom, Reveal
+from p2pcards.protocol.source import SystemSource
+from p2pcards.protocol.steps import DeckContext
 from p2pcards.table import kinds
 from p2pcards.table.codec import (
     CodecError,
@@ -85,13 +92,6 @@ from p2pcards.table.state import (
     Rejection,
     Step,
 )
-from protocol.curve import SecretSource
-from protocol.deck import Deck
-from protocol.errors import EarlyMessage, RemoteProtocolError
-from protocol.messages import KeyRelease, Locked, Remixed, Shuffled, Unlocked
-from protocol.randomness import Commit, JointRandom, Reveal
-from protocol.source import SystemSource
-from protocol.steps import DeckContext
 
 TRANSCRIPT_FORMAT = "p2pcards-transcript/1"
 CLAIMS = ("silent",)

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.games import HandState
+from p2pcards.protocol.deck import Deck
+from p2pcards.protocol.randomness import JointRandom
 from p2pcards.table.codec import Envelope
 from p2pcards.table.kinds import Act, Agree, Audit, Keys
 from p2pcards.table.replay import Outcome
-from protocol.deck import Deck
-from protocol.randomness import JointRandom
 
 SHOWN = -1
 """Ledger place of a slot shown to everyone."""

@@ -17,6 +17,8 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
+from p2pcards.protocol.curve import N, card_points
+from p2pcards.protocol.steps import DeckContext, deck_digest, lift_deck, rekey_deck, shuffle_deck
 from p2pcards.table import kinds
 from p2pcards.table.codec import (
     SEALED_DOMAIN,
@@ -30,8 +32,6 @@ from p2pcards.table.codec import (
 )
 from p2pcards.table.kinds import Act, Hello, Sign
 from p2pcards.table.roster import make_roster
-from protocol.curve import N, card_points
-from protocol.steps import DeckContext, deck_digest, lift_deck, rekey_deck, shuffle_deck
 
 FORMAT = "p2pcards-protocol-vectors/1"
 

@@ -23,9 +23,10 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
+from p2pcards.bots import Bot, SearchBot, make_bot
 from p2pcards.games import CHANCE, GAMES, Game, HandState, nullern
 from p2pcards.history import HandRecord, History
-from p2pcards.local import Bot, LocalGame, SearchBot, make_bot
+from p2pcards.local import LocalGame
 
 
 @dataclass

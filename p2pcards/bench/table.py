@@ -26,12 +26,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import protocol.audit
-import protocol.curve
-import protocol.deck
-import protocol.steps
+from p2pcards.bots import heuristic_bot
 from p2pcards.games import GAMES
-from p2pcards.games.trick_heuristics import heuristic_bot
+from p2pcards.protocol import audit, curve, deck, steps
 from p2pcards.table import codec, kinds
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.session import SUPPORTED
@@ -77,16 +74,16 @@ def instrumented(split: Split, game: str) -> Iterator[None]:
     """Wrap the layers' entry points for the duration."""
     state_class = type(GAMES[game].deal(GAMES[game].deck(4, {}), 0, 4, {}))
     targets: list[tuple[Any, str, str]] = [
-        (protocol.curve.Multiplier, "times", "curve"),
-        (protocol.curve.Multiplier, "__init__", "curve"), (protocol.curve, "lift", "curve"),
-        (protocol.steps, "lift", "curve"), (protocol.curve, "hash_to_point", "curve"),
-        (protocol.curve, "inverse", "curve"), (protocol.steps.DeckContext, "commitment", "curve"),
+        (curve.Multiplier, "times", "curve"),
+        (curve.Multiplier, "__init__", "curve"), (curve, "lift", "curve"),
+        (steps, "lift", "curve"), (curve, "hash_to_point", "curve"),
+        (curve, "inverse", "curve"), (steps.DeckContext, "commitment", "curve"),
         (codec, "_sign", "signatures"), (codec, "_verify", "signatures"),
         (codec, "_encrypt", "sealing"), (codec, "_decrypt", "sealing"),
         (codec, "pack", "codec"), (codec, "unpack", "codec"),
         (kinds, "decode_body", "codec"), (kinds, "encode_body", "codec"),
     ]
-    modules = (protocol.steps, protocol.deck, protocol.audit)
+    modules = (steps, deck, audit)
     targets += [(module, name, "curve") for module in modules
                 for name in ("lift_deck", "shuffle_deck", "rekey_deck", "deck_digest")
                 if name in vars(module)]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 
+from p2pcards.bots.registry import Playbook, register
+from p2pcards.games.core import HandState
 from p2pcards.games.pasur import (
     ACES,
     CLUBS,
@@ -53,3 +55,12 @@ def pasur_action(view: PasurState, rng: random.Random) -> int:
         if score > best_score or (score == best_score and action < best):
             best_score, best = score, action
     return best
+
+
+def heuristic(view: HandState, rng: random.Random) -> int:
+    assert isinstance(view, PasurState)
+    return pasur_action(view, rng)
+
+
+PLAYBOOK = Playbook(heuristic=heuristic)
+register("pasur", PLAYBOOK)

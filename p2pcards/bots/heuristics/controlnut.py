@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import random
 
-from p2pcards.cards import bits
+from p2pcards.bots.registry import Playbook, register
+from p2pcards.games.cards import bits
 from p2pcards.games.controlnut import (
     AUCTION,
     BONUS,
@@ -40,6 +41,7 @@ from p2pcards.games.controlnut import (
     _trick_winner,
     give_code,
 )
+from p2pcards.games.core import HandState
 
 PRIZED = (TRICK_C, SCORE_C, STAR_C, HAND_C)
 
@@ -106,3 +108,12 @@ def _play(view: ControlNutState, seat: int) -> int:
             winning.append(action)
     worthy = [a for a in winning if a != TRICK_C or on_table >= 2]
     return worthy[0] if worthy else cheapest[0]
+
+
+def heuristic(view: HandState, rng: random.Random) -> int:
+    assert isinstance(view, ControlNutState)
+    return controlnut_action(view, rng)
+
+
+PLAYBOOK = Playbook(heuristic=heuristic)
+register("controlnut", PLAYBOOK)

@@ -1,22 +1,24 @@
-"""Rule-based ``heuristic`` bots for the two plain trick games: Bid Whist and Nullern.
+"""The rule-based ``heuristic`` bot of Bid Whist, and the play model its search uses.
 
-A decent club player's rules, deciding from the bot's own view only:
+A decent club player's rules, deciding from the bot's own view only: bid on
+the books counted in hand (aces, kings guarded, long suits, jokers) plus two
+for the partner and one for the discard, name the longest suit, discard the
+weakest cards, lead winners and draw trumps; follow cheaply (when the partner
+already wins the trick, or nothing can win it, play the lowest card, otherwise
+win with the lowest card that does).
 
-* follow cheaply: when the partner already wins the trick, or nothing can win
-  it, play the lowest card; otherwise win with the lowest card that does;
-* Bid Whist: bid on the books counted in hand (aces, kings guarded, long
-  suits, jokers) plus two for the partner and one for the discard, name the
-  longest suit, discard the weakest cards, lead winners and draw trumps;
-* Nullern: bid the tricks counted in hand (high trumps, very high cards),
-  then win tricks while the bid is short and duck once it is made.
+The same rules are the search's model of the auction (:class:`BidWhistPolicy`):
+random play cannot make contracts, so random rollouts from the auction cannot
+tell a good bid from a bad one.
 """
 
 from __future__ import annotations
 
 import random
 
-from p2pcards.cards import SUIT_MASKS, bits
-from p2pcards.games import bidwhist, nullern
+from p2pcards.ai.protocol import SearchState
+from p2pcards.bots.registry import Playbook, register
+from p2pcards.games import bidwhist
 from p2pcards.games.bidwhist import (
     BID,
     DECLARE,
@@ -25,16 +27,14 @@ from p2pcards.games.bidwhist import (
     JOKERS,
     NOTRUMP_BID,
     PASS,
+    PLAY,
     TRUMP,
     UPTOWN,
     BidWhistState,
     plain_discard,
 )
-from p2pcards.games.controlnut import ControlNutState
-from p2pcards.games.controlnut_heuristics import controlnut_action
-from p2pcards.games.nullern import NullernState
-from p2pcards.games.pasur import PasurState
-from p2pcards.games.pasur_heuristics import pasur_action
+from p2pcards.games.cards import SUIT_MASKS, bits
+from p2pcards.games.core import FULL, HandState
 
 
 def _beats(keys: tuple[int, ...], suits: tuple[int, ...], card: int, led: int,
@@ -43,7 +43,8 @@ def _beats(keys: tuple[int, ...], suits: tuple[int, ...], card: int, led: int,
     return (suits[card] == led or key >= 100) and key > win_key
 
 
-# --------------------------------------------------------------- Bid Whist
+
+
 
 
 def _books(hand: int, downtown: bool) -> float:
@@ -99,28 +100,6 @@ def _trick_card(legal: int, keys: tuple[int, ...], suits: tuple[int, ...], led: 
     return winners[0]
 
 
-# ----------------------------------------------------------------- Nullern
-
-
-def nullern_action(view: NullernState, rng: random.Random) -> int:
-    seat = view.turn
-    hand = view.may[seat]
-    keys = view.keys
-    if view.phase == nullern.BIDDING:
-        if view.blind:
-            return nullern.BID
-        strong = sum(1.0 if keys[c] >= nullern.TRUMP_KEY + 11 else
-                     0.5 if keys[c] >= nullern.TRUMP_KEY + 5 else
-                     0.6 if keys[c] % 20 >= 18 else 0.0 for c in bits(hand))
-        return nullern.BID + min(view.cards, round(strong))
-    legal = sorted(bits(view.legal_mask()), key=lambda c: (keys[c], c))
-    need = view.bids[seat] - view.tricks[seat]
-    winning = [c for c in legal if keys[c] > view.win_key]
-    if need > 0:  # still short: win as cheaply as possible, or lead high
-        return winning[0] if view.trick and winning else legal[-1]
-    losing = [c for c in legal if keys[c] <= view.win_key] if view.trick else []
-    return losing[-1] if losing else legal[0]  # made: duck with the highest loser
-
 
 def bidding_model(view: object, rng: random.Random) -> int | None:
     """Bid Whist's declaration by the heuristic, for the searching bot. None where the
@@ -168,14 +147,33 @@ def heuristic_playout(state: BidWhistState, rng: random.Random) -> None:
         state.step(bidwhist_action(state, rng))
 
 
-def heuristic_bot(view: object, rng: random.Random) -> int:
-    """The ``heuristic`` bot for the games that have one."""
-    if isinstance(view, BidWhistState):
-        return bidwhist_action(view, rng)
-    if isinstance(view, NullernState):
-        return nullern_action(view, rng)
-    if isinstance(view, PasurState):
-        return pasur_action(view, rng)
-    if isinstance(view, ControlNutState):
-        return controlnut_action(view, rng)
-    raise ValueError("no heuristic bot for this game")
+class BidWhistPolicy:
+    """How the search plays Bid Whist where it does not branch: from the auction,
+    the discard or the declaration, the heuristic plays every seat of a rollout;
+    another seat's bid and declaration in a sampled world are the heuristic's, from
+    that seat's cards in the world (so that a search of the searcher's own bid
+    meets sensible bidders).  The rest is the engine's own (random play, the
+    discard's rule of thumb)."""
+
+    def rollout(self, world: SearchState, rng: random.Random) -> None:
+        assert isinstance(world, BidWhistState)
+        if world.phase < PLAY and world.observer == FULL:
+            heuristic_playout(world, rng)
+        else:
+            world.rollout(rng)
+
+    def sampled_move(self, world: SearchState, seat: int, rng: random.Random) -> int | None:
+        assert isinstance(world, BidWhistState)
+        if world.phase in (BID, DECLARE) and seat != world.turn and world.observer == FULL:
+            return bidwhist_action(world, rng)
+        return world.sampled_move(seat, rng)
+
+
+def heuristic(view: HandState, rng: random.Random) -> int:
+    assert isinstance(view, BidWhistState)
+    return bidwhist_action(view, rng)
+
+
+PLAYBOOK = Playbook(heuristic=heuristic, model=bidding_model, candidates=bidding_candidates,
+                    policy=BidWhistPolicy())
+register("bidwhist", PLAYBOOK)

@@ -19,11 +19,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from protocol import curve
-from protocol.audit import audit_deck
-from protocol.deck import Deck
-from protocol.source import SeededSource
-from protocol.steps import DeckContext
+from p2pcards.protocol import curve
+from p2pcards.protocol.audit import audit_deck
+from p2pcards.protocol.deck import Deck
+from p2pcards.protocol.source import SeededSource
+from p2pcards.protocol.steps import DeckContext
 
 Record = dict[str, Any]
 TABLES = [(4, 54), (7, 80)]

@@ -1,0 +1,70 @@
+"""The searching bots: ``ismcts`` and its ``pimc`` baseline, on one or more processes."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from p2pcards.ai.ismcts import pimc, search
+from p2pcards.ai.parallel import RootParallel
+from p2pcards.bots.registry import heuristic_bot, playbook
+from p2pcards.games.core import HandState
+
+SEARCH_LIMIT = 300
+"""Decisions with more legal actions than this are searched over the game's
+candidates (``candidate_actions``: the Bid Whist discard, 18,564 choices, and
+Control Nut! bids from a long hand, up to 560); without candidates the game's own
+rule decides, else the heuristic bot."""
+
+
+@dataclass
+class SearchBot:
+    """A bot that searches its own view (``ismcts``, or the ``pimc`` baseline), counting
+    its iterations and time for reports."""
+
+    kind: str
+    iterations: int | None = None
+    think: float | None = None
+    workers: int = 1
+    done: int = 0
+    seconds: float = 0.0
+    pool: RootParallel | None = None
+
+    def __call__(self, view: HandState, rng: random.Random) -> int:
+        return self.choose(view, rng)[0]
+
+    def choose(self, view: HandState, rng: random.Random) -> tuple[int, float | None]:
+        """The action, and its share of the root visits when a search chose it
+        (None: the only move, a model's or a rule's choice)."""
+        actions = view.legal_actions()
+        if len(actions) == 1:
+            return actions[0], None
+        only = None
+        book = playbook(view)
+        if self.kind == "ismcts":
+            modelled = book.model(view, rng)
+            if modelled is not None:
+                return modelled, None
+            only = book.candidates(view, rng)
+            if only is not None and len(only) == 1:
+                return only[0], None
+        if only is None and len(actions) > SEARCH_LIMIT:  # a model proposes, the search chooses
+            only = view.candidate_actions(rng)
+            if not only:  # no model: the game's own rule, else the heuristic's
+                sampled = view.sampled_move(view.current_player(), rng)
+                return (sampled if sampled is not None else heuristic_bot(view, rng)), None
+        policy = book.policy
+        if self.kind == "pimc":
+            result = pimc(view, rng, iterations=self.iterations, seconds=self.think,
+                          root_actions=only, policy=policy)
+        elif self.workers > 1:  # root parallelism: persistent worker processes
+            if self.pool is None:
+                self.pool = RootParallel(self.workers)
+            result = self.pool.search(view, rng.randrange(1 << 31), iterations=self.iterations,
+                                      seconds=self.think, root_actions=only, policy=policy)
+        else:
+            result = search(view, rng, iterations=self.iterations, seconds=self.think,
+                            root_actions=only, policy=policy)
+        self.done += result.iterations
+        self.seconds += result.seconds
+        return result.action, result.share
