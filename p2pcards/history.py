@@ -309,23 +309,23 @@ def replay(history: History) -> ReplayResult:
             raise ReplayError(k, None, None, None, f"seat {expected_dealer} deals this deal, "
                               f"not seat {record.dealer}")
         deck = [game.notation.parse(c) for c in record.deck]
-        jack_void = game.is_void_deal(deck, players)
+        rules_void = game.void_reason(deck, players)
         if record.void:
-            if jack_void and record.actions:
+            if rules_void is not None and record.actions:
                 raise ReplayError(k, 0, *record.actions[0],
                                   "this deal is void: no action is played")
-            if not jack_void and record.reason is None:
+            if rules_void is None and record.reason is None:
                 raise ReplayError(k, None, None, None,
                                   "a void deal needs a reason unless the rules void it")
             state = _run_actions(game, deck, record, k, players, options, deals) \
                 if record.actions else None
             results.append(HandResult(None, {"void": True, "reason": record.reason
-                                             or "opening pool jacks"}, state, "void deal"))
+                                             or rules_void}, state, "void deal"))
             expected_dealer = game.next_dealer(record.dealer, players, True)
             continue
-        if jack_void:
+        if rules_void is not None:
             raise ReplayError(k, None, None, None,
-                              'the opening pool voids this deal (jacks); it must say "void": true')
+                              f'the rules void this deal ({rules_void}); it must say "void": true')
         state = _run_actions(game, deck, record, k, players, options, deals)
         if record.forfeit is not None:
             if state.is_terminal():

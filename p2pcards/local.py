@@ -91,16 +91,16 @@ class LocalGame:
 
     def start_deal(self) -> list[str]:
         """Shuffle and deal the next deal; the lines say what happened.  A deal the
-        rules void at once (Pasur: jacks in the opening pool) is recorded and over."""
+        rules void at once (Pasur's jacks in the opening pool) is recorded and over."""
         game, names = self.game, self.names
         deck = game.shuffled_deck(self.players, self.options, self.rng)
         self.record = HandRecord(self.dealer, [game.notation.name(c) for c in deck])
         self.history.hands.append(self.record)
         lines = ["", f"deal {len(self.history.hands)}, dealer {names[self.dealer]}"]
         self.state = game.deal(deck, self.dealer, self.players, self.options, number=self.deals)
-        if self.state.is_terminal():  # voided by the rules before any action
+        if self.state.void_reason is not None:  # voided by the rules before any action
             self.record.void = True
-            self.record.reason = "jacks in the opening pool"
+            self.record.reason = self.state.void_reason
             lines.append(f"  {self.state.summary(names)}: the same dealer deals again")
             self.dealer = game.next_dealer(self.dealer, self.players, True)
         return lines

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from p2pcards.games.cards import (
-    CONTROLNUT,
-    NULLERN,
-    STANDARD,
-    CardError,
-    bits,
-    mask_of,
-)
+from p2pcards.games.cards import STANDARD, CardError, bits, mask_of
+from p2pcards.games.controlnut import CONTROLNUT
+from p2pcards.games.nullern import NULLERN
 
 
 def test_standard_cards_are_small_ints_with_canonical_names():

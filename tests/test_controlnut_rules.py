@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from p2pcards.games import CHANCE, IllegalAction
-from p2pcards.games.cards import CONTROLNUT
 from p2pcards.games.controlnut import (
     AUCTION,
     BONUS_PHASE,
     CONTROL_MASK,
+    CONTROLNUT,
     DONE,
     GAME,
     GIVE_PHASE,

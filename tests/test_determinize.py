@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from p2pcards.bench.ai import ai_positions
 
+from p2pcards.bench.ai import ai_positions
 from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
 from p2pcards.games.cards import bits
 from p2pcards.games.core import HandState

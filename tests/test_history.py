@@ -135,7 +135,8 @@ def test_void_pasur_deal_is_redealt_by_the_same_dealer(tmp_path, capsys):
     # a deal the jacks void must say so
     doc = pasur_doc([{"dealer": 1, "deck": void_deck, "actions": []}])
     code, out, _ = replay(tmp_path, doc, capsys, "--json")
-    assert code == 1 and "voids this deal" in json.loads(out)["error"]["reason"]
+    assert code == 1 and "the rules void this deal (jacks in the opening pool)" in \
+            json.loads(out)["error"]["reason"]
 
 
 def test_void_by_consent_needs_a_reason(tmp_path, capsys):

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from p2pcards.games import ActionSyntaxError, IllegalAction, OptionError
-from p2pcards.games.cards import NULLERN
 from p2pcards.games.core import HandState, pick
 from p2pcards.games.nullern import (
     BID,
@@ -16,6 +15,7 @@ from p2pcards.games.nullern import (
     BLIND_ROUND,
     DONE,
     GAME,
+    NULLERN,
     PLAY,
     ROUND_CARDS,
     NullernState,

@@ -175,10 +175,10 @@ def test_the_table_bench_splits_a_deal_into_layers() -> None:
     from p2pcards.bench.table import table_deals  # noqa: PLC0415
 
     result = table_deals("bidwhist", 0.0)
-    assert result["deals"] == 2 and result["messages"] > 150
-    spent = result["spent"]
+    assert result.deals == 2 and result.messages > 150
+    spent = result.spent
     assert set(spent) >= {"curve", "signatures", "sealing", "codec", "engine", "bots", "session"}
-    assert sum(spent.values()) == pytest.approx(result["total"])
+    assert sum(spent.values()) == pytest.approx(result.total)
     assert spent["curve"] > spent["engine"]  # the deck's arithmetic outweighs the rules
 
 

@@ -1,20 +1,21 @@
 """``p2pcards bench``: speed measurements, printed as a table or as JSON records.
 
-Records are ``{"name": "engines.bidwhist.plays", "value": 512000.0, "unit": "per_s"}``:
-names dotted and stable, units ``ms``, ``per_s`` or ``x``.
+Each suite is a module of this package and returns :class:`Record` values
+(JSON ``{"name": "engines.bidwhist.plays", "value": 512000.0, "unit": "per_s"}``):
+names dotted and stable.  The games measured are the registered ones
+(:data:`p2pcards.games.GAMES`).  docs/benchmarks.md gives the targets and the
+figures measured.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from p2pcards.bench.ai import bench_ai
 from p2pcards.bench.deck import bench_deck
 from p2pcards.bench.engines import bench_engines
+from p2pcards.bench.record import Record
 from p2pcards.bench.table import bench_table
-
-Record = dict[str, Any]
 
 
 def bench_net(seconds: float = 2.0) -> list[Record]:
@@ -29,8 +30,11 @@ SUITES: dict[str, Callable[[float], list[Record]]] = {
 
 
 def format_table(records: list[Record]) -> str:
-    width = max(len(r["name"]) for r in records)
+    width = max(len(r.name) for r in records)
     lines = [f"{'measurement':<{width}}  {'value':>12}  unit"]
     for r in records:
-        lines.append(f"{r['name']:<{width}}  {r['value']:>12,.1f}  {r['unit']}")
+        lines.append(f"{r.name:<{width}}  {r.value:>12,.1f}  {r.unit}")
     return "\n".join(lines)
+
+
+__all__ = ["SUITES", "Record", "format_table"]

@@ -19,13 +19,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from p2pcards.bench.record import Record
 from p2pcards.protocol import curve
 from p2pcards.protocol.audit import audit_deck
 from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.source import SeededSource
 from p2pcards.protocol.steps import DeckContext
 
-Record = dict[str, Any]
 TABLES = [(4, 54), (7, 80)]
 
 
@@ -95,16 +95,16 @@ def bench_deck(seconds: float = 2.0, seed: int = 1) -> list[Record]:
         results = [deck_round(parties, size, deal, f"bench:{seed}:{deal}")
                    for deal in range(rounds)]
         tag = f"{size}x{parties}"
+        def best(k: int, results: list[tuple[float, float, float, float, int]] = results
+                 ) -> float:
+            return round(1000 * min(r[k] for r in results), 1)
+
         records += [
-            {"name": f"deck.shuffle_lock_deal.{tag}", "unit": "ms",
-             "value": round(1000 * min(r[0] for r in results), 1)},
-            {"name": f"deck.shuffle_lock_deal.{tag}.all_parties", "unit": "ms",
-             "value": round(1000 * min(r[1] for r in results), 1)},
-            {"name": f"deck.audit.{tag}", "unit": "ms",
-             "value": round(1000 * min(r[2] for r in results), 1)},
-            {"name": f"deck.setup.{tag}", "unit": "ms",
-             "value": round(1000 * min(r[3] for r in results), 1)},
-            {"name": f"deck.multiplications.{tag}.over_floor", "unit": "x",
-             "value": round(results[0][4] / (2 * parties * size), 3)},
+            Record(f"deck.shuffle_lock_deal.{tag}", best(0), "ms"),
+            Record(f"deck.shuffle_lock_deal.{tag}.all_parties", best(1), "ms"),
+            Record(f"deck.audit.{tag}", best(2), "ms"),
+            Record(f"deck.setup.{tag}", best(3), "ms"),
+            Record(f"deck.multiplications.{tag}.over_floor",
+                   round(results[0][4] / (2 * parties * size), 3), "x"),
         ]
     return records

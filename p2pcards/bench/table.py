@@ -24,16 +24,16 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
+from p2pcards.bench.record import Record
 from p2pcards.bots import heuristic_bot
 from p2pcards.games import GAMES
 from p2pcards.protocol import audit, curve, deck, steps
 from p2pcards.table import codec, kinds
 from p2pcards.table.memory import MemoryTable
-from p2pcards.table.session import SUPPORTED
 
-Record = dict[str, Any]
 LAYERS = ("crypto", "codec", "engine", "bots", "session")
 CRYPTO = ("curve", "signatures", "sealing")
 
@@ -104,7 +104,19 @@ def instrumented(split: Split, game: str) -> Iterator[None]:
                 setattr(owner, name, original)
 
 
-def table_deals(game: str, seconds: float, seed: int = 1) -> Record:
+@dataclass
+class TableRun:
+    """Whole deals of one game at the in-memory table, and where their time went."""
+
+    game: str
+    deals: int
+    total: float
+    spent: dict[str, float]
+    messages: int
+    bytes: int
+
+
+def table_deals(game: str, seconds: float, seed: int = 1) -> TableRun:
     """Play whole deals for about ``seconds`` (at least two) and split their time."""
     split = Split()
     bot = split.wrap("bots", heuristic_bot)
@@ -128,28 +140,30 @@ def table_deals(game: str, seconds: float, seed: int = 1) -> Record:
         messages += table.messages
         sent += table.bytes_sent
     total = sum(split.spent.values())
-    return {"game": game, "deals": deals, "total": total, "spent": dict(split.spent),
-            "messages": messages, "bytes": sent}
+    return TableRun(game, deals, total, dict(split.spent), messages, sent)
 
 
 def bench_table(seconds: float = 2.0, seed: int = 1) -> list[Record]:
     records: list[Record] = []
-    for game in SUPPORTED:
+    for game in GAMES:
         result = table_deals(game, seconds, seed)
-        deals = result["deals"]
-        records.append({"name": f"table.{game}.deal", "unit": "ms",
-                        "value": round(1000 * result["total"] / deals, 1)})
-        spent = result["spent"]
+        deals = result.deals
+
+        def per_deal(value: float, deals: int = deals) -> float:
+            return round(value / deals, 1)
+
+        records.append(Record(f"table.{game}.deal", per_deal(1000 * result.total), "ms"))
+        spent = result.spent
         spent["crypto"] = sum(spent.get(part, 0.0) for part in CRYPTO)
         for layer in LAYERS:
-            records.append({"name": f"table.{game}.deal.{layer}", "unit": "ms",
-                            "value": round(1000 * spent.get(layer, 0.0) / deals, 1)})
+            records.append(Record(f"table.{game}.deal.{layer}",
+                                  per_deal(1000 * spent.get(layer, 0.0)), "ms"))
             if layer == "crypto":
-                records += [{"name": f"table.{game}.deal.crypto.{part}", "unit": "ms",
-                             "value": round(1000 * spent.get(part, 0.0) / deals, 1)}
+                records += [Record(f"table.{game}.deal.crypto.{part}",
+                                   per_deal(1000 * spent.get(part, 0.0)), "ms")
                             for part in CRYPTO]
-        records.append({"name": f"table.{game}.messages_per_deal", "unit": "msgs",
-                        "value": round(result["messages"] / deals, 1)})
-        records.append({"name": f"table.{game}.bytes_per_deal", "unit": "KiB",
-                        "value": round(result["bytes"] / deals / 1024, 1)})
+        records.append(Record(f"table.{game}.messages_per_deal", per_deal(result.messages),
+                              "msgs"))
+        records.append(Record(f"table.{game}.bytes_per_deal", per_deal(result.bytes / 1024),
+                              "KiB"))
     return records

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from p2pcards.bots import Bot, SearchBot, make_bot
-from p2pcards.games import CHANCE, GAMES, Game, HandState, nullern
+from p2pcards.games import CHANCE, GAMES, Game, HandState
 from p2pcards.history import HandRecord, History
 from p2pcards.local import LocalGame
 
@@ -171,7 +171,7 @@ def plan(game: Game, count: int, seed: int, deals: bool, players: int) -> list[S
         while game.is_void_deal(deck, players):  # a deal that counts
             deck = game.shuffled_deck(players, options, rng)
         dealer = rng.randrange(players)
-        number = rng.randrange(20) if game is nullern.GAME else 0
+        number = rng.randrange(game.numbered_deals) if game.numbered_deals > 1 else 0
         specs.append(SetSpec(n, tuple(deck), dealer, number, rotations(game, players)))
     return specs
 
@@ -190,9 +190,9 @@ def run(game: Game, lineup: Sequence[str], count: int, seed: int, *, deals: bool
     if jobs < 1:
         raise ValueError(f"--jobs must be at least 1, not {jobs}")
     check_lineup(game, lineup)
-    if deals and save and game is nullern.GAME:
-        raise ValueError("a Nullern hand history holds whole games (a round's size follows "
-                         "from its place): use whole games to keep histories")
+    if deals and save and game.numbered_deals > 1:
+        raise ValueError(f"a {game.title} hand history holds whole games (a deal depends on "
+                         "its place in the game): use whole games to keep histories")
     for kind in set(lineup):
         make_bot(kind, iterations, think)  # an unknown bot fails here, before any play
     setup = Setup(game.name, tuple(lineup), seed, deals, iterations, think, save)
@@ -276,13 +276,15 @@ def _score_game(game: Game, table: LocalGame, seated: Sequence[str],
 
 def _count_bids(states: Sequence[HandState], seated: Sequence[str], kind: str,
                 tally: Tally) -> None:
-    """Nullern: how many of this bot's bids were met exactly."""
+    """In a game of exact bids (Nullern): how many of this bot's bids were met exactly."""
     for state in states:
-        if isinstance(state, nullern.NullernState):
-            for seat, bot in enumerate(seated):
-                if bot == kind:
-                    tally.bids += 1
-                    tally.exact += state.bids[seat] == state.tricks[seat]
+        exact = state.exact_bids()
+        if exact is None:
+            continue
+        for seat, bot in enumerate(seated):
+            if bot == kind:
+                tally.bids += 1
+                tally.exact += exact[seat]
 
 
 def _mean_ci(values: Sequence[float]) -> tuple[float, list[float]]:

@@ -13,7 +13,6 @@ from p2pcards.bots import BOT_NAMES, SearchBot, arena, make_bot
 from p2pcards.cli import netcmd, repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import DEFAULT_NAMES, LocalGame
-from p2pcards.table.session import SUPPORTED as TABLE_GAMES
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_MALFORMED = 0, 1, 2
 
@@ -102,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Seat a table session per seat in one process (bots in every seat), play a "
         "whole game with the mental-poker deck, signed messages and an audit after every "
         "deal, and print each deal's verdict.")
-    table_p.add_argument("game", choices=sorted(TABLE_GAMES))
+    table_p.add_argument("game", choices=sorted(GAMES))
     table_p.add_argument("--seed", type=int, default=1)
     table_p.add_argument("--players", type=int, default=4,
                          help="seats (Nullern 2-7, Pasur 2-4; default 4)")
@@ -333,7 +332,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     records = bench.SUITES[args.suite](args.seconds)
-    print(json.dumps(records) if args.json else bench.format_table(records))
+    print(json.dumps([r.as_json() for r in records]) if args.json
+          else bench.format_table(records))
     return EXIT_OK
 
 

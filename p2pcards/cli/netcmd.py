@@ -36,13 +36,11 @@ DEFAULT_PORT = 45450
 
 
 def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None:
-    from p2pcards.table.session import SUPPORTED  # noqa: PLC0415
-
     host = sub.add_parser("host", help="host a table on the network and print its invite",
                           description="Host a table: print an invite (address, fingerprint, "
                           "one-time token) and wait for the players it names. Started again "
                           "with the same command, an unfinished table resumes.")
-    host.add_argument("game", choices=sorted(SUPPORTED))
+    host.add_argument("game", choices=sorted(GAMES))
     host.add_argument("--players", type=int, help="seats (default: the game's usual)")
     host.add_argument("--port", type=int, default=DEFAULT_PORT,
                       help=f"TCP port to listen on (default {DEFAULT_PORT})")

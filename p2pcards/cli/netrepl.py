@@ -24,7 +24,7 @@ from p2pcards.bots import Bot, heuristic_bot
 from p2pcards.cli import guest, screen
 from p2pcards.cli.helptext import help_text
 from p2pcards.cli.repl import MoveCompleter, Turn, legal_summary, parse_move
-from p2pcards.games import HandState
+from p2pcards.games import GAMES, HandState
 from p2pcards.net.driver import Settings
 from p2pcards.table.roster import Roster
 
@@ -167,7 +167,7 @@ class NetPrompt:
 
     async def _command(self, word: str, rest: str) -> None:
         if word == "help":
-            self.show(help_text(self.game, rest, {}) if rest else
+            self.show(help_text(GAMES[self.game], rest, {}) if rest else
                       "commands: hand, table, who (the roster and safety number), say TEXT,"
                       " hint (where the table allows it), quit; help rules for the game")
         elif word == "quit":

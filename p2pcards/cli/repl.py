@@ -32,7 +32,7 @@ from p2pcards.bots import Bot, SearchBot
 from p2pcards.cli import guest, screen
 from p2pcards.cli.botrun import decide
 from p2pcards.cli.helptext import help_text
-from p2pcards.games import CHANCE, HandState, IllegalAction, bidwhist, controlnut
+from p2pcards.games import CHANCE, HandState, IllegalAction
 from p2pcards.games.cards import CardError, bits
 from p2pcards.games.core import ActionSyntaxError
 from p2pcards.local import LocalGame, Snapshot
@@ -111,7 +111,7 @@ class MoveCompleter(Completer):
                 named.add(notation.parse(word))
             except CardError:
                 continue
-        limit, eligible = multi_card_rule(view)
+        limit, eligible = view.multi_card_rule()
         if len(named) >= limit:
             return
         last = words[-1].upper()
@@ -128,11 +128,11 @@ def parse_move(turn: Turn, seat: int, line: str) -> int | str:
     try:
         action = view.parse_action(text)
     except (ActionSyntaxError, CardError, ValueError) as first:
-        try:  # a nut or playing card alone means playing it (controls need "play")
-            if " " in text or (view.notation.parse(text) >= 52
-                               and isinstance(view, controlnut.ControlNutState)):
-                raise first
-            action = view.parse_action("play " + text)
+        short = view.shorthand(text)  # a card alone: playing it, where the game says so
+        if short is None:
+            return str(first)
+        try:
+            action = view.parse_action(short)
         except (ActionSyntaxError, CardError, ValueError):
             return str(first)
     try:
@@ -152,17 +152,6 @@ def legal_summary(turn: Turn) -> str:
     shown = ", ".join(texts[:LISTED])
     more = f" ... ({len(texts)} in all; Tab lists them)" if len(texts) > LISTED else ""
     return f"legal: {shown}{more}"
-
-
-def multi_card_rule(view: HandState) -> tuple[int, int]:
-    """(how many cards a multi-card move names, the cards it may name)."""
-    hand = view.may[view.observer]
-    if isinstance(view, bidwhist.BidWhistState):
-        return view.kitty_size, hand
-    if isinstance(view, controlnut.ControlNutState):
-        nuts = hand & controlnut.NUT_MASK
-        return min(3, nuts.bit_count()), nuts
-    return len(bits(hand)), hand
 
 
 class Repl:
@@ -288,7 +277,7 @@ class Repl:
             return False
         state = self.table.state
         if word == "help":
-            self.echo(help_text(self.game.name, rest, self.table.options))
+            self.echo(help_text(self.game, rest, self.table.options))
         elif word == "quit":
             await self.confirm_quit()
         elif word == "score":

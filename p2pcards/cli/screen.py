@@ -16,11 +16,11 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 
-from p2pcards.games import HandState, bidwhist, controlnut, nullern, pasur
-from p2pcards.games.cards import COLOURS, CONTROLNUT, NULLERN, NUT_SUITS, STANDARD, Notation, bits
+from p2pcards.games import HandState
+from p2pcards.games.cards import Notation, bits
+from p2pcards.games.display import Row, Styled
 from p2pcards.games.game import Game
 
-SYMBOLS = "♠♥♦♣"
 _COMMON = {
     "joker": "ansimagenta bold",
     "control": "reverse bold",
@@ -53,30 +53,21 @@ def color_depth() -> ColorDepth | None:
 # ---------------------------------------------------------------------- cards
 
 def card_text(notation: Notation, card: int) -> str:
-    """A card as shown: ``A♠``, ``10♥`` and jokers ``BJ`` ``LJ``; ``R12``; ``A7``, ``TRUMP``."""
-    name = notation.name(card)
-    if notation is STANDARD and card < 52:
-        rank = name[0]
-        return ("10" if rank == "T" else rank) + SYMBOLS[card // 13]
-    return name
+    """A card as shown: ``A♠``, ``10♥`` and jokers ``BJ`` ``LJ``; ``R12``; ``A7*``, ``TRUMP``."""
+    return notation.shown(card)
 
 
 def card_style(notation: Notation, card: int) -> str:
-    if notation is STANDARD:
-        return f"class:suit-{card // 13}" if card < 52 else "class:joker"
-    if notation is NULLERN:
-        return f"class:colour-{card // 20}"
-    if card >= 52:
-        return "class:control"
-    star = " class:star" if controlnut.STARS[card] else ""
-    return f"class:nut-{card // 13}{star}"
+    return style_classes(notation.style(card))
+
+
+def style_classes(names: str) -> str:
+    """Space-separated style class names as prompt-toolkit's style string."""
+    return " ".join(f"class:{name}" for name in names.split())
 
 
 def card_fragment(notation: Notation, card: int) -> tuple[str, str]:
-    text = card_text(notation, card)
-    if notation is CONTROLNUT and card < 52 and controlnut.STARS[card]:
-        text += "*"
-    return (card_style(notation, card), text)
+    return (card_style(notation, card), card_text(notation, card))
 
 
 def cards_fragments(notation: Notation, cards: Sequence[int]) -> StyleAndTextTuples:
@@ -88,32 +79,16 @@ def cards_fragments(notation: Notation, cards: Sequence[int]) -> StyleAndTextTup
     return out
 
 
-def _group(notation: Notation, card: int) -> int:
-    if notation is STANDARD:
-        return card // 13
-    if notation is NULLERN:
-        return card // 20
-    return min(card // 13, 4)
-
-
-def _rank(notation: Notation, card: int) -> int:
-    if notation is STANDARD:
-        return card % 13 if card < 52 else 13 + (card == 52)
-    if notation is NULLERN:
-        return card % 20
-    return card % 13 if card < 52 else -card
-
-
 def hand_fragments(notation: Notation, hand: int) -> StyleAndTextTuples:
     """The hand grouped by suit (jokers and controls last), high cards first."""
     groups: dict[int, list[int]] = {}
     for card in bits(hand):
-        groups.setdefault(_group(notation, card), []).append(card)
+        groups.setdefault(notation.group(card), []).append(card)
     out: StyleAndTextTuples = []
     for key in sorted(groups):
         if out:
             out.append(("", "   "))
-        out += cards_fragments(notation, sorted(groups[key], key=lambda c: -_rank(notation, c)))
+        out += cards_fragments(notation, sorted(groups[key], key=lambda c: -notation.rank(c)))
     return out or [("class:dim", "(no cards)")]
 
 
@@ -124,139 +99,35 @@ def own_hand(view: HandState) -> int:
     return view.may[view.observer]
 
 
+def row_fragments(notation: Notation, row: Row) -> StyleAndTextTuples:
+    """One line of a game's table (:class:`p2pcards.games.display.Row`), with its newline."""
+    out: StyleAndTextTuples = [("class:title", f"{row.label}: ")] if row.label else []
+    for piece in row.pieces:
+        if isinstance(piece, str):
+            out.append(("", piece))
+        elif isinstance(piece, Styled):
+            out.append((style_classes(piece.style), piece.text))
+        else:
+            out += cards_fragments(notation, piece.cards)
+    out.append(("", "\n"))
+    return out
+
+
 def table_fragments(view: HandState, names: Sequence[str]) -> StyleAndTextTuples:
-    """The state of play as the view's seat knows it: status line and the trick."""
+    """The state of play as the view's seat knows it: status line, then the game's rows."""
     out: StyleAndTextTuples = [("class:title", "table: "), ("", view.summary(names)), ("", "\n")]
-    if isinstance(view, bidwhist.BidWhistState):
-        out += _bidwhist(view, names)
-    elif isinstance(view, nullern.NullernState):
-        out += _nullern(view, names)
-    elif isinstance(view, pasur.PasurState):
-        out += _pasur(view, names)
-    elif isinstance(view, controlnut.ControlNutState):
-        out += _controlnut(view, names)
-    return out
-
-
-def _trick_line(label: str, notation: Notation, plays: Sequence[tuple[int, int]],
-                names: Sequence[str]) -> StyleAndTextTuples:
-    out: StyleAndTextTuples = [("class:title", f"{label}: ")]
-    if not plays:
-        out.append(("class:dim", "(empty)"))
-    for i, (seat, card) in enumerate(plays):
-        if i:
-            out.append(("", ", "))
-        out.append(("", f"{names[seat]} "))
-        out.append(card_fragment(notation, card))
-    out.append(("", "\n"))
-    return out
-
-
-def _seated(leader: int, cards: Sequence[int], players: int) -> list[tuple[int, int]]:
-    return [((leader + i) % players, c) for i, c in enumerate(cards)]
-
-
-def _bidwhist(view: bidwhist.BidWhistState, names: Sequence[str]) -> StyleAndTextTuples:
-    if view.phase == bidwhist.BID:
-        bids = ", ".join(f"{names[s]} {view._bid_text(code)}" for s, code in view.bids)
-        return [("class:title", "bids: "), ("", bids or "(none yet)"), ("", "\n")]
-    if view.phase != bidwhist.PLAY:
-        return []
-    return _trick_line("trick", STANDARD, _seated(view.leader, view.trick, 4), names)
-
-
-def _nullern(view: nullern.NullernState, names: Sequence[str]) -> StyleAndTextTuples:
-    out: StyleAndTextTuples = [("class:title", "trump: "), ("", f"{COLOURS[view.trump]} "),
-                               card_fragment(NULLERN, view.trump_card), ("", "\n")]
-    rows = []
-    for seat in range(view.players):
-        bid = "-" if view.bids[seat] < 0 else str(view.bids[seat])
-        rows.append(f"{names[seat]} bid {bid} took {view.tricks[seat]}")
-    out += [("class:title", "bids: "), ("", ", ".join(rows)), ("", "\n")]
-    if view.phase == nullern.PLAY:
-        out += _trick_line("trick", NULLERN, _seated(view.leader, view.trick, view.players),
-                           names)
-    return out
-
-
-def _pasur(view: pasur.PasurState, names: Sequence[str]) -> StyleAndTextTuples:
-    out: StyleAndTextTuples = [("class:title", "pool: ")]
-    out += cards_fragments(STANDARD, bits(view.pool)) or [("class:dim", "(empty)")]
-    out.append(("", "\n"))
-    piles = ", ".join(f"{names[s]} {view.piles[s].bit_count()} cards"
-                      + (f" {view.surs[s]} sur" if view.surs[s] else "")
-                      for s in range(view.players))
-    stock = view.count[view.stock_place]
-    out += [("class:title", "taken: "), ("", piles), ("", f"; stock {stock}\n")]
-    return out
-
-
-def _controlnut(view: controlnut.ControlNutState, names: Sequence[str]) -> StyleAndTextTuples:
-    out: StyleAndTextTuples = []
-    if view.in_play:
-        out += [("class:title", "controls: ")]
-        out += cards_fragments(CONTROLNUT, bits(view.in_play & ~view.set_aside))
-        held = [f"{names[s]} " + " ".join(CONTROLNUT.name(c) for c in bits(view.ctrl_hand[s]))
-                for s in range(4) if view.ctrl_hand[s]]
-        if held:
-            out.append(("", "  (held: " + "; ".join(held) + ")"))
-        out.append(("", "\n"))
-    if view.phase == controlnut.AUCTION and view.auction_card >= 0:
-        out += [("class:title", "auction: ")]
-        out.append(card_fragment(CONTROLNUT, view.auction_card))
-        bids = [f"{names[s]} " + ("pass" if m == 0 else controlnut._bid_text(m))
-                for s, m in enumerate(view.bids) if m >= 0]
-        out.append(("", f", high {view.high}" + ("; " + ", ".join(bids) if bids else "")))
-        out.append(("", "\n"))
-    if view.trump >= 0:
-        out += [("class:title", "trump: "), (f"class:nut-{view.trump}", NUT_SUITS[view.trump]),
-                ("", "\n")]
-    if view.phase == controlnut.PLAY:
-        out += [("class:title", "trick: ")]
-        if not view.plays:
-            out.append(("class:dim", "(empty)"))
-        for i, (seat, action) in enumerate(view.plays):
-            if i:
-                out.append(("", ", "))
-            out.append(("", f"{names[seat]} "))
-            out += cards_fragments(CONTROLNUT, bits(controlnut._cards_of(action)))
-        out.append(("", "\n"))
+    for row in view.table_rows(names):
+        out += row_fragments(view.notation, row)
     return out
 
 
 def last_trick_fragments(view: HandState, names: Sequence[str]) -> StyleAndTextTuples:
     """The previous trick and who won it (``last``)."""
-    if isinstance(view, bidwhist.BidWhistState | nullern.NullernState):
-        if view.last_trick is None:
-            return [("class:dim", "no trick has been played yet\n")]
-        leader, cards = view.last_trick
-        seated = _seated(leader, cards, view.players)
-        line = _trick_line("last trick", view.notation, seated, names)
-        return [*line[:-1], ("", f"; won by {names[view.leader]}\n")]
-    if isinstance(view, controlnut.ControlNutState):
-        if view.last_trick is None:
-            return [("class:dim", "no trick has been played yet\n")]
-        plays, winner = view.last_trick
-        out: StyleAndTextTuples = [("class:title", "last trick: ")]
-        for i, (seat, action) in enumerate(plays):
-            if i:
-                out.append(("", ", "))
-            out.append(("", f"{names[seat]} "))
-            out += cards_fragments(CONTROLNUT, bits(controlnut._cards_of(action)))
-        return [*out, ("", f"; won by {names[winner]}\n")]
-    return [("class:dim", "Pasur has no tricks: see the pool and the taken piles\n")]
+    return row_fragments(view.notation, view.last_trick_row(names))
 
 
 def phase_name(view: HandState) -> str:
-    if view.is_terminal():
-        return "done"
-    if isinstance(view, bidwhist.BidWhistState):
-        return bidwhist.PHASE_NAMES[view.phase]
-    if isinstance(view, nullern.NullernState):
-        return nullern.PHASE_NAMES[view.phase]
-    if isinstance(view, controlnut.ControlNutState):
-        return controlnut.PHASE_NAMES[view.phase]
-    return "play"
+    return "done" if view.is_terminal() else view.phase_name()
 
 
 def scores_text(game: Game, names: Sequence[str], totals: Sequence[int]) -> str:

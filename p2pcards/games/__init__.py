@@ -1,4 +1,9 @@
-"""The rules engines: one module per game over the shared core (see docs/architecture.md)."""
+"""The rules engines: one module per game over the shared core (see docs/architecture.md).
+
+Games are known by name through :data:`GAMES`; :func:`register` adds one.  The
+four built-in games register here, in the order the benchmarks draw their
+positions in (``p2pcards bench ai``).
+"""
 
 from __future__ import annotations
 
@@ -15,12 +20,17 @@ from p2pcards.games.core import (
 )
 from p2pcards.games.game import Game, OptionError
 
-GAMES: dict[str, Game] = {
-    bidwhist.GAME.name: bidwhist.GAME,
-    controlnut.GAME.name: controlnut.GAME,
-    nullern.GAME.name: nullern.GAME,
-    pasur.GAME.name: pasur.GAME,
-}
+GAMES: dict[str, Game] = {}
+"""Every game by name, in the order registered."""
+
+
+def register(game: Game) -> None:
+    """Make ``game`` known by its name everywhere: the local table, the secure table,
+    the network, the bots, the arena and the benchmarks (replacing a game of that
+    name)."""
+    if not game.name or not game.name.isidentifier():
+        raise ValueError(f"a game's name is a word of letters and digits, not {game.name!r}")
+    GAMES[game.name] = game
 
 
 def get_game(name: str) -> Game:
@@ -31,7 +41,10 @@ def get_game(name: str) -> Game:
         raise KeyError(f"unknown game {name!r} (games: {', '.join(sorted(GAMES))})") from None
 
 
+for _module in (bidwhist, nullern, pasur, controlnut):
+    register(_module.GAME)
+
 __all__ = [
     "CHANCE", "FULL", "GAMES", "TERMINAL", "ActionSyntaxError", "Game", "HandState",
-    "IllegalAction", "KnowledgeError", "OptionError", "Proof", "get_game",
+    "IllegalAction", "KnowledgeError", "OptionError", "Proof", "get_game", "register",
 ]

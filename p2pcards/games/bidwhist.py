@@ -28,6 +28,7 @@ from p2pcards.games.core import (
     reading,
     whole_number,
 )
+from p2pcards.games.display import Row, dim, seated, trick_row
 from p2pcards.games.game import Game, OptionSpec
 
 KITTY = 4
@@ -524,6 +525,42 @@ class BidWhistState(HandState):
 
     # ------------------------------------------------------------------ text
 
+    # ----------------------------------------------------------- the table
+
+    def shown_cards(self, action: int) -> list[int]:
+        return [action] if action < 64 else []
+
+    def multi_card_rule(self) -> tuple[int, int]:
+        return self.kitty_size, self.may[self.observer]
+
+    def card_plays(self) -> int:
+        return 4 * self.tricks_played
+
+    def random_action(self, rng: random.Random) -> int:
+        if self.phase == DISCARD_PHASE:  # one random discard, not one of 18,564 listed
+            return random_discard(self, rng.random)
+        return super().random_action(rng)
+
+    # ------------------------------------------------------------ the screen
+
+    def table_rows(self, names: Sequence[str]) -> list[Row]:
+        if self.phase == BID:
+            bids = ", ".join(f"{names[s]} {self._bid_text(code)}" for s, code in self.bids)
+            return [Row("bids", (bids or "(none yet)",))]
+        if self.phase != PLAY:
+            return []
+        return [trick_row("trick", seated(self.leader, self.trick, 4), names)]
+
+    def last_trick_row(self, names: Sequence[str]) -> Row:
+        if self.last_trick is None:
+            return dim("no trick has been played yet")
+        leader, cards = self.last_trick
+        return trick_row("last trick", seated(leader, cards, self.players), names,
+                         won_by=names[self.leader])
+
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
     @staticmethod
     def _bid_text(code: int) -> str:
         if code == PASS:
@@ -601,6 +638,20 @@ def parse_action(text: str, kitty_size: int = 6) -> int:
 class BidWhist(Game):
     name = "bidwhist"
     title = "Bid Whist"
+    brief = """\
+Bid Whist: two partnerships (you and the seat opposite), 54 cards with two
+jokers, 12 cards each and a kitty. One round of bidding, each bid higher
+than the last: books over six in cards (uptown: high cards win; downtown
+with special: low cards win) or in notrump. The winner takes the kitty,
+names trump or a direction and discards. Follow suit when you can; the
+jokers are the highest trumps (in notrump they never win). Make the bid and
+score the books over six; fall short and the other side scores the bid, plus
+its books over six in a trump contract; notrump doubles either score. Full
+rules: docs/rules/bidwhist.md"""
+    moves_help = """\
+play AS, play 10h, play A♠ (or just the card: AS), pass, bid 4 cards,
+bid 5 notrump, trump H, direction downtown, discard 2C 3C 4D 9S LJ BJ.
+Cards: rank then suit; T or 10; suits S H D C or the symbols; jokers BJ LJ."""
     notation = STANDARD
     units = "teams"
     player_counts = (4,)
@@ -663,6 +714,16 @@ class BidWhist(Game):
         if max(totals) < target or totals[0] == totals[1]:
             return None
         return 0 if totals[0] > totals[1] else 1
+
+    def bench_position(self, rng: random.Random) -> tuple[str, HandState]:
+        """The first lead after a 4-card bid in spades and a random discard."""
+        options = self.resolve_options({})
+        hand = self.deal(self.shuffled_deck(4, options, rng), 3, 4, options)
+        for seat, text in [(0, "bid 4 cards"), (1, "pass"), (2, "pass"), (3, "pass"),
+                           (0, "trump S")]:
+            hand.apply_text(text, seat)
+        hand.apply(random_discard(hand, rng.random))
+        return "bidwhist.first_lead", hand.view(0)
 
 
 def hand_points(level: int, notrump: bool, bidder_books: int) -> tuple[int, int]:

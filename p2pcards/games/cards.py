@@ -1,10 +1,10 @@
-"""Cards as small integers, card sets as int bitmasks, and the notation of RULINGS.md.
+"""Cards as small integers, card sets as int bitmasks, and card notation (docs/hand-history.md).
 
 Every game numbers its cards 0..M-1 and keeps sets of cards as Python ints
 (bit ``c`` set = card ``c`` present), which makes the set operations of the
 rules engines single machine-word operations for decks of up to 64 cards and
 still exact beyond.  A :class:`Notation` turns card ids into the canonical
-names of RULINGS.md and back; input is forgiving (case, ``10`` for ``T``,
+names and back; input is forgiving (case, ``10`` for ``T``,
 suit symbols), output is always canonical.
 """
 
@@ -57,6 +57,8 @@ def mask_of(cards: Iterable[int]) -> int:
     return mask
 
 
+SYMBOLS = "♠♥♦♣"
+"""The suit symbols of the standard deck, in suit order (S H D C)."""
 _SUIT_SYMBOLS = {
     "♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "♢": "D", "♣": "C", "♧": "C",
 }
@@ -98,9 +100,44 @@ class Notation:
     def format_mask(self, mask: int) -> str:
         return " ".join(self.names[c] for c in iter_bits(mask))
 
+    # ----------------------------------------------- how a screen shows a card
+
+    def shown(self, card: int) -> str:
+        """A card as a person sees it on screen (the canonical name unless the deck
+        has a friendlier face: ``10♥``)."""
+        return self.names[card]
+
+    def style(self, card: int) -> str:
+        """The screen's style classes for the card, space-separated (its colour)."""
+        return ""
+
+    def group(self, card: int) -> int:
+        """Which group a hand shows the card in (its suit); groups in order."""
+        return 0
+
+    def rank(self, card: int) -> int:
+        """Order within a group: the higher, the further left."""
+        return card
+
 
 class StandardNotation(Notation):
-    """The 52-card deck plus jokers: ``AS TD 2C BJ LJ``; input also ``10s``, ``A♠``."""
+    """The 52-card deck plus jokers: ``AS TD 2C BJ LJ``; input also ``10s``, ``A♠``;
+    shown ``A♠ 10♥``, in suit colours, jokers last."""
+
+    def shown(self, card: int) -> str:
+        if card >= 52:
+            return self.names[card]
+        rank = self.names[card][0]
+        return ("10" if rank == "T" else rank) + SYMBOLS[card // 13]
+
+    def style(self, card: int) -> str:
+        return f"suit-{card // 13}" if card < 52 else "joker"
+
+    def group(self, card: int) -> int:
+        return card // 13
+
+    def rank(self, card: int) -> int:
+        return card % 13 if card < 52 else 13 + (card == BIG_JOKER)
 
     def _normalise(self, text: str) -> str:
         text = text.strip().upper().replace("\ufe0f", "")
@@ -121,26 +158,3 @@ STANDARD = StandardNotation(
     [r + s for s in SUITS for r in RANKS] + ["BJ", "LJ"],
 )
 SUIT_MASKS: tuple[int, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
-
-
-def suit_of(card: int) -> int:
-    """Suit index (0..3 = S H D C) of a standard card; 4 for a joker."""
-    return card // 13
-
-
-def rank_of(card: int) -> int:
-    """Rank index (0 = 2 ... 12 = A) of a standard card."""
-    return card % 13
-
-
-# Nullern: card = colour * 20 + (rank - 1), colours R Y G B, ranks 1..20.
-COLOURS = "RYGB"
-NULLERN = Notation("Nullern", [f"{c}{r}" for c in COLOURS for r in range(1, 21)])
-
-# Control Nut!: nut card = suit * 13 + (value - 1), suits A H P W; controls 52..59.
-NUT_SUITS = "AHPW"
-CONTROLS = ("TRUMP", "TRICK", "STAR", "HAND", "ORDER", "BONUS", "VALUE", "SCORE")
-CONTROLNUT = Notation(
-    "Control Nut!",
-    [f"{s}{v}" for s in NUT_SUITS for v in range(1, 14)] + list(CONTROLS),
-)

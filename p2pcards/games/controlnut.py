@@ -26,19 +26,23 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations, permutations
 from math import ceil
 
-from p2pcards.games.cards import CONTROLNUT, NUT_SUITS, bits, mask_of
+from p2pcards.games.cards import Notation, bits, mask_of
 from p2pcards.games.core import (
     CHANCE,
     FULL,
     TERMINAL,
     ActionSyntaxError,
+    ChanceKind,
+    Draw,
     HandState,
     IllegalAction,
+    TableChance,
     pick,
     reading,
     whole_number,
 )
-from p2pcards.games.game import Game, OptionSpec
+from p2pcards.games.display import Cards, Piece, Row, Styled, dim, trick_row
+from p2pcards.games.game import Game, OptionSpec, random_position
 
 NUT_MASK = (1 << 52) - 1
 TRUMP_C, TRICK_C, STAR_C, HAND_C, ORDER_C, BONUS_C, VALUE_C, SCORE_C = range(52, 60)
@@ -46,6 +50,32 @@ CONTROL_MASK = 0xFF << 52
 SUIT_MASKS = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
 VALUE = tuple(c % 13 + 1 for c in range(52))
 STARS = tuple({1: 2, 3: 1, 7: 1}.get(v, 0) for v in VALUE)
+
+
+class ControlNutNotation(Notation):
+    """Nut cards ``A1`` .. ``W13`` (suits A H P W, star cards shown with ``*``) and the
+    eight controls ``TRUMP`` .. ``SCORE``, shown after the nut suits."""
+
+    def shown(self, card: int) -> str:
+        return self.names[card] + ("*" if card < 52 and STARS[card] else "")
+
+    def style(self, card: int) -> str:
+        if card >= 52:
+            return "control"
+        return f"nut-{card // 13}" + (" star" if STARS[card] else "")
+
+    def group(self, card: int) -> int:
+        return min(card // 13, 4)
+
+    def rank(self, card: int) -> int:
+        return card % 13 if card < 52 else -card
+
+
+# nut card = suit * 13 + (value - 1), suits A H P W; the controls are cards 52..59
+NUT_SUITS = "AHPW"
+CONTROLS = ("TRUMP", "TRICK", "STAR", "HAND", "ORDER", "BONUS", "VALUE", "SCORE")
+CONTROLNUT = ControlNutNotation(
+    "Control Nut!", [f"{s}{v}" for s in NUT_SUITS for v in range(1, 14)] + list(CONTROLS))
 
 (CONTROLS_DRAW, AUCTION_DRAW, AUCTION, GIVE_PHASE, NAME_TRUMP, STAR_PHASE, BONUS_PHASE, PLAY,
  TRUMP_AFTER, STEAL_PHASE, DONE) = range(11)
@@ -782,6 +812,86 @@ class ControlNutState(HandState):
 
     # ------------------------------------------------------------------- text
 
+    # ----------------------------------------------------------- the table
+
+    def shown_cards(self, action: int) -> list[int]:
+        if action >> TAG_SHIFT == BID:
+            return bits(action & NUT_MASK)
+        if 0 <= action < 52:
+            return [action]
+        if VALUE_WITH <= action < VALUE_WITH + 52:
+            return [action - VALUE_WITH]
+        return []
+
+    def table_chance(self) -> TableChance:
+        if self.phase == STEAL_PHASE and self.steal_queue:
+            return TableChance(ChanceKind.TAKE, source=self.steal_queue[0], target=self.turn)
+        if self.phase in (CONTROLS_DRAW, AUCTION_DRAW):
+            return TableChance(ChanceKind.DRAW)
+        raise ValueError("no chance event is pending")
+
+    def drawn_chance(self, draw: Draw) -> int:
+        if self.phase == CONTROLS_DRAW:  # four of the eight controls are in play
+            return tagged(CONTROLS_TAG, sum(1 << (52 + i) for i in draw.sample(8, 4)))
+        remaining = bits(self.remaining)  # the control auctioned next
+        return tagged(DRAW, remaining[draw.choice(len(remaining))])
+
+    def taken_chance(self, card: int | None) -> int:
+        assert self.steal_queue
+        return steal_code(self.steal_queue[0], card)
+
+    def multi_card_rule(self) -> tuple[int, int]:
+        nuts = self.may[self.observer] & NUT_MASK
+        return min(3, nuts.bit_count()), nuts
+
+    def shorthand(self, text: str) -> str | None:
+        """A nut card alone is played; a control needs ``play`` (``play TRICK``)."""
+        word = text.strip()
+        if " " in word:
+            return None
+        try:
+            if CONTROLNUT.parse(word) >= 52:
+                return None
+        except ValueError:
+            pass
+        return "play " + word
+
+    def card_plays(self) -> int:
+        return self.cards_played
+
+    # ------------------------------------------------------------ the screen
+
+    def table_rows(self, names: Sequence[str]) -> list[Row]:
+        rows = []
+        if self.in_play:
+            controls: list[Piece] = [Cards(tuple(bits(self.in_play & ~self.set_aside)))]
+            held = [f"{names[s]} " + " ".join(CONTROLNUT.name(c) for c in bits(self.ctrl_hand[s]))
+                    for s in range(4) if self.ctrl_hand[s]]
+            if held:
+                controls.append("  (held: " + "; ".join(held) + ")")
+            rows.append(Row("controls", tuple(controls)))
+        if self.phase == AUCTION and self.auction_card >= 0:
+            bids = [f"{names[s]} " + ("pass" if m == 0 else _bid_text(m))
+                    for s, m in enumerate(self.bids) if m >= 0]
+            rows.append(Row("auction", (Cards((self.auction_card,)), f", high {self.high}"
+                                        + ("; " + ", ".join(bids) if bids else ""))))
+        if self.trump >= 0:
+            rows.append(Row("trump", (Styled(f"nut-{self.trump}", NUT_SUITS[self.trump]),)))
+        if self.phase == PLAY:
+            rows.append(trick_row("trick", [(seat, bits(_cards_of(action)))
+                                            for seat, action in self.plays], names))
+        return rows
+
+    def last_trick_row(self, names: Sequence[str]) -> Row:
+        if self.last_trick is None:
+            return dim("no trick has been played yet")
+        plays, winner = self.last_trick
+        return trick_row("last trick", [(seat, bits(_cards_of(action))) for seat, action in plays],
+                         names, won_by=names[winner])
+
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
     def format_action(self, action: int, seat: int = FULL) -> str:
         tag = action >> TAG_SHIFT
         payload = action & PAYLOAD
@@ -925,6 +1035,23 @@ def parse_action(text: str) -> int:
 class ControlNut(Game):
     name = "controlnut"
     title = "Control Nut!"
+    brief = """\
+Control Nut!: two partnerships, 52 nut cards (acorn A, hazelnut H, pecan P,
+walnut W, values 1-13) and control cards. Each round four controls are
+auctioned: bid three nut cards (never equal to the high bid; you must bid
+if you can), the highest total wins the control and hands its bid cards to
+the other players. Trump is named, STAR is banked or kept, BONUS declared,
+then the play: follow suit; each control bends one rule (TRICK wins a
+trick, HAND steals cards, ORDER sits out, VALUE adds to a nut card...). A
+side scores its tricks times the stars it took (1s two stars, 3s and 7s
+one, marked *), plus points for controls; more than 300 wins.
+Full rules: docs/rules/controlnut.md"""
+    moves_help = """\
+bid A3 W7 H13, give A3:1 W7:2 H13:0, play A7 (or just the card: A7),
+play VALUE A7, play TRICK, trump H, star bank, bonus 9, order, sitout.
+Nut cards are suit then value (A7: acorn 7; H hazelnut, P pecan, W walnut); the
+controls by name (TRUMP, TRICK, STAR, HAND, ORDER, BONUS, VALUE, SCORE); a control
+card is played with its verb: play TRUMP, play VALUE A7."""
     notation = CONTROLNUT
     units = "teams"
     player_counts = (4,)
@@ -986,6 +1113,13 @@ class ControlNut(Game):
         if max(totals) <= options.get("target", 300) or totals[0] == totals[1]:
             return None
         return 0 if totals[0] > totals[1] else 1
+
+    def bench_position(self, rng: random.Random) -> tuple[str, HandState]:
+        """The first card of the play, after a random auction."""
+        def playing(state: HandState, moves: int) -> bool:
+            return isinstance(state, ControlNutState) and state.phase == PLAY
+
+        return "controlnut.first_trick", random_position(self, 4, rng, playing)
 
 
 GAME = ControlNut()

@@ -50,10 +50,12 @@ import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import ClassVar, Self
+from enum import Enum
+from typing import ClassVar, Protocol, Self
 
 from p2pcards.games.cards import Notation, bits, mask_of
 from p2pcards.games.determinize import determinize
+from p2pcards.games.display import Row, dim
 
 FULL = -1
 """``observer`` of a full-information state."""
@@ -63,6 +65,42 @@ CHANCE = -1
 """``current_player()`` when chance acts next."""
 TERMINAL = -4
 """``current_player()`` when the deal is over."""
+
+
+class ChanceKind(Enum):
+    """How a table without a dealer makes a chance event (:meth:`HandState.table_chance`)."""
+
+    DRAW = "draw"
+    """A public outcome drawn by joint randomness (Control Nut!'s controls, the
+    auction card): :meth:`HandState.drawn_chance`."""
+    TAKE = "take"
+    """One hidden card, picked at random, moves face down from one hidden place to
+    another (Control Nut!'s HAND): :meth:`HandState.taken_chance`."""
+    RESHUFFLE = "reshuffle"
+    """A hidden place is shuffled in secret (Pasur's stock after an opening jack):
+    :meth:`HandState.reshuffled_chance`."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableChance:
+    """A pending chance event: its kind, and the hidden places it concerns (TAKE:
+    ``source`` to ``target``; RESHUFFLE: ``source``)."""
+
+    kind: ChanceKind
+    source: int = -1
+    target: int = -1
+
+
+class Draw(Protocol):
+    """Joint randomness as a chance event sees it: uniform numbers from one seed."""
+
+    def choice(self, n: int) -> int:
+        """A uniform number in range(n)."""
+        ...
+
+    def sample(self, n: int, k: int) -> list[int]:
+        """``k`` distinct uniform numbers of range(n), in the order drawn."""
+        ...
 
 
 class ActionSyntaxError(ValueError):
@@ -569,8 +607,80 @@ class HandState:
         raise ValueError("no chance event is pending")
 
     def penalize(self, seat: int, code: str) -> None:
-        """End the deal with the game's penalty against ``seat`` (RULINGS.md)."""
+        """End the deal with the game's penalty against ``seat`` (docs/rules/)."""
         raise NotImplementedError
+
+    # ------------------------------------------- what a table needs of a deal
+
+    def shown_cards(self, action: int) -> list[int]:
+        """The cards ``action`` shows to everyone (a card played, a bid of cards);
+        the secure table opens them.  A face-down card is not shown."""
+        raise NotImplementedError
+
+    @property
+    def void_reason(self) -> str | None:
+        """Why the rules void this deal as dealt (None: it counts)."""
+        return None
+
+    def table_chance(self) -> TableChance:
+        """What the pending chance event is, for a table that draws it jointly
+        (:class:`TableChance`); only asked when :meth:`current_player` is CHANCE."""
+        raise ValueError("no chance event is pending")
+
+    def drawn_chance(self, draw: Draw) -> int:
+        """The public chance action a joint draw makes (:data:`ChanceKind.DRAW`)."""
+        raise ValueError("no public draw is pending")
+
+    def taken_chance(self, card: int | None) -> int:
+        """The chance action of :data:`ChanceKind.TAKE`: the card taken (None for a
+        seat that does not see it)."""
+        raise ValueError("no card is taken here")
+
+    def reshuffled_chance(self) -> int:
+        """The chance action of :data:`ChanceKind.RESHUFFLE` as a seat takes it (the
+        new order unseen)."""
+        raise ValueError("no reshuffle is pending")
+
+    # -------------------------------------------------- what a person needs
+
+    def multi_card_rule(self) -> tuple[int, int]:
+        """For a move naming several cards of the observer's hand (a discard, a bid
+        of cards): (at most how many it names, the cards it may name)."""
+        hand = self.may[self.observer]
+        return hand.bit_count(), hand
+
+    def shorthand(self, text: str) -> str | None:
+        """The full action text that short input stands for (a card alone: ``play``
+        it), or None."""
+        return None if " " in text.strip() else "play " + text.strip()
+
+    def table_rows(self, names: Sequence[str]) -> list[Row]:
+        """The table as this observer knows it, beyond :meth:`summary`: the trick,
+        the bids, the pool (:mod:`p2pcards.games.display`)."""
+        return []
+
+    def last_trick_row(self, names: Sequence[str]) -> Row:
+        """The previous trick and who won it."""
+        return dim("this game has no tricks")
+
+    def phase_name(self) -> str:
+        """The phase of the deal in a word or two (the screen's status line)."""
+        return "play"
+
+    def exact_bids(self) -> list[bool] | None:
+        """Per seat, whether its bid was met exactly (a finished deal of a game of
+        exact bids; None in other games)."""
+        return None
+
+    def card_plays(self) -> int:
+        """Cards played so far (the benchmarks count plays per second)."""
+        return self.moves
+
+    def random_action(self, rng: random.Random) -> int:
+        """A uniformly random legal action, drawn without listing them all where
+        they are too many (a Bid Whist discard)."""
+        actions = self.legal_actions()
+        return actions[int(rng.random() * len(actions))]
 
     def parse_action(self, text: str) -> int:
         raise NotImplementedError

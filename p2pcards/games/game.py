@@ -1,15 +1,18 @@
 """What each game module declares besides its deal state: deck, options, deal, match rules.
 
 A :class:`Game` is a stateless descriptor (one instance per game, registered
-in :data:`p2pcards.games.GAMES`).  Its deal states are :class:`HandState`
-subclasses; the match (several deals, running totals, the winner) is the
-game-agnostic :class:`p2pcards.games.match.Match` driven by these hooks.
+in :data:`p2pcards.games.GAMES` by :func:`p2pcards.games.register`).  Its deal
+states are :class:`HandState` subclasses.  The match (several deals, running
+totals, the dealer, the winner) is run by whoever holds the table (the local
+table, each peer's table session) through the hooks here; every fact about
+one game that the rest of the program needs is a hook of its descriptor or of
+its state class, so that nothing outside the game's module names the game.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from p2pcards.games.cards import Notation
@@ -22,7 +25,7 @@ class OptionError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
-    """One table option of RULINGS.md: its default and the values allowed."""
+    """One table option (docs/rules/): its default and the values allowed."""
 
     default: int
     choices: tuple[int, ...] = ()
@@ -36,11 +39,22 @@ class Game:
 
     name: str = ""
     title: str = ""
+    brief: str = ""
+    """The rules in a few lines, for ``help rules`` (the full rules: docs/rules/)."""
+    moves_help: str = ""
+    """Examples of the game's moves as typed, and its card notation (``help moves``)."""
     notation: Notation
     units: str = "seats"  # "teams" or "seats"
     player_counts: tuple[int, ...] = (4,)
     default_players: int = 4
     options: Mapping[str, OptionSpec] = {}
+    numbered_deals: int = 1
+    """How many places in a match deal differently (Nullern's 20 rounds of different
+    sizes); 1 when a deal does not depend on its place."""
+    representative_deal: int = 0
+    """The place in the match of a typical deal (the benchmarks play it)."""
+    bench_players: tuple[int, ...] = ()
+    """The player counts ``p2pcards bench engines`` measures (none: the default)."""
 
     # -------------------------------------------------------------- options
 
@@ -93,9 +107,31 @@ class Game:
         """``deck`` with the positions ``seat`` does not see at the deal replaced by None."""
         raise NotImplementedError
 
+    def void_reason(self, deck: Sequence[int], players: int) -> str | None:
+        """Why the rules void a deal of ``deck`` before any action (Pasur's jacks), or
+        None; the state dealt says the same (:attr:`HandState.void_reason`)."""
+        return None
+
     def is_void_deal(self, deck: Sequence[int], players: int) -> bool:
-        """Whether the rules void this deal before any action (Pasur's jacks)."""
+        """Whether the rules void a deal of ``deck`` before any action."""
+        return self.void_reason(deck, players) is not None
+
+    def cards_change_mapping(self, deck: Sequence[int | None], players: int) -> bool:
+        """Whether the cards of ``deck`` change where the deal puts its positions (a
+        Pasur jack in the opening pool is put back and replaced); the secure table
+        reads the mapping off a deck for which this is False."""
         return False
+
+    def shown_after_deal(self, observed: Sequence[int | None], players: int) -> list[int]:
+        """Deck positions that every seat must see before the deal can be made, once
+        the positions shown at the deal are seen (``observed``, None where unseen):
+        Pasur's replacement for a lone jack in the opening pool."""
+        return []
+
+    def bench_position(self, rng: random.Random) -> tuple[str, HandState] | None:
+        """A fixed position for ``p2pcards bench ai``: its name and the view of the
+        player to move, dealt from ``rng`` (None: the game has none)."""
+        return None
 
     def shuffled_deck(self, players: int, options: Mapping[str, int],
                       rng: random.Random) -> list[int]:
@@ -124,6 +160,25 @@ class Game:
         if self.units == "teams":
             return f"team {unit} ({names[unit]} & {names[unit + 2]})"
         return names[unit]
+
+
+def random_position(game: Game, players: int, rng: random.Random,
+                    stop: Callable[[HandState, int], bool]) -> HandState:
+    """The view of the player to move after random play (``stop(state, moves)`` says
+    when) from a deal of ``game`` that counts, dealt by seat 0 from ``rng``."""
+    options = game.resolve_options({})
+    deck = game.shuffled_deck(players, options, rng)
+    while game.is_void_deal(deck, players):
+        deck = game.shuffled_deck(players, options, rng)
+    state = game.deal(deck, 0, players, options)
+    moves = 0
+    while not stop(state, moves):
+        actions = state.legal_actions()
+        seat = state.current_player()
+        state.apply(state.chance_action(rng) if seat < 0 else actions[rng.randrange(
+            len(actions))])
+        moves += 1
+    return state.view(state.current_player())
 
 
 def highest_unique(totals: Sequence[int]) -> int | None:

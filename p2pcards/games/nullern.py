@@ -23,7 +23,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 
-from p2pcards.games.cards import COLOURS, NULLERN, bits
+from p2pcards.games.cards import Notation, bits
 from p2pcards.games.core import (
     FULL,
     TERMINAL,
@@ -33,7 +33,26 @@ from p2pcards.games.core import (
     reading,
     whole_number,
 )
+from p2pcards.games.display import Cards, Row, dim, seated, trick_row
 from p2pcards.games.game import Game
+
+
+class NullernNotation(Notation):
+    """Nullern's 80 cards ``R1`` .. ``B20``, shown in their colours, high first."""
+
+    def style(self, card: int) -> str:
+        return f"colour-{card // 20}"
+
+    def group(self, card: int) -> int:
+        return card // 20
+
+    def rank(self, card: int) -> int:
+        return card % 20
+
+
+# card = colour * 20 + (rank - 1), colours R Y G B, ranks 1..20
+COLOURS = "RYGB"
+NULLERN = NullernNotation("Nullern", [f"{c}{r}" for c in COLOURS for r in range(1, 21)])
 
 BIDDING, PLAY, DONE = range(3)
 PHASE_NAMES = ("bidding", "play", "done")
@@ -351,6 +370,40 @@ class NullernState(HandState):
 
     # ---------------------------------------------------------------- text
 
+    # ----------------------------------------------------------- the table
+
+    def shown_cards(self, action: int) -> list[int]:
+        return [action] if action < BID else []
+
+    def exact_bids(self) -> list[bool] | None:
+        return [self.bids[seat] == self.tricks[seat] for seat in range(self.players)]
+
+    def card_plays(self) -> int:
+        return self.players * self.tricks_played
+
+    # ------------------------------------------------------------ the screen
+
+    def table_rows(self, names: Sequence[str]) -> list[Row]:
+        bids = []
+        for seat in range(self.players):
+            bid = "-" if self.bids[seat] < 0 else str(self.bids[seat])
+            bids.append(f"{names[seat]} bid {bid} took {self.tricks[seat]}")
+        rows = [Row("trump", (f"{COLOURS[self.trump]} ", Cards((self.trump_card,)))),
+                Row("bids", (", ".join(bids),))]
+        if self.phase == PLAY:
+            rows.append(trick_row("trick", seated(self.leader, self.trick, self.players), names))
+        return rows
+
+    def last_trick_row(self, names: Sequence[str]) -> Row:
+        if self.last_trick is None:
+            return dim("no trick has been played yet")
+        leader, cards = self.last_trick
+        return trick_row("last trick", seated(leader, cards, self.players), names,
+                         won_by=names[self.leader])
+
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
     def format_action(self, action: int, seat: int = FULL) -> str:
         if action >= BID:
             return f"bid {action - BID}"
@@ -398,11 +451,25 @@ def round_cards(number: int) -> int:
 class Nullern(Game):
     name = "nullern"
     title = "Nullern"
+    brief = """\
+Nullern: each for themselves, 80 cards in four colours ranked 1-20, twenty
+rounds of 1 up to 10 cards and back, the last one blind (nobody sees their
+own card). A turned card sets trump each round. Everyone bids the exact
+number of tricks they will take: hit it for prize points (a made zero pays
+most), miss it for a point per trick and a grasshopper (-5 at the end).
+Colours need not be followed, but a trump lead must be answered with a
+trump if you have one; the highest trump wins, else the highest rank (the
+first played on a tie). Full rules: docs/rules/nullern.md"""
+    moves_help = """\
+bid 2, play R12 (or just the card: R12).
+Cards: colour then rank, R Y G B and 1-20 (R12, B3)."""
     notation = NULLERN
     units = "seats"
     player_counts = (2, 3, 4, 5, 6, 7)
     default_players = 4
     options = {}
+    numbered_deals = ROUNDS
+    representative_deal = 9  # the 10-card round
 
     def deck(self, players: int, options: Mapping[str, int]) -> list[int]:
         return list(range(DECK_SIZE))
@@ -470,6 +537,14 @@ class Nullern(Game):
         best = max(totals)
         leaders = [unit for unit, total in enumerate(totals) if total == best]
         return leaders[0] if len(leaders) == 1 else leaders
+
+    def bench_position(self, rng: random.Random) -> tuple[str, HandState]:
+        """The first card of the 10-card round, every seat having bid 2."""
+        options = self.resolve_options({})
+        round_ = self.deal(self.shuffled_deck(4, options, rng), 3, 4, options, number=9)
+        for seat in range(4):
+            round_.apply_text("bid 2", seat)
+        return "nullern.first_play_10", round_.view(round_.current_player())
 
 
 GAME = Nullern()

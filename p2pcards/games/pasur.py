@@ -23,15 +23,20 @@ from p2pcards.games.core import (
     FULL,
     TERMINAL,
     ActionSyntaxError,
+    ChanceKind,
     HandState,
     IllegalAction,
+    TableChance,
     pick,
     reading,
 )
-from p2pcards.games.game import Game, OptionSpec, highest_unique
+from p2pcards.games.display import Cards, Piece, Row, Styled, dim
+from p2pcards.games.game import Game, OptionSpec, highest_unique, random_position
 
 CHANCE_STOCK, PLAY, DONE, VOID = range(4)
 STOCK_UNKNOWN = -1
+VOID_REASON = "jacks in the opening pool"
+"""Why the rules void a deal (docs/rules/pasur.md)."""
 
 DECK_MASK = (1 << 52) - 1
 JACK, QUEEN, KING, ACE = 9, 10, 11, 12
@@ -252,10 +257,6 @@ class PasurState(HandState):
         return self.phase >= DONE
 
     @property
-    def is_void(self) -> bool:
-        return self.phase == VOID
-
-    @property
     def last_deal(self) -> bool:
         """No more cards to deal: surs no longer score."""
         return self.count[self.players] == 0
@@ -442,7 +443,7 @@ class PasurState(HandState):
 
     def summary(self, names: Sequence[str]) -> str:
         if self.phase == VOID:
-            return "void deal (jacks in the opening pool)"
+            return f"void deal ({VOID_REASON})"
         cards = "/".join(str(p.bit_count()) for p in self.piles)
         clubs = "/".join(str((p & CLUBS).bit_count()) for p in self.piles)
         surs = "/".join(str(n) for n in self.surs)
@@ -485,6 +486,40 @@ class PasurState(HandState):
         self.phase = DONE
 
     # ------------------------------------------------------------------- text
+
+    # ----------------------------------------------------------- the table
+
+    def shown_cards(self, action: int) -> list[int]:
+        return [action & 63] if action >= 0 else []
+
+    @property
+    def void_reason(self) -> str | None:
+        return VOID_REASON if self.phase == VOID else None
+
+    def table_chance(self) -> TableChance:
+        if self.phase != CHANCE_STOCK:
+            raise ValueError("no stock reshuffle is pending here")
+        return TableChance(ChanceKind.RESHUFFLE, source=self.stock_place)
+
+    def reshuffled_chance(self) -> int:
+        return STOCK_UNKNOWN
+
+    def card_plays(self) -> int:
+        return 0 if self.phase == VOID else 52 - 4
+
+    # ------------------------------------------------------------ the screen
+
+    def table_rows(self, names: Sequence[str]) -> list[Row]:
+        pool: tuple[Piece, ...] = (Cards(tuple(bits(self.pool))),) if self.pool \
+            else (Styled("dim", "(empty)"),)
+        piles = ", ".join(f"{names[s]} {self.piles[s].bit_count()} cards"
+                          + (f" {self.surs[s]} sur" if self.surs[s] else "")
+                          for s in range(self.players))
+        stock = self.count[self.stock_place]
+        return [Row("pool", pool), Row("taken", (piles, f"; stock {stock}"))]
+
+    def last_trick_row(self, names: Sequence[str]) -> Row:
+        return dim("Pasur has no tricks: see the pool and the taken piles")
 
     def format_action(self, action: int, seat: int = FULL) -> str:
         if action < 0:
@@ -543,10 +578,22 @@ def _places(players: int, dealer: int) -> tuple[int, ...]:
 class Pasur(Game):
     name = "pasur"
     title = "Pasur"
+    brief = """\
+Pasur: a fishing game for 2-4 players. Four cards each and four in the
+pool. A number card captures pool number cards that add up to eleven with
+it; a king takes one king, a queen one queen, a jack every jack and number
+card. A card that takes nothing joins the pool. Emptying the pool is a sur
+(not with a jack, not in the last deal). Points each round: most clubs 7,
+10 of diamonds 3, 2 of clubs 2, each ace and jack 1, each sur 5; 62 wins.
+Full rules: docs/rules/pasur.md"""
+    moves_help = """\
+play 7H take 2C 2D, play JS (or just the card: JS), play KD take KS.
+Cards: rank then suit; T or 10; suits S H D C or the symbols."""
     notation = STANDARD
     units = "seats"
     player_counts = (2, 3, 4)
     default_players = 4
+    bench_players = (2, 3, 4)
     options = {
         "clubs": OptionSpec(7, choices=(7, 13), help="points for most clubs"),
         "sur": OptionSpec(5, choices=(5, 10), help="points per sur"),
@@ -563,9 +610,18 @@ class Pasur(Game):
         replacement = deck[4 * players + 4] if jacks == 1 else None
         return jacks, -1 if replacement is None else replacement
 
-    def is_void_deal(self, deck: Sequence[int], players: int) -> bool:
+    def void_reason(self, deck: Sequence[int], players: int) -> str | None:
         jacks, replacement = self._opening_jack(deck, players)
-        return jacks > 1 or (jacks == 1 and replacement % 13 == JACK)
+        return VOID_REASON if jacks > 1 or (jacks == 1 and replacement % 13 == JACK) else None
+
+    def cards_change_mapping(self, deck: Sequence[int | None], players: int) -> bool:
+        return self._opening_jack(deck, players)[0] > 0
+
+    def shown_after_deal(self, observed: Sequence[int | None], players: int) -> list[int]:
+        """A lone jack in the opening pool: the card after the pool replaces it, face up."""
+        after_pool = 4 * players + 4
+        jacks, _ = self._opening_jack(observed, players)
+        return [after_pool] if jacks == 1 and observed[after_pool] is None else []
 
     def deal(self, deck: Sequence[int | None], dealer: int, players: int,
              options: Mapping[str, int], observer: int = FULL, number: int = 0) -> PasurState:
@@ -628,6 +684,10 @@ class Pasur(Game):
         if max(totals) < options.get("target", 62):
             return None
         return highest_unique(totals)
+
+    def bench_position(self, rng: random.Random) -> tuple[str, HandState]:
+        """Three players, fourteen random moves into a deal that counts."""
+        return "pasur.mid_round", random_position(self, 3, rng, lambda state, moves: moves == 14)
 
 
 GAME = Pasur()

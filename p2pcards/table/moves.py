@@ -11,25 +11,10 @@ made, how Nullern's blind cards are shown.  The session drives it.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
-from typing import cast
+from dataclasses import dataclass
 
-from p2pcards.games import Game, HandState, pasur
-from p2pcards.games.cards import bits
-from p2pcards.games.controlnut import (
-    BID,
-    CONTROLS_DRAW,
-    CONTROLS_TAG,
-    NUT_MASK,
-    STEAL_PHASE,
-    TAG_SHIFT,
-    VALUE_WITH,
-    ControlNutState,
-    steal_code,
-    tagged,
-)
-from p2pcards.games.controlnut import DRAW as AUCTION_DRAW
-from p2pcards.games.core import CHANCE, SPECTATOR
+from p2pcards.games import Game, HandState
+from p2pcards.games.core import CHANCE, SPECTATOR, ChanceKind
 from p2pcards.protocol.curve import SecretSource
 from p2pcards.protocol.errors import RemoteProtocolError
 from p2pcards.protocol.messages import Remixed
@@ -47,22 +32,18 @@ from p2pcards.table.state import (
     Step,
 )
 
-SUPPORTED = ("bidwhist", "controlnut", "nullern", "pasur")
-"""Games whose card movements the session knows."""
-SHOWN_CARDS: dict[str, Callable[[int], list[int]]] = {
-    "bidwhist": lambda code: [code] if code < 64 else [],
-    "nullern": lambda code: [code] if code < 100 else [],
-    "pasur": lambda code: [code & 63] if code >= 0 else [],
-    "controlnut": lambda code: (
-        bits(code & NUT_MASK) if code >> TAG_SHIFT == BID else
-        [code] if 0 <= code < 52 else
-        [code - VALUE_WITH] if VALUE_WITH <= code < VALUE_WITH + 52 else []),
-}
-"""The cards a move shows to everyone (the games' action codes)."""
-STOCK = {"pasur": lambda players: players}
-"""The game's stock place: dealt from in order, reshuffled on a chance move."""
-STOCK_UNKNOWN_CODE = -1
-"""The chance move of a reshuffle as a view takes it (order unseen: Pasur's code)."""
+
+@dataclass(frozen=True, slots=True)
+class SeedDraw:
+    """A joint seed as a chance event draws from it (``HandState.drawn_chance``)."""
+
+    seed: bytes
+
+    def choice(self, n: int) -> int:
+        return choice(self.seed, n)
+
+    def sample(self, n: int, k: int) -> list[int]:
+        return sample(self.seed, n, k)
 
 
 class Movements:
@@ -99,16 +80,11 @@ class Movements:
         """Whether ``seat`` must now play a card it does not see."""
         if seat < 0 or view.visible(seat, seat) or not view.count[seat]:
             return False
-        shown = SHOWN_CARDS[self.game.name]
-        return all(shown(code) for code in view.legal_actions())
+        return all(view.shown_cards(code) for code in view.legal_actions())
 
     def _held(self, run: DealRun, place: int) -> list[int]:
         """The slots in ``place``, in slot order."""
         return sorted(s for s, p in run.place.items() if p == place and s not in run.deck.retired)
-
-    def _shown_cards(self, code: int) -> list[int]:
-        """The cards a move shows to everyone (a card played, Control Nut!'s bid)."""
-        return SHOWN_CARDS[self.game.name](code)
 
     def _moved(self, run: DealRun, before: HandState, after: HandState,
                slots: tuple[int, ...]) -> None:
@@ -197,7 +173,8 @@ class Movements:
         """The chance move of a secret reshuffle of the stock (Pasur's opening jack put
         back): begin the deck's round; once it is locked, the new slots are the stock
         in order and every view takes the chance move.  True when the move was made."""
-        stock = STOCK[self.game.name](self.players)
+        assert run.public is not None
+        stock = run.public.table_chance().source
         if not run.reshuffling:
             run.reshuffling = tuple(self._held(run, stock))
             run.deck.begin_reshuffle(list(run.reshuffling))
@@ -212,7 +189,7 @@ class Movements:
             run.place[slot] = stock
             run.knows[slot] = set()
         run.reshuffling = ()
-        text = view.format_action(STOCK_UNKNOWN_CODE, seat=SPECTATOR)
+        text = view.format_action(view.reshuffled_chance(), seat=SPECTATOR)
         code = view.parse_action(text)
         self._apply_both(run, code, code)
         run.acts.append((CHANCE, Act(action=text, slots=new)))
@@ -232,11 +209,12 @@ class Movements:
         """A chance move drawn by joint randomness (Control Nut!: the controls in play,
         the control auctioned next, HAND's pick).  Queues what it needs, and makes the
         move when it is all in; True when the move was made."""
-        view = cast(ControlNutState, run.public)
+        view = run.public
         assert view is not None
-        steal = view.steal_queue if view.phase == STEAL_PHASE else None
-        if steal and run.steal is None:  # the victim first re-mixes every card it holds
-            victim, thief = steal[0], view.turn
+        chance = view.table_chance()
+        if chance.kind == ChanceKind.TAKE and run.steal is None:
+            # the source first re-mixes every card it holds, then a draw picks one
+            victim, thief = chance.source, chance.target
             run.steal = (victim, thief, -1)
             self.queue.append(Step("remix", victim, slots=tuple(self._held(run, victim))))
             return False
@@ -263,12 +241,12 @@ class Movements:
             if self.me == thief and slot not in run.deck.opened:
                 return False  # its cards did not open: its alarm stops the deal
             card = run.ids[run.deck.opened[slot]] if self.me in (victim, thief) else None
-            public = steal_code(victim, None)
-            private = steal_code(victim, card)
+            public = view.taken_chance(None)
+            private = view.taken_chance(card)
             shown: tuple[int, ...] = (slot,)
             run.steal = None
         else:
-            public = private = self._drawn(view, seed)
+            public = private = view.drawn_chance(SeedDraw(seed))
             shown = ()
         text = view.format_action(public, seat=SPECTATOR)
         run.draw = None
@@ -276,14 +254,6 @@ class Movements:
         run.acts.append((CHANCE, Act(action=text, slots=shown)))
         self.events.append(Event("act", f"chance: {text}"))
         return True
-
-    def _drawn(self, view: ControlNutState, seed: bytes) -> int:
-        """Control Nut!'s public chance moves, from a joint seed."""
-        if view.phase == CONTROLS_DRAW:
-            picked = sample(seed, 8, 4)
-            return tagged(CONTROLS_TAG, sum(1 << (52 + i) for i in picked))
-        remaining = bits(view.remaining)
-        return tagged(AUCTION_DRAW, remaining[choice(seed, len(remaining))])
 
     def _reveal_blind(self, run: DealRun, seat: int) -> None:
         """A seat to move that does not see its own card (Nullern's blind round): every
@@ -305,7 +275,7 @@ class Movements:
         The deal mapping is read off a deal of a deck in which no card changes the
         mapping (a rotation of the id order; Pasur shows one more card when the pool
         holds a lone jack, and the session asks for that card itself when it
-        happens, :meth:`_more_shown`)."""
+        happens: ``Game.shown_after_deal``)."""
         ids = self._blank_deck(run)
         full = self.game.deal(ids, run.dealer, self.players, self.options, number=run.number)
         places = []
@@ -322,12 +292,12 @@ class Movements:
         return places, seen
 
     def _blank_deck(self, run: DealRun) -> list[int]:
-        """A deck in which no card changes the deal mapping (a rotation of the id order
-        with no jack in Pasur's opening pool): the mapping is read off it, and a record
-        whose cards are unknown (a forfeit before the audit) deals it."""
+        """A deck in which no card changes the deal mapping (a rotation of the id order:
+        ``Game.cards_change_mapping``): the mapping is read off it, and a record whose
+        cards are unknown (a forfeit before the audit) deals it."""
         for turn in range(len(run.ids)):
             ids = run.ids[turn:] + run.ids[:turn]
-            if not self._opening_jacks(list(ids)):
+            if not self.game.cards_change_mapping(ids, self.players):
                 return ids
         return list(run.ids)
 
@@ -363,7 +333,7 @@ class Movements:
         for slot in range(len(run.ids)):
             if slot in run.deck.opened:
                 observed[slot] = run.ids[run.deck.opened[slot]]
-        extra = self._more_shown(run, observed)
+        extra = self.game.shown_after_deal(observed, self.players)
         if extra and not run.shown_extra:
             run.shown_extra = True
             for locker in range(self.players):
@@ -382,22 +352,6 @@ class Movements:
         if self.keep_states:
             run.views.append(run.view.knowledge())
         self.phase = PLAY
-
-    def _more_shown(self, run: DealRun, observed: list[int | None]) -> list[int]:
-        """Positions every seat must see before the deal can be made (Pasur: the card
-        after the pool replaces a lone jack in it)."""
-        after_pool = 4 * self.players + 4
-        if self._opening_jacks(observed) == 1 and observed[after_pool] is None:
-            return [after_pool]
-        return []
-
-    def _opening_jacks(self, cards: list[int | None]) -> int:
-        """Jacks in Pasur's opening pool (0 in the other games)."""
-        if self.game.name != "pasur":
-            return 0
-        opening = 4 * self.players
-        return sum(1 for card in cards[opening:opening + 4]
-                   if card is not None and card % 13 == pasur.JACK)
 
     def _reconcile(self, run: DealRun) -> None:
         """Put the cards shown to everyone where the engine put them (Pasur's opening

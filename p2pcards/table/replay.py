@@ -31,9 +31,6 @@ def full_text(public: str, act: Act, names: Mapping[int, str]) -> str:
     return " ".join(words)
 
 
-VOID_REASON = "jacks in the opening pool"
-
-
 class Mismatch(ValueError):
     """A move the live sessions took that the full replay cannot take: a move every
     session checks on arrival (its turn, its text, its slots), so only a session that
@@ -57,7 +54,7 @@ class Outcome:
     def void(self) -> bool:
         """Whether the deal does not count: the rules voided it (Pasur's jacks in the
         opening pool), or every seat consented."""
-        return self.record.void or bool(getattr(self.state, "is_void", False))
+        return self.record.void or self.state.void_reason is not None
 
     @property
     def points(self) -> list[int]:
@@ -82,9 +79,9 @@ def replay_deal(game: Game, players: int, options: Mapping[str, int], dealer: in
     outcome = Outcome(state, record)
     if keep_states:
         outcome.states.append(state.clone())
-    if outcome.void:
+    if state.void_reason is not None:
         record.void = True
-        record.reason = VOID_REASON
+        record.reason = state.void_reason
     for index, (seat, act) in enumerate(acts):
         if state.is_terminal():
             raise Mismatch(seat, f"move {index} after the deal was over")

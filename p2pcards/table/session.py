@@ -32,7 +32,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.games import HandState
-from p2pcards.games.core import CHANCE, SPECTATOR, TERMINAL, ActionSyntaxError, IllegalAction
+from p2pcards.games.core import (
+    CHANCE,
+    SPECTATOR,
+    TERMINAL,
+    ActionSyntaxError,
+    ChanceKind,
+    IllegalAction,
+)
 from p2pcards.protocol.curve import SecretSource
 from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.errors import EarlyMessage, RemoteProtocolError
@@ -70,7 +77,7 @@ from p2pcards.table.kinds import (
     Void,
     clip,
 )
-from p2pcards.table.moves import STOCK, SUPPORTED, Movements
+from p2pcards.table.moves import Movements
 from p2pcards.table.replay import forfeit
 from p2pcards.table.roster import Roster
 from p2pcards.table.state import (
@@ -105,9 +112,6 @@ class Session(Movements):
                  source: SecretSource | None = None, *, keep_states: bool = False):
         """``me``: this peer's seat, or :data:`WATCHER` for a session that only checks
         the others' messages (``p2pcards verify``; it needs no identity)."""
-        if roster.game not in SUPPORTED:
-            raise ValueError(f"the table session plays {', '.join(SUPPORTED)} so far, not"
-                             f" {roster.game}")
         if me != WATCHER:
             if not 0 <= me < roster.players:
                 raise ValueError(f"seat {me} is not at this table")
@@ -214,7 +218,7 @@ class Session(Movements):
         slots = tuple(by_name[name] for name in hidden)
         self._own_code = code
         shown = []
-        for card in self._shown_cards(code):
+        for card in view.shown_cards(code):
             slot = by_name[self.game.notation.name(card)]
             shown.append((slot, tuple(sorted(run.deck.keys[slot].items()))))
         self._send(Act(action=public, shown=tuple(shown), slots=slots), Step("act", self.me))
@@ -457,10 +461,11 @@ class Session(Movements):
         run.outcome = forfeit(self.game, self.players, self.options, run.dealer, run.number,
                               self._blank_deck(run), [], {}, seat, reason)
         public = run.public
-        if run.consented or (public is not None and getattr(public, "is_void", False)):
+        rules_void = public.void_reason if public is not None else None
+        if run.consented or rules_void is not None:
             run.outcome.record.forfeit = None
             run.outcome.record.void = True
-            run.outcome.record.reason = run.consented or "jacks in the opening pool"
+            run.outcome.record.reason = run.consented or rules_void or ""
             run.verdict = clip(f"void: {run.outcome.record.reason}")
         else:
             if public is not None:
@@ -767,7 +772,7 @@ class Session(Movements):
         for slot in message.slots:
             if run.place.get(slot) != sender or slot in run.deck.retired:
                 raise Refused("not-held", f"slot {slot} is not a card seat {sender} holds")
-        doubles = self._check_shown(run, sender, message, self._shown_cards(code))
+        doubles = self._check_shown(run, sender, message, public.shown_cards(code))
         private = self._own_code if sender == self.me else code
         own = run.view
         if sender != self.me and own is not None and own is not public and not run.suspect:
@@ -898,8 +903,8 @@ class Session(Movements):
                 assert run is not None and run.public is not None
                 player = run.public.current_player()
                 if player == CHANCE:
-                    made = self._reshuffle(run) if self.game.name in STOCK \
-                        else self._chance(run)
+                    reshuffle = run.public.table_chance().kind == ChanceKind.RESHUFFLE
+                    made = self._reshuffle(run) if reshuffle else self._chance(run)
                     if made:
                         continue
                     return
@@ -979,5 +984,5 @@ class Session(Movements):
         self._begin_deal()
 
 
-__all__ = ["EVERYONE", "SUPPORTED", "TRANSCRIPT_FORMAT", "WATCHER", "DealRun", "Event",
+__all__ = ["EVERYONE", "TRANSCRIPT_FORMAT", "WATCHER", "DealRun", "Event",
            "Rejection", "Session", "Step"]
