@@ -1,0 +1,129 @@
+"""A game is one module: Duel (tests/duel.py), registered at run time, goes everywhere.
+
+Nothing outside the tests knows Duel.  Registered, it deals and keeps views like
+the built-in games, plays whole games at the secure in-memory table with the
+mental-poker deck and an audit after every deal, replays from the hand history
+that table writes, is played by a person at the prompt (pipe input), searched
+by ISMCTS and played in the arena.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from p2pcards.bots import SearchBot, arena, heuristic_bot, random_bot
+from p2pcards.cli import repl
+from p2pcards.games import CHANCE, GAMES, get_game
+from p2pcards.games.cards import bits
+from p2pcards.history import History, load, loads, replay
+from p2pcards.table.memory import MemoryTable
+from p2pcards.table.verify import verify
+from tests.duel import DISCARD, GAME, DuelState, register_duel, unregister_duel
+from tests.test_repl import player, seated
+from tests.test_table import history_of
+
+
+@pytest.fixture(autouse=True)
+def duel() -> Iterator[None]:
+    register_duel()
+    yield
+    unregister_duel()
+
+
+def test_registered_at_run_time_and_gone_after() -> None:
+    assert get_game("duel") is GAME
+    unregister_duel()
+    assert "duel" not in GAMES
+    register_duel()
+
+
+def test_every_seat_s_view_follows_the_deal() -> None:
+    """After every action, each seat's view (its log, its own cards) is exactly what the
+    full state says that seat knows, as for the built-in games."""
+    rng = random.Random(1)
+    options = GAME.resolve_options({})
+    checked = 0
+    for _ in range(200):
+        deck = GAME.shuffled_deck(2, options, rng)
+        dealer = rng.randrange(2)
+        full = GAME.deal(deck, dealer, 2, options)
+        views = [GAME.deal(GAME.observed_deck(deck, dealer, 2, options, s), dealer, 2, options,
+                           observer=s) for s in range(2)]
+        while not full.is_terminal():
+            actor = full.current_player()
+            action = heuristic_bot(full.view(actor), rng) if rng.random() < 0.5 \
+                else random_bot(full.view(actor), rng)
+            texts = [full.format_action(action, seat=s) for s in range(2)]
+            full.apply(action)
+            for seat, view in enumerate(views):
+                view.apply_text(texts[seat], actor)
+                for place in bits(view.awaiting):
+                    view.observe(place, full.may[place])
+                assert view.knowledge() == full.view(seat).knowledge(), (seat, texts[seat])
+                checked += 1
+        assert sum(full.points()) == 4
+    assert checked > 2000
+
+
+def test_a_discard_is_face_down_for_the_other_seat() -> None:
+    state = GAME.deal(GAME.deck(2, {}), 0, 2, GAME.resolve_options({}))
+    assert isinstance(state, DuelState) and state.phase == DISCARD
+    action = state.legal_actions()[0]
+    assert state.format_action(action, seat=1).startswith("discard ") \
+        and state.format_action(action, seat=0) == "discard ?"
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_whole_games_at_the_secure_table(seed: int) -> None:
+    table = MemoryTable("duel", 2, seed, [heuristic_bot, random_bot], keep_states=True)
+    table.play()
+    first = table.sessions[0]
+    assert table.rejected == [] and first.over and first.winner is not None
+    for session in table.sessions:
+        assert (session.totals, session.winner, session.hash) == \
+            (first.totals, first.winner, first.hash)
+        assert session.finished and all(run.verdict == "ok" for run in session.finished)
+        assert sorted(session.finished[0].audits) == [0, 1]  # every deal audited
+        for run in session.finished:  # each view after every move, as the audit shows it
+            assert run.outcome is not None
+            for full, mine in zip(run.outcome.states, run.views, strict=True):
+                assert full.view(session.me).knowledge() == mine
+    report = verify(first.export())
+    assert report.ok and report.winner == first.winner
+    result = replay(loads(history_of(first).dumps()))
+    assert result.totals == first.totals and result.winner == first.winner
+
+
+def test_played_at_the_prompt_and_replayed(tmp_path) -> None:
+    rng = random.Random("repl:duel")
+    with seated("duel", player(rng), options={"target": 4}) as r:
+        assert repl.play(r) == 0
+    assert r.table.winner is not None
+    text = "\n".join(r.transcript)
+    assert "you: discard " in text and "bot1: discard ?" in text  # the other's is face down
+    assert "trick 1: " in text
+    path = tmp_path / "duel.json"
+    path.write_text(r.table.history.dumps())
+    history = load(str(path))
+    assert isinstance(history, History) and history.game == "duel"
+    result = replay(history)
+    assert result.totals == r.table.totals and result.winner == r.table.winner
+
+
+def test_searched_by_ismcts_and_played_in_the_arena() -> None:
+    rng = random.Random(3)
+    full = GAME.deal(GAME.shuffled_deck(2, {}, rng), 0, 2, GAME.resolve_options({}))
+    while full.current_player() != CHANCE and full.phase == DISCARD:
+        full.apply(full.legal_actions()[0])
+    view = full.view(full.current_player())
+    action, share = SearchBot("ismcts", iterations=300).choose(view, rng)
+    assert action in view.legal_actions() and share is not None
+    report = arena.run(GAME, ["ismcts", "heuristic"], 6, 5, deals=True, players=2,
+                       iterations=60)
+    assert report["game"] == "duel" and report["games"] == 6
+    assert {entry["bot"] for entry in report["entries"]} == {"ismcts", "heuristic"}
+    assert report["difference"]["won"] + report["difference"]["tied"] \
+        + report["difference"]["lost"] == 6
