@@ -7,6 +7,7 @@ import random
 from dataclasses import replace
 
 import pytest
+
 from p2pcards.protocol import simulate
 from p2pcards.protocol.audit import audit, audit_deck
 from p2pcards.protocol.curve import N, PointError, hash_to_point, lift, mul

@@ -6,9 +6,9 @@ import random
 from typing import Self
 
 import pytest
+
 from p2pcards.ai.ismcts import pimc, search, tree_stats
 from p2pcards.ai.parallel import RootParallel
-
 from p2pcards.bots import SearchBot
 from p2pcards.bots.heuristics.bidwhist import PLAYBOOK, bidding_candidates, bidwhist_action
 from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from p2pcards.protocol.source import KeyedSource
 
 from p2pcards.net.journal import HEADER, Journal, JournalError, read
 from p2pcards.net.peer import Peer
+from p2pcards.protocol.source import KeyedSource
 from p2pcards.table.codec import open_envelope
 from tests.net_helpers import Relay
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from p2pcards.protocol.errors import LocalProtocolError, RemoteProtocolError
 from p2pcards.protocol.randomness import Commit, JointRandom, Reveal, choice, sample
 from p2pcards.protocol.source import SeededSource

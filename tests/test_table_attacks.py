@@ -6,18 +6,19 @@ once worked, and what must happen instead.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import pytest
+
+from p2pcards.bots import heuristic_bot
 from p2pcards.protocol.curve import hash_to_point, mul, random_scalar
 from p2pcards.protocol.deck import Deck, random_permutation
 from p2pcards.protocol.messages import Remixed
-
-from p2pcards.bots import heuristic_bot
 from p2pcards.table import kinds
 from p2pcards.table.codec import MAX_MESSAGE, open_envelope, pack, seal_envelope
-from p2pcards.table.kinds import Act, Hello, Opened
+from p2pcards.table.kinds import Act, Hello, Message, Opened
 from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.session import Session, Step
 from p2pcards.table.verify import verify
@@ -41,16 +42,13 @@ def test_a_malformed_audit_is_refused_not_fatal() -> None:
 
 
 def test_an_unlock_key_in_round_zero_is_named_by_the_audit() -> None:
-    table = MemoryTable("bidwhist", 4, 52, [heuristic_bot] * 4)
-    cheat = table.sessions[2]
-    begin = Session._begin_deal
+    def rigged(session: Session, step: Step, make: Callable[[], Message]) -> Message:
+        if step.kind == "hello":  # the deal's first message: before any deck step
+            assert session.run is not None
+            session.run.deck._secrets[0].unlock = 2  # locks with k/(2s), says so at the audit
+        return make()
 
-    def rigged(self: Session) -> None:
-        begin(self)
-        assert self.run is not None
-        self.run.deck._secrets[0].unlock = 2  # locks with k/(2s) and says so at the audit
-
-    cheat._begin_deal = rigged.__get__(cheat)  # type: ignore[method-assign]
+    table = MemoryTable("bidwhist", 4, 52, [heuristic_bot] * 4, forges={2: rigged})
     table.play(deals=1)
     verdicts = {s.finished[0].verdict for s in table.sessions}
     assert len(verdicts) == 1
@@ -77,16 +75,12 @@ def test_a_low_order_sealing_key_is_refused() -> None:
 
 
 def test_a_long_false_alarm_still_ends_the_deal() -> None:
-    table = MemoryTable("bidwhist", 4, 54, [heuristic_bot] * 4)
-    liar = table.sessions[3]
-    honest = Session._make
-
-    def shout(self: Session, step: Step) -> Any:
+    def shout(session: Session, step: Step, make: Callable[[], Message]) -> Message:
         if step.kind == "opened":
             return Opened(problem="x" * kinds.MAX_TEXT)
-        return honest(self, step)
+        return make()
 
-    liar._make = shout.__get__(liar)  # type: ignore[method-assign]
+    table = MemoryTable("bidwhist", 4, 54, [heuristic_bot] * 4, forges={3: shout})
     table.play(deals=1)
     assert table.rejected == []
     for session in table.sessions:
@@ -95,10 +89,10 @@ def test_a_long_false_alarm_still_ends_the_deal() -> None:
         assert sorted(run.agrees) == [0, 1, 2, 3]
 
 
-def forging_remix(target_of: dict[str, Any]) -> Any:
+def forging_remix(target_of: dict[str, Any]) -> Callable[[Deck, tuple[int, ...]], Remixed]:
     """A re-mix that puts, in its first new slot, a card the re-mixer does not hold."""
 
-    def remix(self: Deck, slots: list[int] | tuple[int, ...]) -> Remixed:
+    def remix(self: Deck, slots: tuple[int, ...]) -> Remixed:
         chosen = tuple(slots)
         order = random_permutation(len(chosen), self._source)
         keys = [random_scalar(self._source) for _ in chosen]
@@ -129,48 +123,52 @@ def test_a_card_forged_into_a_re_mix_is_caught_without_a_fork() -> None:
     Only the card's holder can tell; it takes the move like everyone (no fork) and
     raises the alarm on its turn; the audit names the forger."""
     for seed in range(60, 80):
-        table = MemoryTable("bidwhist", 4, seed, [heuristic_bot] * 4)
-        forged: dict[str, Any] = {}
-        rigged: set[int] = set()
-        cheat = None
-        while cheat is None:
-            table.deliver()
-            for session in table.sessions:
-                run = session.run
-                if run is not None and id(run.deck) not in rigged:
-                    rigged.add(id(run.deck))
-                    run.deck.remix = forging_remix(forged).__get__(run.deck)  # type: ignore[method-assign]
-            for session in table.sessions:
-                view = session.decision()
-                if forged and view is not None and view.phase == 3 \
-                        and session.run is not None \
-                        and session.run.place.get(forged["slot"]) == session.me:
-                    cheat = session
-            if cheat is None and not table.step():
-                break
-        if cheat is None or cheat.run is None:
-            continue
-        run = cheat.run
-        card = run.ids[forged["card"]]
-        holder = next(s for s in table.sessions if s is not cheat and s.run is not None
-                      and card in [s.run.ids[c] for sl, c in s.run.deck.opened.items()
-                                   if s.run.place.get(sl) == s.me])
-        assert run.public is not None
-        if not run.public.is_legal(card):
-            continue  # it must look legal to the others
-        run.suspect = "the forger's own view cannot take its forged card"
-        cheat._own_code = card
-        cheat._send(Act(action=f"play {cheat.game.notation.name(card)}",
-                        shown=((forged["slot"], tuple(run.deck.keys[forged["slot"]].items())),)),
-                    Step("act", cheat.me))
-        table.play(deals=run.index + 1)
-        ends = [next(r for r in s.finished if r.index == run.index) for s in table.sessions]
-        assert len({r.agree_hash for r in ends}) == 1 and table.rejected == []
-        assert any(e.kind == "alarm" and e.seat == holder.me for e in table.sessions[0].events)
-        verdict = ends[0].verdict
-        assert verdict.startswith(f"seat {cheat.me} broke the remix"), verdict
-        return
+        if _forged_re_mix_caught(seed):
+            return
     raise AssertionError("no seed gave the bidder a forged card it could play")
+
+
+def _forged_re_mix_caught(seed: int) -> bool:
+    """Play seed's game with every seat ready to forge; False if no forgery came."""
+    forged: dict[str, Any] = {}
+    sent: dict[str, int] = {}
+
+    def cheat(session: Session, step: Step, make: Callable[[], Message]) -> Message:
+        run = session.run
+        if run is None or sent:
+            return make()
+        if step.kind == "remix":
+            return forging_remix(forged)(run.deck, step.slots)
+        view = run.public
+        slot = forged.get("slot")
+        if step.kind != "act" or slot is None or run.place.get(slot) != session.me \
+                or view is None or view.phase != 3:
+            return make()
+        card = run.ids[forged["card"]]
+        if not view.is_legal(card):
+            return make()  # it must look legal to the others
+        sent.update(cheat=session.me, deal=run.index, holder=next(
+            s.me for s in table.sessions if s is not session and s.run is not None
+            and card in [s.run.ids[c] for sl, c in s.run.deck.opened.items()
+                         if s.run.place.get(sl) == s.me]))
+        return Act(action=f"play {session.game.notation.name(card)}",
+                   shown=((slot, tuple(run.deck.keys[slot].items())),))
+
+    table = MemoryTable("bidwhist", 4, seed, [heuristic_bot] * 4,
+                        forges=dict.fromkeys(range(4), cheat))
+    deals = 0
+    while not sent and not table.sessions[0].over:
+        deals += 1
+        table.play(deals=deals)
+    if not sent:
+        return False
+    table.play(deals=sent["deal"] + 1)
+    ends = [next(r for r in s.finished if r.index == sent["deal"]) for s in table.sessions]
+    assert len({r.agree_hash for r in ends}) == 1 and table.rejected == []
+    assert any(e.kind == "alarm" and e.seat == sent["holder"] for e in table.sessions[0].events)
+    verdict = ends[0].verdict
+    assert verdict.startswith(f"seat {sent['cheat']} broke the remix"), verdict
+    return True
 
 
 def test_a_seat_holds_at_most_one_message_ahead() -> None:

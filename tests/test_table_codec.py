@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
 from p2pcards.protocol.messages import AuditReveal, Locked, Remixed, Shuffled, Unlocked
 from p2pcards.protocol.randomness import Commit, Reveal
-
 from p2pcards.table import kinds
 from p2pcards.table.codec import (
     CodecError,

@@ -9,13 +9,13 @@ from unittest.mock import patch
 
 import msgpack
 import pytest
-from p2pcards.protocol.steps import lift_deck, rekey_deck
 
 from p2pcards.bots import heuristic_bot
 from p2pcards.games.cards import bits
 from p2pcards.history import History, loads, replay
+from p2pcards.protocol.steps import lift_deck, rekey_deck
 from p2pcards.table.codec import MAX_MESSAGE, pack, seal
-from p2pcards.table.kinds import Keys, Opened
+from p2pcards.table.kinds import Keys, Message, Opened
 from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.session import EVERYONE, DealRun, Session, Step
 from tests.table_helpers import act_body, envelope, roles
@@ -218,20 +218,20 @@ def test_a_card_not_held_is_refused_at_once() -> None:
 
 
 def test_a_wrong_sealed_key_stops_the_deal_and_the_audit_names_its_sender() -> None:
-    table = MemoryTable("bidwhist", 4, 14, [heuristic_bot] * 4)
-    cheater = table.sessions[2]
-    honest = Session._make_keys
-
-    def bad_keys(self: Session, run: DealRun, step: Step) -> Keys:
-        keys = honest(self, run, step)
+    def bad_keys(session: Session, step: Step, make: Callable[[], Message]) -> Message:
+        keys = make()
+        if step.kind != "keys" or all(r == EVERYONE for r, _ in step.grants):
+            return keys
+        assert isinstance(keys, Keys) and session.run is not None
+        run = session.run
         recipient, slots = next((r, s) for r, s in step.grants if r != EVERYONE)
-        wrong = seal(self.identity, run.seal_keys[recipient], table=self.table, deal=run.index,
-                     sender=self.me, recipient=recipient,
+        wrong = seal(session.identity, run.seal_keys[recipient], table=session.table,
+                     deal=run.index, sender=session.me, recipient=recipient,
                      content=[[s, (12345 + s).to_bytes(32, "big")] for s in slots])
         return Keys(sealed=tuple((r, wrong if r == recipient else c) for r, c in keys.sealed),
                     public=keys.public)
 
-    cheater._make_keys = bad_keys.__get__(cheater)  # type: ignore[method-assign]
+    table = MemoryTable("bidwhist", 4, 14, [heuristic_bot] * 4, forges={2: bad_keys})
     play_with(table, lambda t: False)
     runs = outcome_everywhere(table)
     assert runs[0].outcome is not None
@@ -242,23 +242,19 @@ def test_a_wrong_sealed_key_stops_the_deal_and_the_audit_names_its_sender() -> N
 
 
 def test_a_tampered_shuffle_is_caught_by_the_audit() -> None:
-    table = MemoryTable("bidwhist", 4, 15, [heuristic_bot] * 4)
-    cheater = table.sessions[1]
-    honest = Session._make
-
-    def tampered(self: Session, step: Step) -> Any:
+    def tampered(session: Session, step: Step, make: Callable[[], Message]) -> Message:
         if step.kind != "shuffle":
-            return honest(self, step)
-        assert self.run is not None
+            return make()
+        assert session.run is not None
 
         def forge(message: Any) -> Any:
             deck = list(message.deck)
             deck[0] = rekey_deck(lift_deck([deck[0]]), [1], [2])[0]  # not a card any more
             return type(message)(party=message.party, round=message.round,
                                  prior=message.prior, deck=tuple(deck))
-        return self.run.deck.step(forge)
+        return session.run.deck.step(forge)
 
-    cheater._make = tampered.__get__(cheater)  # type: ignore[method-assign]
+    table = MemoryTable("bidwhist", 4, 15, [heuristic_bot] * 4, forges={1: tampered})
     play_with(table, lambda t: False)
     runs = outcome_everywhere(table)
     assert runs[0].outcome is not None
@@ -267,16 +263,12 @@ def test_a_tampered_shuffle_is_caught_by_the_audit() -> None:
 
 
 def test_a_false_alarm_costs_the_seat_that_raised_it() -> None:
-    table = MemoryTable("bidwhist", 4, 16, [heuristic_bot] * 4)
-    liar = table.sessions[3]
-    honest = Session._make
-
-    def false_alarm(self: Session, step: Step) -> Any:
+    def false_alarm(session: Session, step: Step, make: Callable[[], Message]) -> Message:
         if step.kind == "opened":
             return Opened(problem="my cards do not open (a lie)")
-        return honest(self, step)
+        return make()
 
-    liar._make = false_alarm.__get__(liar)  # type: ignore[method-assign]
+    table = MemoryTable("bidwhist", 4, 16, [heuristic_bot] * 4, forges={3: false_alarm})
     play_with(table, lambda t: False)
     runs = outcome_everywhere(table)
     assert runs[0].outcome is not None

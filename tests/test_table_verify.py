@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from p2pcards.cli.main import main
 from p2pcards.history import load as load_history
 from p2pcards.history import replay
 from p2pcards.table.codec import pack, unpack
-from p2pcards.table.kinds import Agree
+from p2pcards.table.kinds import Agree, Message
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.session import Session, Step
 from p2pcards.table.verify import TranscriptError, verify
@@ -70,17 +71,14 @@ def test_an_unfinished_transcript_is_not_verified(honest: MemoryTable) -> None:
 
 
 def test_a_seat_that_signs_another_result_is_named() -> None:
-    table = MemoryTable("bidwhist", 4, 22, [heuristic_bot] * 4)
-    liar = table.sessions[2]
-    honest_make = Session._make
-
-    def lie(self: Session, step: Step) -> Any:
-        message = honest_make(self, step)
+    def lie(session: Session, step: Step, make: Callable[[], Message]) -> Message:
+        message = make()
         if isinstance(message, Agree):
             return Agree(transcript=message.transcript, points=(99, 0), verdict=message.verdict)
         return message
 
-    liar._make = lie.__get__(liar)  # type: ignore[method-assign]
+    table = MemoryTable("bidwhist", 4, 22, [heuristic_bot] * 4, forges={2: lie})
+    liar = table.sessions[2]
     table.play(deals=1)
     for session in table.sessions:
         if session is not liar:

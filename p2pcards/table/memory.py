@@ -20,7 +20,7 @@ from p2pcards.bots import Bot
 from p2pcards.protocol.source import SeededSource
 from p2pcards.table.codec import public_bytes
 from p2pcards.table.roster import make_roster
-from p2pcards.table.session import Rejection, Session
+from p2pcards.table.session import Forge, Rejection, Session
 
 Tamper = Callable[[int, bytes], list[bytes]]
 
@@ -50,6 +50,8 @@ class MemoryTable:
     tamper: Tamper | None = None
     consent: bool = True
     """How every seat answers a proposal to void the deal."""
+    forges: Mapping[int, Forge] = field(default_factory=dict)
+    """Seat -> a cheat forging that seat's messages (:data:`Forge`)."""
     sessions: list[Session] = field(default_factory=list)
     rejected: list[Delivery] = field(default_factory=list)
     messages: int = 0
@@ -61,7 +63,8 @@ class MemoryTable:
         roster = make_roster(table, self.game, [public_bytes(k.public_key()) for k in keys],
                              options=self.options)
         self.sessions = [Session(roster, s, keys[s], SeededSource(f"{self.seed}:secrets:{s}"),
-                                 keep_states=self.keep_states) for s in range(self.players)]
+                                 keep_states=self.keep_states, forge=self.forges.get(s))
+                         for s in range(self.players)]
         self.rngs = [random.Random(f"{self.seed}:bot:{s}") for s in range(self.players)]
         self.pending: deque[tuple[int, bytes]] = deque()
 

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Callable
+from functools import partial
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
@@ -101,6 +103,12 @@ from p2pcards.table.state import (
 )
 
 TRANSCRIPT_FORMAT = "p2pcards-transcript/1"
+Forge = Callable[["Session", Step, Callable[[], Message]], Message]
+"""A cheat, for tests: ``forge(session, step, make)`` returns the message the seat
+sends for ``step`` in place of the honest one, which ``make()`` returns (calling it
+moves the deck on for a deck step; a deck step forged with ``Deck.step(forge)``
+keeps the seat's own deck in step with what it sends).  A seat whose move is
+forged stops trusting its own view (it raises the alarm on its next turn)."""
 CLAIMS = ("silent",)
 """Messages any seat may send at any time, counted only when complete."""
 
@@ -109,9 +117,11 @@ class Session(Movements):
     """One seat's side of a table: every deal of a game, in turn with the others."""
 
     def __init__(self, roster: Roster, me: int, identity: Ed25519PrivateKey | None,
-                 source: SecretSource | None = None, *, keep_states: bool = False):
+                 source: SecretSource | None = None, *, keep_states: bool = False,
+                 forge: Forge | None = None):
         """``me``: this peer's seat, or :data:`WATCHER` for a session that only checks
-        the others' messages (``p2pcards verify``; it needs no identity)."""
+        the others' messages (``p2pcards verify``; it needs no identity).  ``forge``:
+        a cheat, for tests (:data:`Forge`)."""
         if me != WATCHER:
             if not 0 <= me < roster.players:
                 raise ValueError(f"seat {me} is not at this table")
@@ -123,6 +133,7 @@ class Session(Movements):
         self.identity = identity
         self.source: SecretSource = SystemSource() if source is None else source
         self.keep_states = keep_states
+        self.forge = forge
         self.game = roster.rules
         self.players = roster.players
         self.options = roster.resolved_options()
@@ -221,7 +232,16 @@ class Session(Movements):
         for card in view.shown_cards(code):
             slot = by_name[self.game.notation.name(card)]
             shown.append((slot, tuple(sorted(run.deck.keys[slot].items()))))
-        self._send(Act(action=public, shown=tuple(shown), slots=slots), Step("act", self.me))
+        step = Step("act", self.me)
+        honest = Act(action=public, shown=tuple(shown), slots=slots)
+        message = self._made(step, lambda: honest)
+        if message is not honest:  # its own view no longer follows what it sent
+            run.suspect = run.suspect or "this seat sent a move it did not make"
+        self._send(message, step)
+
+    def _made(self, step: Step, make: Callable[[], Message]) -> Message:
+        """This seat's message for ``step``: ``make()``, unless a cheat forges it."""
+        return make() if self.forge is None else self.forge(self, step, make)
 
     def claim_silent(self, *, forked: bool = False) -> None:
         """The seat whose message is due has been silent past the table's grace period
@@ -599,7 +619,7 @@ class Session(Movements):
                     return
                 self._send_act(self.run.view, forced)
                 continue
-            self._send(self._make(step), step)
+            self._send(self._made(step, partial(self._make, step)), step)
 
     def _make(self, step: Step) -> Message:
         run = self.run
@@ -984,5 +1004,14 @@ class Session(Movements):
         self._begin_deal()
 
 
-__all__ = ["EVERYONE", "TRANSCRIPT_FORMAT", "WATCHER", "DealRun", "Event",
-           "Rejection", "Session", "Step"]
+__all__ = [
+    "EVERYONE",
+    "TRANSCRIPT_FORMAT",
+    "WATCHER",
+    "DealRun",
+    "Event",
+    "Forge",
+    "Rejection",
+    "Session",
+    "Step",
+]
