@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from .constants import MAX_ROUNDS, MAX_SLOTS, OBSERVER, PUBLIC
 from .curve import (
     N,
     Point,
@@ -58,8 +59,6 @@ from .curve import (
 )
 from .errors import EarlyMessage, LocalProtocolError, RemoteProtocolError
 from .messages import (
-    MAX_ROUNDS,
-    MAX_SLOTS,
     AuditReveal,
     KeyRelease,
     Locked,
@@ -82,11 +81,6 @@ from .steps import (
 
 Step = Unlocked | Shuffled | Locked
 Message = Step | Remixed | KeyRelease
-PUBLIC = -1
-"""``holder`` of a slot shown to everyone."""
-OBSERVER = -2
-"""``me`` of a deck that only watches: it checks every step and opens what is shown,
-but holds no key (offline verification of a transcript)."""
 
 
 @dataclass(slots=True)

@@ -12,12 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .constants import MAX_ITEMS, MAX_PARTIES, MAX_ROUNDS, MAX_SLOTS
 from .curve import POINT_BYTES, N
 
-MAX_CARDS = 1024
-MAX_SLOTS = 4096
-MAX_ROUNDS = 64
-MAX_PARTIES = 64
 COMMITMENT_BYTES = 32
 DIGEST_BYTES = 32
 
@@ -28,8 +25,8 @@ def _party(value: object, what: str = "party") -> None:
 
 
 def _blobs(value: object, size: int, what: str) -> None:
-    if not isinstance(value, tuple) or not 0 < len(value) <= MAX_CARDS:
-        raise ValueError(f"{what} must be a tuple of 1 to {MAX_CARDS} items")
+    if not isinstance(value, tuple) or not 0 < len(value) <= MAX_ITEMS:
+        raise ValueError(f"{what} must be a tuple of 1 to {MAX_ITEMS} items")
     for i, item in enumerate(value):
         if not isinstance(item, bytes) or len(item) != size:
             raise ValueError(f"{what}[{i}] must be {size} bytes")
@@ -51,15 +48,15 @@ def _index(value: object, what: str, most: int) -> None:
 
 
 def _indices(value: object, what: str, most: int) -> None:
-    if not isinstance(value, tuple) or not 0 < len(value) <= MAX_CARDS:
-        raise ValueError(f"{what} must be a tuple of 1 to {MAX_CARDS} items")
+    if not isinstance(value, tuple) or not 0 < len(value) <= MAX_ITEMS:
+        raise ValueError(f"{what} must be a tuple of 1 to {MAX_ITEMS} items")
     for item in value:
         _index(item, f"{what} entries", most)
 
 
 def _scalars(value: object, what: str) -> None:
-    if not isinstance(value, tuple) or len(value) > MAX_CARDS:
-        raise ValueError(f"{what} must be a tuple of at most {MAX_CARDS} items")
+    if not isinstance(value, tuple) or len(value) > MAX_ITEMS:
+        raise ValueError(f"{what} must be a tuple of at most {MAX_ITEMS} items")
     for i, key in enumerate(value):
         _scalar(key, f"{what}[{i}]")
 
@@ -184,7 +181,7 @@ class AuditReveal:
                 self.permutations) == len(self.lock_keys):
             raise ValueError("one unlock key, shuffle key, permutation and lock keys per round")
         for order in self.permutations:
-            _indices(order, "permutation", MAX_CARDS)
+            _indices(order, "permutation", MAX_ITEMS)
         for keys in self.lock_keys:
             _scalars(keys, "lock_keys")
         if len(self.remix_orders) != len(self.remix_keys) or len(self.remix_orders) > MAX_ROUNDS:

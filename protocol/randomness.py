@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from .constants import OBSERVER
 from .curve import SecretSource
 from .errors import LocalProtocolError, RemoteProtocolError
 from .source import SystemSource
@@ -47,8 +48,6 @@ class Reveal:
         _check(self.party, self.share, "share")
 
 
-OBSERVER = -2
-"""``me`` of a draw that only watches (offline verification)."""
 
 
 class JointRandom:

@@ -12,12 +12,11 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .constants import MAX_CARDS, MAX_PARTIES, MIN_CARDS, MIN_PARTIES
 from .curve import Multiplier, N, Point, inverse, lift
 
 COMMIT_DOMAIN = b"p2pcards/slot-key/v1"
 DIGEST_DOMAIN = b"p2pcards/deck-digest/v1"
-MIN_PARTIES, MAX_PARTIES = 2, 7
-MIN_CARDS, MAX_CARDS = 2, 128
 UNLOCK, SHUFFLE, LOCK, REMIX = "unlock", "shuffle", "lock", "remix"
 
 

@@ -141,7 +141,7 @@ def _forged_re_mix_caught(seed: int) -> bool:
             return forging_remix(forged)(run.deck, step.slots)
         view = run.public
         slot = forged.get("slot")
-        if step.kind != "act" or slot is None or run.place.get(slot) != session.me \
+        if step.kind != "act" or slot is None or run.ledger.place.get(slot) != session.me \
                 or view is None or view.phase != 3:
             return make()
         card = run.ids[forged["card"]]
@@ -150,7 +150,7 @@ def _forged_re_mix_caught(seed: int) -> bool:
         sent.update(cheat=session.me, deal=run.index, holder=next(
             s.me for s in table.sessions if s is not session and s.run is not None
             and card in [s.run.ids[c] for sl, c in s.run.deck.opened.items()
-                         if s.run.place.get(sl) == s.me]))
+                         if s.run.ledger.place.get(sl) == s.me]))
         return Act(action=f"play {session.game.notation.name(card)}",
                    shown=((slot, tuple(run.deck.keys[slot].items())),))
 

@@ -200,7 +200,7 @@ def test_a_card_not_held_is_refused_at_once() -> None:
     leader = next(s for s in table.sessions if s.decision() is not None)
     run = leader.run
     assert run is not None
-    mine = sorted(s for s, p in run.place.items() if p == leader.me
+    mine = sorted(s for s, p in run.ledger.place.items() if p == leader.me
                   and s not in run.deck.retired)
     shown, claimed = mine[0], run.ids[run.deck.opened[mine[1]]]
     name = leader.game.notation.name(claimed)

@@ -80,7 +80,7 @@ def test_a_claimant_refuses_the_late_message_and_a_message_first_wins() -> None:
     for session in others[1:]:
         assert session.receive(move) is None  # taken before any claim of theirs
         assert session.receive(claim) is None  # held: on a transcript it has left behind
-        assert session.claims == {}  # so it never counts there
+        assert session.claims.made == {}  # so it never counts there
     assert len({s.hash for s in others[1:]}) == 1
 
 

@@ -30,14 +30,13 @@ from p2pcards.table import kinds
 from p2pcards.table.codec import CodecError, unseal
 from p2pcards.table.kinds import Act, Keys, clip
 from p2pcards.table.replay import Mismatch, Outcome, forfeit, replay_deal
-
-Grants = tuple[tuple[int, tuple[int, ...]], ...]
+from p2pcards.table.state import Grants
 
 
 @dataclass(frozen=True, slots=True)
 class KeyStep:
     """A ``keys`` message as the transcript holds it: its sender, the grants it was
-    due to make (recipient or -1 for everyone -> slots), its body."""
+    due to make (recipient, or everyone -> slots), its body."""
 
     sender: int
     grants: Grants
@@ -64,7 +63,7 @@ class Deal:
     seal_secrets: Mapping[int, bytes]
     identities: Sequence[Ed25519PublicKey]
     blank: Sequence[int]
-    """The deck a record deals when the cards are unknown (see ``Movements._blank_deck``)."""
+    """The deck a record deals when the cards are unknown (see ``Ledger.blank_deck``)."""
 
 
 def judge(deal: Deal, *, lifted: Mapping[bytes, Point] | None = None,

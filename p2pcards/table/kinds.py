@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from p2pcards.protocol.curve import POINT_BYTES, N
@@ -21,8 +22,33 @@ from p2pcards.protocol.randomness import SHARE_BYTES, Commit, Reveal
 from p2pcards.table.codec import HASH_BYTES, KEY_BYTES, CodecError
 
 MAX_ITEMS = 4096
+"""Most items in one array of a message body."""
 MAX_TEXT = 200
+"""Most characters in a text field (a move, a verdict, a reason)."""
 MAX_SEALED = 16 * 1024
+"""Most bytes in one sealed body."""
+
+
+class Kind(StrEnum):
+    """Every message kind of the table, as the envelope's ``kind`` names it."""
+
+    SIGN = "sign"
+    COMMIT = "commit"
+    SHARE = "share"
+    HELLO = "hello"
+    UNLOCK = "unlock"
+    SHUFFLE = "shuffle"
+    LOCK = "lock"
+    REMIX = "remix"
+    KEYS = "keys"
+    OPENED = "opened"
+    ALARM = "alarm"
+    ACT = "act"
+    SILENT = "silent"
+    VOID = "void"
+    CONSENT = "consent"
+    AUDIT = "audit"
+    AGREE = "agree"
 
 Decoder = Callable[[Any, str], Any]
 
@@ -43,7 +69,7 @@ def _uint(value: Any, what: str) -> int:
     return value
 
 
-def _sint(value: Any, what: str) -> int:
+def _sint(value: Any, what: str) -> int:  # (points may be negative)
     if not isinstance(value, int) or isinstance(value, bool) or not -(1 << 62) < value < 1 << 62:
         raise CodecError(f"{what} must be an integer")
     return value
@@ -119,7 +145,6 @@ def _bool(value: Any, what: str) -> bool:
 
 BOOL: tuple[Decoder, Encoder] = (_bool, _same)
 UINT: tuple[Decoder, Encoder] = (_uint, _same)
-SINT: tuple[Decoder, Encoder] = (_sint, _same)
 TEXT: tuple[Decoder, Encoder] = (_text, _same)
 HASH: tuple[Decoder, Encoder] = (_bytes(HASH_BYTES), _same)
 KEY: tuple[Decoder, Encoder] = (_bytes(KEY_BYTES), _same)
@@ -133,9 +158,9 @@ UINT_ROWS: tuple[Decoder, Encoder] = (_list(_list(_uint)), _list_out(list))
 SLOT_KEYS: tuple[Decoder, Encoder] = (_list(_pair(_uint, _scalar)),
                                       _list_out(_pair_out(_same, _scalar_out)))
 SEALED: tuple[Decoder, Encoder] = (_list(_pair(_uint, _any_bytes)), _list_out(list))
-SHOWN: tuple[Decoder, Encoder] = (_list(_pair(_uint, _list(_pair(_uint, _scalar)))),
-                                   _list_out(_pair_out(_same, _list_out(
-                                       _pair_out(_same, _scalar_out)))))
+SHOWN_KEYS: tuple[Decoder, Encoder] = (_list(_pair(_uint, _list(_pair(_uint, _scalar)))),
+                                        _list_out(_pair_out(_same, _list_out(
+                                            _pair_out(_same, _scalar_out)))))
 
 
 # ------------------------------------------------------------------ the kinds
@@ -270,7 +295,7 @@ class Agree:
 
 @dataclass(frozen=True, slots=True)
 class KindSpec:
-    kind: str
+    kind: Kind
     cls: type
     fields: dict[str, tuple[Decoder, Encoder]]
     party: bool = False
@@ -282,29 +307,29 @@ _AUDIT_FIELDS = {
     "lock_keys": SCALAR_ROWS, "remix_orders": UINT_ROWS, "remix_keys": SCALAR_ROWS,
 }
 
-SPECS: dict[str, KindSpec] = {spec.kind: spec for spec in (
-    KindSpec("sign", Sign, {"roster": HASH}),
-    KindSpec("commit", Commit, {"digest": (_bytes(SHARE_BYTES), _same)}, party=True),
-    KindSpec("share", Reveal, {"share": (_bytes(SHARE_BYTES), _same)}, party=True),
-    KindSpec("hello", Hello, {"seal_key": KEY}),
-    KindSpec("unlock", Unlocked, {"round": UINT, "slots": UINTS, "prior": HASH,
+SPECS: dict[Kind, KindSpec] = {spec.kind: spec for spec in (
+    KindSpec(Kind.SIGN, Sign, {"roster": HASH}),
+    KindSpec(Kind.COMMIT, Commit, {"digest": (_bytes(SHARE_BYTES), _same)}, party=True),
+    KindSpec(Kind.SHARE, Reveal, {"share": (_bytes(SHARE_BYTES), _same)}, party=True),
+    KindSpec(Kind.HELLO, Hello, {"seal_key": KEY}),
+    KindSpec(Kind.UNLOCK, Unlocked, {"round": UINT, "slots": UINTS, "prior": HASH,
                                   "deck": POINTS}, party=True),
-    KindSpec("shuffle", Shuffled, {"round": UINT, "prior": HASH, "deck": POINTS}, party=True),
-    KindSpec("lock", Locked, {"round": UINT, "prior": HASH, "deck": POINTS,
+    KindSpec(Kind.SHUFFLE, Shuffled, {"round": UINT, "prior": HASH, "deck": POINTS}, party=True),
+    KindSpec(Kind.LOCK, Locked, {"round": UINT, "prior": HASH, "deck": POINTS,
                               "commitments": HASHES}, party=True),
-    KindSpec("remix", Remixed, {"slots": UINTS, "deck": POINTS, "commitments": HASHES},
+    KindSpec(Kind.REMIX, Remixed, {"slots": UINTS, "deck": POINTS, "commitments": HASHES},
              party=True),
-    KindSpec("keys", Keys, {"sealed": SEALED, "public": SLOT_KEYS}),
-    KindSpec("opened", Opened, {"problem": TEXT}),
-    KindSpec("alarm", Alarm, {"problem": TEXT}),
-    KindSpec("act", Act, {"action": TEXT, "shown": SHOWN, "slots": UINTS}),
-    KindSpec("silent", Silent, {"seat": UINT}),
-    KindSpec("void", Void, {"reason": TEXT}),
-    KindSpec("consent", Consent, {"agree": BOOL}),
-    KindSpec("audit", Audit, {"reveal": (lambda v, w: v, _same), "seal_secret": KEY}),
-    KindSpec("agree", Agree, {"transcript": HASH, "points": SINTS, "verdict": TEXT}),
+    KindSpec(Kind.KEYS, Keys, {"sealed": SEALED, "public": SLOT_KEYS}),
+    KindSpec(Kind.OPENED, Opened, {"problem": TEXT}),
+    KindSpec(Kind.ALARM, Alarm, {"problem": TEXT}),
+    KindSpec(Kind.ACT, Act, {"action": TEXT, "shown": SHOWN_KEYS, "slots": UINTS}),
+    KindSpec(Kind.SILENT, Silent, {"seat": UINT}),
+    KindSpec(Kind.VOID, Void, {"reason": TEXT}),
+    KindSpec(Kind.CONSENT, Consent, {"agree": BOOL}),
+    KindSpec(Kind.AUDIT, Audit, {"reveal": (lambda v, w: v, _same), "seal_secret": KEY}),
+    KindSpec(Kind.AGREE, Agree, {"transcript": HASH, "points": SINTS, "verdict": TEXT}),
 )}
-KIND_OF: dict[type, str] = {spec.cls: spec.kind for spec in SPECS.values()}
+KIND_OF: dict[type, Kind] = {spec.cls: spec.kind for spec in SPECS.values()}
 
 Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixed | Keys \
     | Opened | Alarm | Act | Silent | Void | Consent | Audit | Agree
@@ -324,9 +349,10 @@ def _fields_of(spec: KindSpec, body: dict[str, Any], where: str) -> dict[str, An
 def decode_body(kind: str, body: dict[str, Any], sender: int) -> Message:
     """The message of ``kind`` that ``body`` holds, validated; ``sender`` fills the
     deck's and joint randomness's ``party``."""
-    spec = SPECS.get(kind)
-    if spec is None:
-        raise CodecError(f"unknown message kind {kind!r}")
+    try:
+        spec = SPECS[Kind(kind)]
+    except ValueError:
+        raise CodecError(f"unknown message kind {kind!r}") from None
     values = _fields_of(spec, body, kind)
     if spec.party:
         values["party"] = sender
@@ -336,7 +362,7 @@ def decode_body(kind: str, body: dict[str, Any], sender: int) -> Message:
             if not isinstance(raw, dict):
                 raise CodecError("audit.reveal must be a map")
             values["reveal"] = AuditReveal(party=sender, **_fields_of(
-                KindSpec("reveal", AuditReveal, _AUDIT_FIELDS), raw, "audit.reveal"))
+                KindSpec(Kind.AUDIT, AuditReveal, _AUDIT_FIELDS), raw, "audit.reveal"))
         return spec.cls(**values)  # type: ignore[no-any-return]
     except CodecError:
         raise
@@ -344,7 +370,7 @@ def decode_body(kind: str, body: dict[str, Any], sender: int) -> Message:
         raise CodecError(f"{kind}: {error}") from None
 
 
-def encode_body(message: Message) -> tuple[str, dict[str, Any]]:
+def encode_body(message: Message) -> tuple[Kind, dict[str, Any]]:
     """(kind, body map) of a message."""
     kind = KIND_OF[type(message)]
     spec = SPECS[kind]

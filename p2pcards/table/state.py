@@ -1,27 +1,77 @@
-"""The table session's records: what is due, what was refused, one deal in progress."""
+"""The table session's records: phases, what is due, what was refused, one deal in progress."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Final
 
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.games import HandState
+from p2pcards.protocol.constants import OBSERVER
 from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.randomness import JointRandom
 from p2pcards.table.codec import Envelope
-from p2pcards.table.kinds import Act, Agree, Audit, Keys
+from p2pcards.table.kinds import Act, Agree, Audit, Keys, Kind
 from p2pcards.table.replay import Outcome
 
-SHOWN = -1
-"""Ledger place of a slot shown to everyone."""
-EVERYONE = -1
-"""Grant recipient: the keys are shown to everyone."""
-WATCHER = -2
+if TYPE_CHECKING:
+    from p2pcards.table.ledger import Ledger
+
+
+class Everyone(Enum):
+    """A grant's recipient that is not a seat: the keys are shown to everyone."""
+
+    EVERYONE = "everyone"
+
+
+class Shown(Enum):
+    """A ledger place that is not a hidden place: the slot is face up."""
+
+    SHOWN = "shown"
+
+
+EVERYONE: Final = Everyone.EVERYONE
+SHOWN: Final = Shown.SHOWN
+WATCHER: Final = OBSERVER
 """``me`` of a session that holds no seat and only checks (``p2pcards verify``)."""
 
-SEATING, DRAW, HELLO, DECK, DEAL, PLAY, AUDIT, AGREE, OVER = (
-    "seating", "draw", "hello", "deck", "deal", "play", "audit", "agree", "over")
+Recipient = int | Everyone
+"""Who a key release is for: a seat, or everyone."""
+Place = int | Shown
+"""Where a slot's card is: a hidden place of the engine, or face up."""
+Grants = tuple[tuple[Recipient, tuple[int, ...]], ...]
+"""A key release's grants: recipient -> slots."""
+
+
+class Phase(Enum):
+    """Where a game stands at one seat (docs/protocol.md, "Phases")."""
+
+    SEATING = "seating"
+    """Every seat signs the roster."""
+    DRAW = "draw"
+    """The joint draw of the first dealer."""
+    HELLO = "hello"
+    """A deal begins: every seat announces its sealing key."""
+    DECK = "deck"
+    """The deck's passes: unlock, shuffle, lock."""
+    DEAL = "deal"
+    """The keys of the deal go round; every seat reports its cards open."""
+    PLAY = "play"
+    """The moves, with the key releases, re-mixes and draws they call for."""
+    AUDIT = "audit"
+    """Every seat reveals its secrets."""
+    AGREE = "agree"
+    """Every seat signs the deal's result."""
+    OVER = "over"
+    """The game is over (or the table broke up)."""
+
+
+def grant_order(grant: tuple[Recipient, tuple[int, ...]]) -> int:
+    """Grants in seat order, everyone's first."""
+    recipient = grant[0]
+    return -1 if recipient is EVERYONE else recipient
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +89,8 @@ class Rejection:
 
 
 class Refused(Exception):
+    """A message that breaks a rule, raised before anything changes."""
+
     def __init__(self, rule: str, reason: str):
         super().__init__(reason)
         self.rule = rule
@@ -50,9 +102,9 @@ class Step:
     """A message due: its kind, its sender, and for a key release the grants
     (recipient or EVERYONE -> slots), for a re-mix the slots."""
 
-    kind: str
+    kind: Kind
     seat: int
-    grants: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    grants: Grants = ()
     slots: tuple[int, ...] = ()
 
 
@@ -75,10 +127,9 @@ class DealRun:
     deck: Deck
     ids: list[int]
     seal_private: X25519PrivateKey
+    ledger: Ledger
+    """Where the deal's slots are, and who can open them."""
     seal_keys: dict[int, bytes] = field(default_factory=dict)
-    place: dict[int, int] = field(default_factory=dict)
-    knows: dict[int, set[int]] = field(default_factory=dict)
-    """Slot -> the seats that can open it (public: who was given its keys)."""
     view: HandState | None = None
     """This seat's own view (the watcher's is the public one)."""
     public: HandState | None = None
@@ -93,6 +144,8 @@ class DealRun:
     suspect: str = ""
     """Why this seat's own view refused a move the public view allowed (a card this
     seat holds, shown by another): it raises the alarm when its turn comes."""
+    own_code: int = -1
+    """This seat's last move as its own view knows it (the public text hides cards)."""
     acts: list[tuple[int, Act]] = field(default_factory=list)
     audits: dict[int, Audit] = field(default_factory=dict)
     agrees: dict[int, Agree] = field(default_factory=dict)
@@ -107,16 +160,7 @@ class DealRun:
     draw: JointRandom | None = None
     """The joint draw under way for a chance move (Control Nut!)."""
     draws: int = 0
-    steal: tuple[int, int, int] | None = None
-    """A HAND steal under way: (victim, thief, the slot drawn, or -1 before the draw)."""
-    deck_mask: int = 0
-    """The game's cards that are in the deck (Control Nut!'s controls are not)."""
     problem: str = ""
     """What went wrong opening this seat's cards (reported in its ``opened``)."""
     alarms: dict[int, str] = field(default_factory=dict)
     opened: bool = False
-    shown_extra: bool = False
-    """Whether the cards the deal shows after looking at others (Pasur's replacement
-    for an opening jack) have been asked for."""
-    reshuffling: tuple[int, ...] = ()
-    """The slots of a reshuffle under way (Pasur's stock after an opening jack)."""

@@ -1,0 +1,396 @@
+"""The phase machine of one seat's table session: what is due, and what comes next.
+
+A game goes through the phases of :class:`~p2pcards.table.state.Phase`: the
+roster signed, the first dealer drawn, then for each deal the hellos, the deck's
+passes, the deal's key releases, the play, the audit and the agreement.  The
+machine takes each accepted message through its kind's handler
+(:mod:`p2pcards.table.handlers`), then moves on (:meth:`PhaseMachine.advance`)
+when the phase is complete.  It is the only writer of the agenda (the steps due
+and the phase); the slot ledger and the handlers ask it to queue steps.  It
+makes this seat's own messages (:meth:`PhaseMachine.make`) but sends nothing:
+the session signs and sends (:mod:`p2pcards.table.session`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+from p2pcards.games import HandState
+from p2pcards.games.core import CHANCE, SPECTATOR, TERMINAL
+from p2pcards.protocol.curve import SecretSource
+from p2pcards.protocol.deck import Deck
+from p2pcards.protocol.errors import RemoteProtocolError
+from p2pcards.protocol.randomness import JointRandom
+from p2pcards.protocol.steps import DeckContext
+from p2pcards.table.agenda import Agenda
+from p2pcards.table.codec import Envelope, private_bytes, public_bytes, seal
+from p2pcards.table.dealing import Dealing, open_slots
+from p2pcards.table.handlers import HANDLERS
+from p2pcards.table.judge import Deal, KeyStep, judge
+from p2pcards.table.kinds import Act, Agree, Audit, Hello, Keys, Kind, Message, Opened, Sign, clip
+from p2pcards.table.ledger import Ledger
+from p2pcards.table.replay import forfeit
+from p2pcards.table.roster import Roster
+from p2pcards.table.state import EVERYONE, WATCHER, DealRun, Event, Phase, Step
+from p2pcards.table.transcript import Transcript
+
+
+class PhaseMachine:
+    """One seat's game: the agenda, the deal in progress, the deals done, the totals."""
+
+    def __init__(self, roster: Roster, me: int, identity: Ed25519PrivateKey | None,
+                 source: SecretSource, transcript: Transcript, keep_states: bool):
+        self.roster = roster
+        self.transcript = transcript
+        """The seat's transcript (read here: its hash is what a deal's result signs)."""
+        self.me = me
+        self.identity = identity
+        self.source = source
+        self.keep_states = keep_states
+        self.game = roster.rules
+        self.players = roster.players
+        self.options = roster.resolved_options()
+        self.table = roster.table
+        self.agenda = Agenda(Phase.SEATING, (Step(Kind.SIGN, s) for s in range(self.players)))
+        self.events: list[Event] = []
+        self.draw = JointRandom(b"p2pcards/first-dealer/" + self.table, self.players, me,
+                                self.source)
+        self.dealer = -1
+        self.deals = 0
+        self.scored = 0
+        self.totals = [0] * self.game.unit_count(self.players)
+        self.winner: int | list[int] | None = None
+        self.run: DealRun | None = None
+        self.finished: list[DealRun] = []
+        self.dealing = Dealing(self.table, self.players, me, self.source, keep_states,
+                               self.events)
+
+    # ================================================================ queries
+
+    @property
+    def phase(self) -> Phase:
+        return self.agenda.phase
+
+    def due(self) -> Step | None:
+        """The message due next, and from whom (None: the game is over)."""
+        head = self.agenda.head
+        if head is not None:
+            return head
+        run, phase = self.run, self.agenda.phase
+        if phase in (Phase.DECK, Phase.PLAY) and run is not None:
+            expected = run.deck.expected()
+            if expected is not None:
+                return Step(Kind(expected[0]), expected[1])
+        if phase == Phase.PLAY and run is not None and run.public is not None:
+            player = run.public.current_player()
+            if player >= 0:
+                return Step(Kind.ACT, player)
+        return None
+
+    def forced(self) -> int | None:
+        """The move the table makes for the seat to move when it has no choice and
+        does not see its card (Nullern's blind round), once everyone has shown it."""
+        run = self.run
+        if run is None or run.public is None or self.agenda.phase != Phase.PLAY:
+            return None
+        return run.ledger.forced(run.public)
+
+    def deal_index(self) -> int:
+        return self.run.index if self.run is not None else 0
+
+    def current_draw(self) -> JointRandom:
+        """The joint draw the ``commit`` and ``share`` messages are for."""
+        run = self.run
+        if run is not None and run.draw is not None:
+            return run.draw
+        return self.draw
+
+    # ========================================================== the agenda
+
+    def queue(self, steps: Iterable[Step]) -> None:
+        """Queue the steps a handler or the ledger needs."""
+        self.agenda.expect(steps)
+
+    def taken(self, env: Envelope, message: Message, step: Step) -> None:
+        """Apply an accepted message (its kind's handler; :class:`Refused` before any
+        change) and note it in the deal."""
+        HANDLERS[type(message)](self, env, message, step)
+
+    def recorded(self, env: Envelope) -> None:
+        """``env`` went into the transcript: the deal's share of it, and the step done."""
+        if self.run is not None and self.agenda.phase not in (Phase.SEATING, Phase.DRAW):
+            self.run.envelopes.append(env)
+        self.agenda.done(env.sender, env.kind)
+
+    def alarm(self, run: DealRun) -> None:
+        """A seat could not open its cards: the deal stops for its audit."""
+        self.agenda.restart(Phase.AUDIT, (Step(Kind.AUDIT, s) for s in range(self.players)))
+
+    def vote_ended(self) -> None:
+        """A seat refused to void the deal: nobody else answers."""
+        self.agenda.drop(lambda step: step.kind == Kind.CONSENT)
+
+    def advance(self) -> None:
+        """Move to the next phase when the current one is complete."""
+        agenda = self.agenda
+        while True:
+            run = self.run
+            phase = agenda.phase
+            head = agenda.head
+            if phase == Phase.DEAL and run is not None and not run.opened \
+                    and head is not None and head.kind == Kind.OPENED:
+                run.opened = True  # every key of the deal is in: open this seat's cards
+                open_slots(run, [s for s in range(len(run.ids)) if self.me in run.ledger.knows[s]])
+            if phase == Phase.PLAY and run is not None:
+                if run.alarms:
+                    self.alarm(run)
+                elif run.view is not None:
+                    self.dealing.open_taken(run)
+                    self.dealing.observe(run)
+            if agenda:
+                return
+            phase = agenda.phase
+            if phase == Phase.SEATING:
+                agenda.enter(Phase.DRAW, [*(Step(Kind.COMMIT, s) for s in range(self.players)),
+                                          *(Step(Kind.SHARE, s) for s in range(self.players))])
+                number = self.roster.safety_number()
+                self.events.append(Event("seated", "every seat signed the roster (safety"
+                                                   f" number {number})"))
+            elif phase == Phase.DRAW:
+                rng = random.Random(self.draw.seed())
+                self.dealer = self.game.first_dealer(self.players, rng)
+                self._begin_deal()
+            elif phase == Phase.HELLO:
+                agenda.enter(Phase.DECK)
+            elif phase == Phase.DECK:
+                assert run is not None
+                if run.deck.expected() is not None:
+                    return
+                agenda.enter(Phase.DEAL, run.ledger.deal_steps())
+            elif phase == Phase.DEAL:
+                assert run is not None
+                if run.alarms:
+                    self.alarm(run)
+                else:
+                    self._after_deal(run)
+            elif phase == Phase.PLAY:
+                assert run is not None and run.public is not None
+                player = run.public.current_player()
+                if player == CHANCE:
+                    made, steps = self.dealing.chance(run)
+                    agenda.expect(steps)
+                    if made:
+                        continue
+                    return
+                if player != TERMINAL:
+                    agenda.expect(run.ledger.reveal_blind(run.public, player))
+                    return
+                agenda.enter(Phase.AUDIT, (Step(Kind.AUDIT, s) for s in range(self.players)))
+            elif phase == Phase.AUDIT:
+                assert run is not None
+                self._conclude(run)
+                run.signers = list(range(self.players))
+                agenda.enter(Phase.AGREE, (Step(Kind.AGREE, s) for s in range(self.players)))
+            elif phase == Phase.AGREE:
+                assert run is not None
+                self._score(run)
+                if agenda.phase == Phase.OVER:
+                    return
+            else:
+                return
+
+    # ================================================================ a deal
+
+    def _begin_deal(self) -> None:
+        index = self.deals
+        ids = self.game.deck(self.players, self.options)
+        context = DeckContext(self.table, index, self.players, len(ids))
+        seal_private = X25519PrivateKey.from_private_bytes(self.source.token_bytes(32))
+        deck = Deck(context, self.me, self.source)
+        ledger = Ledger(self.game, self.players, self.options, self.dealer, self.scored, deck,
+                        ids)
+        self.run = DealRun(index, self.scored, self.dealer, deck, ids, seal_private, ledger)
+        self.agenda.enter(Phase.HELLO, (Step(Kind.HELLO, s) for s in range(self.players)))
+        self.events.append(Event("deal", f"deal {index + 1}, dealer seat {self.dealer}"))
+
+    def _after_deal(self, run: DealRun) -> None:
+        """Every seat has opened its cards: show what the deal shows after looking at
+        other cards (Pasur's replacement for a lone opening jack), then make the views."""
+        observed: list[int | None] = [None] * len(run.ids)
+        for slot in range(len(run.ids)):
+            if slot in run.deck.opened:
+                observed[slot] = run.ids[run.deck.opened[slot]]
+        extra = run.ledger.shown_after_deal(observed)
+        if extra:
+            self.agenda.expect(extra)
+            return
+        shown = [card if run.ledger.shown_to_all(slot) else None
+                 for slot, card in enumerate(observed)]
+        run.public = self.game.deal(shown, run.dealer, self.players, self.options,
+                                    observer=SPECTATOR, number=run.number)
+        if self.me == WATCHER:  # the watcher has no view of its own
+            run.view = run.public
+        else:
+            run.view = self.game.deal(observed, run.dealer, self.players, self.options,
+                                      observer=self.me, number=run.number)
+        run.ledger.reconcile(run.public)
+        if self.keep_states:
+            run.views.append(run.view.knowledge())
+        self.agenda.enter(Phase.PLAY)
+
+    def show(self, run: DealRun, slot: int) -> None:
+        """Open a slot every key of which is public; one that opens to no card (a deck
+        broken somewhere) stops the deal for its audit at every seat alike."""
+        try:
+            run.deck.open(slot)
+        except RemoteProtocolError as error:
+            run.problem = run.problem or error.reason
+            self.alarm(run)
+
+    # ========================================================= deal's end
+
+    def _conclude(self, run: DealRun) -> None:
+        """Every secret is in: the verdict (:func:`p2pcards.table.judge.judge`)."""
+        deal = Deal(
+            self.game, self.players, self.options, run.dealer, run.number, run.ids,
+            run.deck.context, run.deck.log, run.deck.releases,
+            [KeyStep(sender, step.grants, message) for sender, step, message in run.key_steps],
+            run.acts, run.alarms, {s: a.reveal for s, a in run.audits.items()},
+            {s: a.seal_secret for s, a in run.audits.items()}, self.roster.keys,
+            run.ledger.blank_deck())
+        run.outcome, run.verdict = judge(deal, lifted=run.deck.lifted,
+                                         keep_states=self.keep_states)
+        if run.consented:  # every seat's consent: the deal does not count
+            record = run.outcome.record
+            record.void, record.reason = True, run.consented
+            record.actions, record.penalty, record.forfeit = [], None, None
+            run.verdict = clip(f"void: {run.consented}")
+        run.points = run.outcome.points
+        run.agree_hash = self.transcript.hash
+
+    def _score(self, run: DealRun) -> None:
+        void = run.outcome is not None and run.outcome.void
+        for unit, points in enumerate(run.points):
+            self.totals[unit] += points
+        self.finished.append(run)
+        self.deals += 1
+        self.scored += 0 if void else 1
+        self.events.append(Event("result", f"deal {run.index + 1}: {run.points} ({run.verdict});"
+                                           f" totals {self.totals}"))
+        self.winner = self.game.winner(self.totals, self.scored, self.options)
+        if self.winner is not None:
+            self.agenda.restart(Phase.OVER)
+            self.run = None
+            self.events.append(Event("over", f"the game is over: {self.winner}"))
+            return
+        self.dealer = self.game.next_dealer(self.dealer, self.players, void)
+        self._begin_deal()
+
+    def silenced(self, seat: int) -> None:
+        """``seat`` forfeits the deal: the game's penalty against it, the deal scored as
+        played so far for the others (docs/rules/common.md); its secrets never came, so
+        the record keeps no cards.  Before the first deal, or at a table of two (where
+        one seat's word would be all it takes), the table breaks up instead; at the
+        agreement the result stands without its signature; a deal already void stays
+        void."""
+        run = self.run
+        if run is None or self.players == 2:
+            self.agenda.restart(Phase.OVER)
+            self.run = None
+            self.events.append(Event("over", f"seat {seat} was silent: the table breaks up",
+                                     seat))
+            return
+        if self.agenda.phase == Phase.AGREE:
+            self.agenda.drop(lambda step: step.seat == seat)
+            run.signers = [s for s in run.signers if s != seat]
+            return
+        reason = "refused audit" if self.agenda.phase == Phase.AUDIT else "silent"
+        run.outcome = forfeit(self.game, self.players, self.options, run.dealer, run.number,
+                              run.ledger.blank_deck(), [], {}, seat, reason)
+        public = run.public
+        rules_void = public.void_reason if public is not None else None
+        if run.consented or rules_void is not None:
+            run.outcome.record.forfeit = None
+            run.outcome.record.void = True
+            run.outcome.record.reason = run.consented or rules_void or ""
+            run.verdict = clip(f"void: {run.outcome.record.reason}")
+        else:
+            if public is not None:
+                played = public.clone()  # the deal as played so far, the penalty applied
+                played.penalize(seat, reason)
+                run.outcome.state = played
+            run.verdict = f"seat {seat} forfeits the deal: {reason}"
+        run.points = run.outcome.points
+        run.agree_hash = self.transcript.hash
+        run.signers = [s for s in range(self.players) if s != seat]
+        self.agenda.restart(Phase.AGREE, (Step(Kind.AGREE, s) for s in run.signers))
+        self.events.append(Event("forfeit", run.verdict, seat))
+
+    # ==================================================== this seat's messages
+
+    def make(self, step: Step) -> Message:
+        """This seat's message for ``step`` (not a move: :meth:`move`)."""
+        run = self.run
+        kind = step.kind
+        if kind == Kind.SIGN:
+            return Sign(roster=self.roster.digest())
+        if kind == Kind.COMMIT:
+            return self.current_draw().commit()
+        if kind == Kind.SHARE:
+            return self.current_draw().reveal()
+        assert run is not None
+        if kind == Kind.HELLO:
+            return Hello(seal_key=public_bytes(run.seal_private.public_key()))
+        if kind in (Kind.UNLOCK, Kind.SHUFFLE, Kind.LOCK):
+            return run.deck.step()
+        if kind == Kind.REMIX:
+            return run.deck.remix(list(step.slots))
+        if kind == Kind.KEYS:
+            return self._make_keys(run, step)
+        if kind == Kind.OPENED:
+            return Opened(problem=clip(run.problem))
+        if kind == Kind.AUDIT:
+            return Audit(reveal=run.deck.secrets(), seal_secret=private_bytes(run.seal_private))
+        if kind == Kind.AGREE:
+            return Agree(transcript=run.agree_hash, points=tuple(run.points),
+                         verdict=run.verdict)
+        raise AssertionError(kind)
+
+    def _make_keys(self, run: DealRun, step: Step) -> Keys:
+        sealed = []
+        public: list[tuple[int, int]] = []
+        for recipient, slots in step.grants:
+            if recipient is EVERYONE:
+                public.extend((s, run.deck.release(s).key) for s in slots)
+                continue
+            content = [[s, run.deck.release(s, recipient).key.to_bytes(32, "big")]
+                       for s in slots]
+            assert self.identity is not None
+            sealed.append((recipient, seal(self.identity, run.seal_keys[recipient],
+                                           table=self.table, deal=run.index, sender=self.me,
+                                           recipient=recipient, content=content)))
+        return Keys(sealed=tuple(sealed), public=tuple(public))
+
+    def move(self, view: HandState, code: int) -> Act:
+        """This seat's move ``code`` as it goes on the wire: its public text, the slots of
+        its face-down cards, the slots and keys of the cards it shows."""
+        run = self.run
+        assert run is not None
+        public = view.format_action(code, seat=SPECTATOR)
+        full = view.format_action(code)
+        hidden = [w for w, p in zip(full.split(), public.split(), strict=True) if p == "?"]
+        place = run.ledger.place
+        mine = {run.deck.opened[s]: s for s in place
+                if place[s] == self.me and s in run.deck.opened}
+        by_name = {self.game.notation.name(run.ids[c]): s for c, s in mine.items()}
+        slots = tuple(by_name[name] for name in hidden)
+        run.own_code = code
+        shown = []
+        for card in view.shown_cards(code):
+            slot = by_name[self.game.notation.name(card)]
+            shown.append((slot, tuple(sorted(run.deck.keys[slot].items()))))
+        return Act(action=public, shown=tuple(shown), slots=slots)

@@ -1,0 +1,28 @@
+"""The deck's limits and the parties that are not seats, each defined once.
+
+A deal has 2 to 7 parties and 2 to 128 cards; a deal's passes and re-mixes
+number at most 64, its slots (re-mixes and reshuffles add slots) at most
+4096.  A message's lists are bounded by the same figures when it is decoded,
+so nothing a peer sends can make a party build more than a deal can need.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+MIN_PARTIES: Final = 2
+MAX_PARTIES: Final = 7
+MIN_CARDS: Final = 2
+MAX_CARDS: Final = 128
+MAX_ROUNDS: Final = 64
+"""Passes (unlock, shuffle, lock) and re-mixes in one deal."""
+MAX_SLOTS: Final = 4096
+"""Slots in one deal: the deck's, and those that re-mixes and reshuffles add."""
+MAX_ITEMS: Final = 1024
+"""Most items in one list of a message (a round of points, of keys, of slots)."""
+
+PUBLIC: Final = -1
+"""The ``holder`` of a slot shown to everyone."""
+OBSERVER: Final = -2
+"""``me`` of a party that only watches: it checks every step and opens what is
+shown, but holds no secret (offline verification of a transcript)."""
