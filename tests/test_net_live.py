@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import struct
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +15,15 @@ import pytest
 import trio
 
 from p2pcards.bots import Bot, make_bot
-from p2pcards.net import links, tls
+from p2pcards.net import tls
 from p2pcards.net.driver import Settings
+from p2pcards.net.frames import Auth, Error, Frame, Hello, Msg, Start, Welcome, pack, pack_map
 from p2pcards.net.host import Host, HostConfig
 from p2pcards.net.identity import Friends, Identity, encode_id, load_or_create, show_id
 from p2pcards.net.invite import Invite, proof
 from p2pcards.net.join import Joiner
 from p2pcards.net.journal import Journal
-from p2pcards.net.wire import Link, LinkClosed, encode
+from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import seal_envelope
 from p2pcards.table.verify import verify
 
@@ -83,15 +85,15 @@ async def raw_link(invite: Invite) -> Link:
 
 
 async def admitted(invite: Invite, identity: Identity, token: bytes | None = None
-                   ) -> tuple[Link, dict[str, Any]]:
+                   ) -> tuple[Link, Frame]:
     link = await raw_link(invite)
-    await link.send(links.hello())
+    await link.send(Hello())
     first = await link.receive()
+    assert isinstance(first, Hello) and first.nonce is not None
     token = invite.token if token is None else token
-    await link.send({"t": "auth", "key": identity.public, "name": "eve", "token": token,
-                     "bot": "", "bots": [],
-                     "sig": proof(identity.key, first["nonce"], invite.fingerprint or b"",
-                                  token)})
+    await link.send(Auth(key=identity.public, name="eve", token=token, bot="", bots=(),
+                         sig=proof(identity.key, first.nonce, invite.fingerprint or b"",
+                                   token)))
     return link, await link.receive()
 
 
@@ -100,21 +102,21 @@ async def refused_with(link: Link) -> str:
         try:
             while True:
                 frame = await link.receive()
-                if frame["t"] == "error":
-                    return str(frame["reason"])
+                if isinstance(frame, Error):
+                    return frame.reason
         except LinkClosed:
             return "closed without a reason"
 
 
 async def uninvited(invite: Invite, tmp_path: Path) -> str:
     _link, answer = await admitted(invite, load_or_create(tmp_path / "eve"), b"x" * 16)
-    assert answer["t"] == "error"
-    return str(answer["reason"])
+    assert isinstance(answer, Error)
+    return answer.reason
 
 
 async def wrong_version(invite: Invite, tmp_path: Path) -> str:
     link = await raw_link(invite)
-    await link.send({"t": "hello", "proto": "p2pcards", "versions": [7, 9]})
+    await link.send_map({"t": "hello", "proto": "p2pcards", "versions": [7, 9]})
     return await refused_with(link)
 
 
@@ -126,7 +128,7 @@ async def oversize(invite: Invite, tmp_path: Path) -> str:
 
 async def truncated(invite: Invite, tmp_path: Path) -> str:
     link = await raw_link(invite)
-    await link.stream.send_all(encode(links.hello())[:-3])
+    await link.stream.send_all(pack(Hello())[:-3])
     await link.stream.send_eof() if hasattr(link.stream, "send_eof") else None
     await link.stream.aclose()
     return "closed"
@@ -177,7 +179,7 @@ async def test_seated_peer_misbehaving_loses_only_its_link(tmp_path: Path) -> No
     async with trio.open_nursery() as nursery:
         invite = await nursery.start(host.serve)
         link, answer = await admitted(invite, eve_id)
-        assert answer["t"] == "welcome"
+        assert isinstance(answer, Welcome)
         joiner = make_joiner(tmp_path, invite, "joe")
         nursery.start_soon(joiner.run)
         with trio.fail_after(10):
@@ -199,12 +201,12 @@ async def test_seated_peer_misbehaving_loses_only_its_link(tmp_path: Path) -> No
             (signed[:-1] + bytes([signed[-1] ^ 1]), "does not verify"),
         ]
         for wire, reason in cases:
-            await link.send({"t": "msg", "wire": wire})
+            await link.send(Msg(wire=wire))
             assert reason in await refused_with(link)
             link, answer = await admitted(invite, eve_id)  # back at its seat
-            assert answer["t"] == "welcome"
-        await link.send({"t": "msg", "wire": signed})  # kept as evidence of a fork: the
-        await link.send({"t": "msg", "wire": signed})  # link stays; sent again, it goes
+            assert isinstance(answer, Welcome)
+        await link.send(Msg(wire=signed))  # kept as evidence of a fork: the
+        await link.send(Msg(wire=signed))  # link stays; sent again, it goes
         said = await refused_with(link)
         assert "replay" in said
         await link.aclose()  # eve leaves for good: claimed silent, the table breaks up
@@ -218,11 +220,11 @@ async def test_seated_peer_misbehaving_loses_only_its_link(tmp_path: Path) -> No
 async def test_fuzzed_frames_do_not_stop_the_table(tmp_path: Path) -> None:
     rng = random.Random(8)
     host = make_host(tmp_path, options={"target": 62})
-    good = [encode(links.hello()), encode({"t": "auth", "key": b"k" * 32, "name": "x",
-                                           "token": b"t" * 16, "bot": "", "bots": [],
-                                           "sig": b"s" * 64}),
-            encode({"t": "msg", "wire": b"w" * 200}), encode({"t": "chat", "seat": 0,
-                                                                "text": "hi", "sig": b"s"})]
+    good = [pack(Hello()), pack_map({"t": "auth", "key": b"k" * 32, "name": "x",
+                                     "token": b"t" * 16, "bot": "", "bots": [],
+                                     "sig": b"s" * 64}),
+            pack(Msg(wire=b"w" * 200)), pack_map({"t": "chat", "seat": 0, "text": "hi",
+                                                  "sig": b"s"})]
 
     def mutate(data: bytes) -> bytes:
         buf = bytearray(data)
@@ -300,19 +302,19 @@ class TwoFacedHost(Host):
 
     mitm_public = b""
 
-    def _broadcast(self, frame: dict[str, Any], but: Any = None) -> None:
-        if frame["t"] != "start":
+    def _broadcast(self, frame: Frame, but: Any = None) -> None:
+        if not isinstance(frame, Start):
             super()._broadcast(frame, but)
             return
-        from p2pcards.table.roster import Roster, SeatEntry, decode_roster  # noqa: PLC0415
+        from p2pcards.table.roster import Roster, SeatEntry  # noqa: PLC0415
 
-        real = decode_roster(frame["roster"])
+        real = frame.roster
         seats = list(real.seats)
         seats[2] = SeatEntry(seats[2].name, self.mitm_public)
         fake = Roster(real.table, real.game, real.options, tuple(seats))
         for seated in self.links:
             shown = fake if seated.name == "ann" else real
-            seated.out.send_nowait({**frame, "roster": shown.encode()})
+            seated.out.send_nowait(replace(frame, roster=shown))
 
 
 async def test_a_relay_showing_two_rosters_is_caught_by_the_safety_number(
@@ -382,7 +384,7 @@ async def test_a_joiner_who_leaves_the_lobby_frees_its_seats(tmp_path: Path) -> 
     async with trio.open_nursery() as nursery:
         invite = await nursery.start(host.serve)
         link, answer = await admitted(invite, load_or_create(tmp_path / "eve"))
-        assert answer == {"t": "welcome", "seat": 1, "resume": False}
+        assert answer == Welcome(seat=1, resume=False)
         with trio.fail_after(10):
             while host.free != 2:  # seated once the welcome is out
                 await trio.sleep(0.01)
@@ -405,12 +407,12 @@ async def test_what_a_seated_joiner_cannot_do_to_the_lobby(tmp_path: Path) -> No
         invite = await nursery.start(host.serve)
         eve = load_or_create(tmp_path / "eve")
         link = await raw_link(invite)
-        await link.send(links.hello())
+        await link.send(Hello())
         first = await link.receive()
-        await link.send({"t": "auth", "key": eve.public, "name": "eve", "token": invite.token,
-                         "bot": "x\n", "bots": [],
-                         "sig": proof(eve.key, first["nonce"], invite.fingerprint or b"",
-                                      invite.token)})
+        assert isinstance(first, Hello) and first.nonce is not None
+        await link.send(Auth(key=eve.public, name="eve", token=invite.token, bot="x\n",
+                             bots=(), sig=proof(eve.key, first.nonce,
+                                                invite.fingerprint or b"", invite.token)))
         assert "unknown bot" in await refused_with(link)
 
         async def all_free() -> None:
@@ -422,7 +424,7 @@ async def test_what_a_seated_joiner_cannot_do_to_the_lobby(tmp_path: Path) -> No
         await link.stream.aclose()
         await all_free()
         pair = [await admitted(invite, load_or_create(tmp_path / n)) for n in ("m1", "m2")]
-        assert [a["t"] for _, a in pair] == ["welcome", "welcome"]
+        assert [type(a) for _, a in pair] == [Welcome, Welcome]
         for lost, _ in pair:  # two links lost at the same moment
             await lost.stream.aclose()
         await all_free()

@@ -22,7 +22,6 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -30,13 +29,30 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pcards.bots import BOT_NAMES, Bot
 from p2pcards.games import GAMES
 from p2pcards.net import lan, links, tls
-from p2pcards.net.driver import Driver, Person, Settings
+from p2pcards.net.driver import Driver, Person
+from p2pcards.net.frames import (
+    NONCE_BYTES,
+    Auth,
+    BotClaim,
+    ChatLine,
+    Error,
+    Frame,
+    FrameError,
+    Hello,
+    Lobby,
+    LobbySeat,
+    Msg,
+    Notice,
+    Start,
+    Welcome,
+    kind_of,
+)
 from p2pcards.net.identity import Identity, device_id, show_id
 from p2pcards.net.invite import TOKEN_BYTES, Invite, check_proof
 from p2pcards.net.journal import Journal
 from p2pcards.net.peer import Peer
-from p2pcards.net.wire import FrameError, Link, LinkClosed
-from p2pcards.net.wire import field as need
+from p2pcards.net.settings import Settings
+from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import CodecError, identity_key, open_envelope
 from p2pcards.table.roster import MAX_NAME, Roster, SeatEntry
 
@@ -49,8 +65,8 @@ class Seated:
     key: bytes
     name: str
     seats: set[int]
-    out: trio.MemorySendChannel[dict[str, Any]]
-    out_read: trio.MemoryReceiveChannel[dict[str, Any]]
+    out: trio.MemorySendChannel[Frame]
+    out_read: trio.MemoryReceiveChannel[Frame]
     sent_here: set[bytes] = field(default_factory=set)
     drained: trio.Event = field(default_factory=trio.Event)
     late: int = 0
@@ -213,7 +229,7 @@ class Host:
                     await self._reader(seated)
                 except FrameError as exc:  # the reason goes after what is queued
                     self._closing(seated, str(exc))
-                    self._drop(seated, {"t": "error", "reason": str(exc)})
+                    self._drop(seated, Error(reason=str(exc)))
                 self._drop(seated)
                 with trio.move_on_after(2):
                     await seated.drained.wait()
@@ -229,7 +245,7 @@ class Host:
             with contextlib.suppress(Exception):
                 await link.aclose()
 
-    def _drop(self, seated: Seated, last: dict[str, Any] | None = None) -> None:
+    def _drop(self, seated: Seated, last: Frame | None = None) -> None:
         """Take a link off the table (its queue then drains and closes), once."""
         if seated not in self.links:
             return
@@ -266,7 +282,7 @@ class Host:
     async def _close(self, link: Link, seated: Seated | None, reason: str) -> None:
         self._closing(seated, reason)
         with trio.move_on_after(1), contextlib.suppress(LinkClosed, FrameError):
-            await link.send({"t": "error", "reason": reason})
+            await link.send(Error(reason=reason))
 
     def _log(self, line: str) -> None:
         self.say(f"[host] {line}")
@@ -274,24 +290,19 @@ class Host:
     def _notice(self, line: str) -> None:
         """A join or a leave: shown here and at every joiner."""
         self._log(line)
-        self._broadcast({"t": "notice", "text": line})
+        self._broadcast(Notice(text=line))
 
     async def _admit(self, link: Link) -> Seated:
-        links.check_hello(await link.receive())
-        nonce = secrets.token_bytes(32)
-        await link.send(links.hello(nonce=nonce, game=self.config.game, name=self.config.name,
-                                    free=self.free))
+        links.negotiate(await link.receive())
+        nonce = secrets.token_bytes(NONCE_BYTES)
+        await link.send(Hello(nonce=nonce, game=self.config.game, name=self.config.name,
+                              free=self.free))
         auth = await link.receive()
-        if auth["t"] != "auth":
-            raise FrameError(f"expected auth, got {auth['t']!r}")
-        key = need(auth, "key", bytes, 32)
-        name = need(auth, "name", str, MAX_NAME)
-        token = need(auth, "token", bytes, TOKEN_BYTES)
-        signature = need(auth, "sig", bytes, 64)
-        bots = need(auth, "bots", list, 8)
-        own_bot = need(auth, "bot", str, 16)
+        if not isinstance(auth, Auth):
+            raise FrameError(f"expected auth, got {kind_of(auth)!r}")
+        key, name, token, signature = auth.key, auth.name, auth.token, auth.sig
         if not name or not name.isprintable():
-            raise FrameError("auth: a name of 1 to 32 printable characters")
+            raise FrameError(f"auth: a name of 1 to {MAX_NAME} printable characters")
         try:
             public = identity_key(key, "the joiner's identity")
         except CodecError as exc:
@@ -309,8 +320,8 @@ class Host:
                 stale.out.close()
                 await stale.link.aclose()
             return await self._rejoin(link, key, name)
-        entries = self._entries(key, name, own_bot, bots, nonce)
-        await link.send({"t": "welcome", "seat": len(self.entries), "resume": False})
+        entries = self._entries(key, name, auth.bot, auth.bots, nonce)
+        await link.send(Welcome(seat=len(self.entries), resume=False))
         if len(entries) > self.free or self.peer is not None:  # others sat meanwhile
             raise FrameError(f"the table filled up ({self.free} seats free)")
         if {e.identity for e in self.entries} & {e.identity for e in entries}:
@@ -326,31 +337,29 @@ class Host:
         self._lobby_changed()
         return seated
 
-    def _entries(self, key: bytes, name: str, own_bot: str, bots: list[Any], nonce: bytes
-                 ) -> list[SeatEntry]:
+    def _entries(self, key: bytes, name: str, own_bot: str, bots: tuple[BotClaim, ...],
+                 nonce: bytes) -> list[SeatEntry]:
         """The seats a joiner asks for (its own, its bots'), checked; not yet taken.  A
         bot's key comes with its signature of the nonce: nobody reserves another's key."""
         if own_bot and own_bot not in BOT_NAMES:
-            raise FrameError(f"auth: unknown bot {own_bot[:16]!r}")
+            raise FrameError(f"auth: unknown bot {own_bot!r}")
         if 1 + len(bots) > self.free:
             raise FrameError(f"the table is full ({self.free} seats free,"
                              f" {1 + len(bots)} asked for)")
         seat = len(self.entries)  # for now: the seats are numbered when taken
         entries = [SeatEntry(name, key, own_bot, seat if own_bot else None)]
         for i, bot in enumerate(bots):
-            if not (isinstance(bot, list) and len(bot) == 3 and bot[0] in BOT_NAMES
-                    and isinstance(bot[1], bytes) and len(bot[1]) == 32
-                    and isinstance(bot[2], bytes) and len(bot[2]) == 64):
+            if bot.kind not in BOT_NAMES:
                 raise FrameError(f"auth: bot {i} must be [kind, 32-byte key, signature], with"
                                  f" a kind of {', '.join(BOT_NAMES)}")
             try:
-                proven = check_proof(identity_key(bot[1], f"bot {i}'s key"), bot[2], nonce,
+                proven = check_proof(identity_key(bot.key, f"bot {i}'s key"), bot.sig, nonce,
                                      self.identity.id, b"bot")
             except CodecError as exc:
                 raise FrameError(str(exc)) from exc
             if not proven:
                 raise FrameError(f"auth: bot {i}'s key is not proven")
-            entries.append(SeatEntry(f"{bot[0]}-{seat + 1 + i}", bot[1], bot[0], seat))
+            entries.append(SeatEntry(f"{bot.kind}-{seat + 1 + i}", bot.key, bot.kind, seat))
         keys = {e.identity for e in self.entries}
         if any(e.identity in keys for e in entries) or \
                 len({e.identity for e in entries}) != len(entries):
@@ -365,26 +374,24 @@ class Host:
             raise FrameError("the game has begun; this identity has no seat at it")
         seats = {own[0]} | {i for i, e in enumerate(roster.seats) if e.run_by == own[0]}
         seated = _seated(link, key, name, seats)
-        await link.send({"t": "welcome", "seat": own[0], "resume": True})
+        await link.send(Welcome(seat=own[0], resume=True))
         await link.send(self._start_frame())
         for wire in self.peer.log:
-            seated.out.send_nowait({"t": "msg", "wire": wire})
+            seated.out.send_nowait(Msg(wire=wire))
         self.links.append(seated)
         self._notice(f"{name} is back at seat {own[0]}")
         return seated
 
-    def _start_frame(self) -> dict[str, Any]:
+    def _start_frame(self) -> Start:
         assert self.peer is not None
-        return {"t": "start", "roster": self.peer.roster.encode(),
-                "settings": self.config.settings.to_wire()}
+        return Start(roster=self.peer.roster, settings=self.config.settings)
 
     def _lobby_changed(self) -> None:
         if self.peer is not None:
             return
-        frame = {"t": "lobby", "players": self.config.players,
-                 "seats": [[e.name, device_id(e.identity), e.bot, e.run_by]
-                           for e in self.entries]}
-        self._broadcast(frame)
+        self._broadcast(Lobby(players=self.config.players, seats=tuple(
+            LobbySeat(name=e.name, id=device_id(e.identity), bot=e.bot, run_by=e.run_by)
+            for e in self.entries)))
         if self.free == 0:
             try:
                 self._start()
@@ -394,7 +401,7 @@ class Host:
         else:
             self._log(f"{len(self.entries)} of {self.config.players} seats taken")
 
-    def _broadcast(self, frame: dict[str, Any], but: Seated | None = None) -> None:
+    def _broadcast(self, frame: Frame, but: Seated | None = None) -> None:
         for seated in list(self.links):
             if seated is not but:
                 with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
@@ -418,10 +425,9 @@ class Host:
             except LinkClosed:
                 self._notice(f"{seated.name} left the table (seats {sorted(seated.seats)})")
                 return
-            kind = frame["t"]
-            if kind == "msg":
-                self._table_message(seated, need(frame, "wire", bytes))
-            elif kind == "chat":
+            if isinstance(frame, Msg):
+                self._table_message(seated, frame.wire)
+            elif isinstance(frame, ChatLine):
                 if self.peer is None:
                     raise FrameError("chat before the game began")
                 now = trio.current_time()
@@ -434,7 +440,7 @@ class Host:
                 self._broadcast(frame, but=seated)
                 self.say(f"{self.peer.roster.seats[seat].name}: {text}")
             else:
-                raise FrameError(f"a {kind!r} frame is not expected from a joiner")
+                raise FrameError(f"a {kind_of(frame)!r} frame is not expected from a joiner")
 
     def _table_message(self, seated: Seated, wire: bytes) -> None:
         if self.peer is None or self.driver is None:
@@ -454,7 +460,7 @@ class Host:
             return  # sent again after a reconnection: already relayed
         # relayed at once (the next seat is waiting for it), then judged here: a link
         # whose message the host's own sessions refuse is closed, so it gets no further
-        self._broadcast({"t": "msg", "wire": wire}, but=seated)
+        self._broadcast(Msg(wire=wire), but=seated)
         kept, refused = self.peer.receive(wire)
         if kept:
             pass
@@ -470,7 +476,7 @@ class Host:
 
     async def _relay_own(self, wires: list[bytes]) -> None:
         for wire in wires:
-            self._broadcast({"t": "msg", "wire": wire})
+            self._broadcast(Msg(wire=wire))
 
     async def chat(self, text: str) -> None:
         """Say ``text`` to the table (signed by this peer's identity, seat 0)."""
@@ -492,7 +498,7 @@ def _reason(exc: BaseException) -> str:
 
 
 def _seated(link: Link, key: bytes, name: str, seats: set[int]) -> Seated:
-    out, out_read = trio.open_memory_channel[dict[str, Any]](math.inf)
+    out, out_read = trio.open_memory_channel[Frame](math.inf)
     return Seated(link, key, name, seats, out, out_read)
 
 
