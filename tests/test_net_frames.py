@@ -39,6 +39,7 @@ from p2pcards.net.frames import (
     unpack_map,
 )
 from p2pcards.net.identity import device_id
+from p2pcards.net.lobby import Lobby as SeatLobby
 from p2pcards.net.settings import Settings
 from p2pcards.table.roster import make_roster
 
@@ -115,7 +116,13 @@ def test_a_few_frames_byte_for_byte() -> None:
 
 
 def test_what_the_node_builds_is_what_it_built_before() -> None:
-    """The table settings and a chat line, from the objects that make them."""
+    """The lobby's seats and a chat line, from the objects that make them."""
+    lobby = SeatLobby(b"T" * 16, "pasur", {}, 4, device_id(public("h")), b"t" * 16)
+    lobby.sit("hosty", public("h"), "heuristic")
+    lobby.add_bot("ismcts", public("b1"))
+    assert pack(lobby.frame()) == as_sent_before(
+        {"t": "lobby", "players": 4,
+         "seats": [[e.name, device_id(e.identity), e.bot, e.run_by] for e in lobby.entries]})
     whole = Settings(grace=60)  # as the tests make them
     assert pack(Start(roster=ROSTER, settings=whole)) == as_sent_before(
         {"t": "start", "roster": ROSTER.encode(), "settings": whole.to_wire()})

@@ -35,10 +35,10 @@ from p2pcards.net.frames import (
     Welcome,
     kind_of,
 )
-from p2pcards.net.host import describe_roster
 from p2pcards.net.identity import Friends, Identity, IdentityError, device_id, show_id
 from p2pcards.net.invite import Invite, proof
 from p2pcards.net.journal import Journal
+from p2pcards.net.lobby import BOT_PROOF, describe_roster
 from p2pcards.net.peer import Peer
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
@@ -182,7 +182,7 @@ class Joiner:
             key=self.identity.public, name=self.name, token=token, bot=self.own_bot or "",
             sig=proof(self.identity.key, nonce, host_id, token),
             bots=tuple(BotClaim(kind=kind, key=key.public_key().public_bytes_raw(),
-                                sig=proof(key, nonce, host_id, b"bot"))
+                                sig=proof(key, nonce, host_id, BOT_PROOF))
                        for kind, key in zip(self.bots, self.bot_keys, strict=True))))
         answer = await link.receive()
         if isinstance(answer, Error):
