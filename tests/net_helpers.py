@@ -1,5 +1,7 @@
 """Peers of a networked table wired together in memory (no sockets): the tests'
-stand-in for the host's relay, with a way to kill a peer and bring it back."""
+stand-in for the host's relay, with a way to kill a peer and bring it back; and a
+host and its joiners as the tests make them, linked by TLS on loopback or by
+memory streams."""
 
 from __future__ import annotations
 
@@ -7,10 +9,20 @@ import hashlib
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from p2pcards.bots import heuristic_bot
+import trio
+import trio.testing
+
+from p2pcards.bots import Bot, heuristic_bot, make_bot
+from p2pcards.net.driver import Settings
+from p2pcards.net.host import Host, HostConfig
+from p2pcards.net.identity import load_or_create
+from p2pcards.net.invite import Invite
+from p2pcards.net.join import Joiner
 from p2pcards.net.journal import Journal
 from p2pcards.net.peer import Peer
+from p2pcards.net.tls import Dial
 from p2pcards.table.codec import open_envelope, public_bytes
 from p2pcards.table.memory import seat_identity
 from p2pcards.table.roster import make_roster
@@ -107,3 +119,60 @@ class Relay:
         assert report.ok, report.problem
         assert report.history is not None
         return report.history.dumps()
+
+
+# ------------------------------------------------------------------ hosts and joiners
+
+
+def maker(kind: str) -> Bot:
+    return make_bot(kind, iterations=50)
+
+
+class Lines(list[str]):
+    def __call__(self, line: str) -> None:
+        self.append(line)
+
+
+def make_host(tmp_path: Path, game: str = "pasur", players: int = 2, bots: int = 0,
+              options: dict[str, int] | None = None, grace: float = 60) -> Host:
+    config = HostConfig(game, players, options or {"target": 20}, "hosty", "heuristic",
+                        ["heuristic"] * bots, Settings(grace=grace))
+    return Host(load_or_create(tmp_path / "host"), config, maker,
+                Journal.open(tmp_path / "host.journal"), Lines(), seed=1)
+
+
+def make_joiner(tmp_path: Path, invite: Invite, name: str, bots: int = 0,
+                dial: Dial | None = None) -> Joiner:
+    joiner = Joiner(load_or_create(tmp_path / name), invite, name, "heuristic",
+                    ["heuristic"] * bots, maker, Journal.open(tmp_path / f"{name}.journal"),
+                    say=Lines(), seed=2)
+    if dial is not None:
+        joiner.dial = dial
+    return joiner
+
+
+def memory_stream(host: Host) -> trio.abc.Stream:
+    """A new link to ``host`` over a memory stream (the host must be running)."""
+    ours, theirs = trio.testing.memory_stream_pair()
+    host.accept(theirs)
+    return ours
+
+
+def memory_dial(host: Host) -> Dial:
+    """Dials ``host`` over memory streams, wherever an invite says it is."""
+    async def dial(_address: str, _port: int) -> tuple[trio.abc.Stream, bytes]:
+        try:
+            return memory_stream(host), host.identity.id
+        except trio.ClosedResourceError as exc:  # as a closed port refuses
+            raise ConnectionRefusedError(str(exc)) from exc
+    return dial
+
+
+def histories(*peers: Any) -> set[str]:
+    out = set()
+    for peer in peers:
+        report = verify(peer.main.export())
+        assert report.ok, report.problem
+        assert report.history is not None
+        out.add(report.history.dumps())
+    return out

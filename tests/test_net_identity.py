@@ -4,6 +4,7 @@ no peer."""
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
 from pathlib import Path
 
 import msgpack
@@ -12,6 +13,8 @@ import trio
 import trio.testing
 
 from p2pcards.cli.main import main
+from p2pcards.net.frames import MAX_FRAME, FrameError
+from p2pcards.net.frames import pack_map as encode
 from p2pcards.net.identity import (
     Friends,
     IdentityError,
@@ -21,7 +24,7 @@ from p2pcards.net.identity import (
     show_id,
 )
 from p2pcards.net.invite import Invite, InviteError, parse_invite
-from p2pcards.net.wire import MAX_FRAME, FrameError, Link, LinkClosed, encode
+from p2pcards.net.wire import Link, LinkClosed
 
 
 def test_identity_is_created_once_owner_only(tmp_path: Path) -> None:
@@ -83,8 +86,8 @@ def test_invites_round_trip_and_name_what_is_wrong() -> None:
 async def test_frames_are_checked_before_they_are_read() -> None:
     left, right = trio.testing.memory_stream_pair()
     reader, writer = Link(left), Link(right)
-    await writer.send({"t": "hello", "x": b"\x00" * 10})
-    assert await reader.receive() == {"t": "hello", "x": b"\x00" * 10}
+    await writer.send_map({"t": "hello", "x": b"\x00" * 10})
+    assert await reader.receive_map() == {"t": "hello", "x": b"\x00" * 10}
     bad = {
         struct.pack(">I", MAX_FRAME + 1): "over the",
         struct.pack(">I", 3) + b"\xc1\xc1\xc1": "not msgpack",
@@ -123,11 +126,11 @@ def test_chat_lines_are_signed_and_shown_once() -> None:
     sender, reader = Chat(), Chat()
     first = sender.frame(keys[1], table, 1, "hello\x1b[2J")
     second = sender.frame(keys[1], table, 1, "again")
-    assert second["n"] > first["n"]
+    assert second.n > first.n
     assert reader.take(first, publics, table) == (1, "hello?[2J")  # no escapes printed
     with pytest.raises(FrameError, match="shown again"):  # a relay replaying a line
         reader.take(first, publics, table)
     assert reader.take(second, publics, table) == (1, "again")
-    forged = {**sender.frame(keys[0], table, 1, "I fold"), "seat": 1}
+    forged = replace(sender.frame(keys[0], table, 1, "I fold"), seat=1)
     with pytest.raises(FrameError, match="bad signature"):
         reader.take(forged, publics, table)

@@ -17,7 +17,7 @@ from p2pcards.net.driver import Settings
 from p2pcards.net.host import Host, HostConfig
 from p2pcards.net.identity import device_id, load_or_create
 from p2pcards.net.journal import Journal
-from tests.test_net_live import Lines, make_joiner, maker
+from tests.net_helpers import Lines, make_joiner, maker
 from tests.test_net_procs import free_port
 
 

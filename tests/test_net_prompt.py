@@ -19,7 +19,7 @@ from p2pcards.net.driver import Settings
 from p2pcards.net.host import Host, HostConfig
 from p2pcards.net.identity import load_or_create
 from p2pcards.net.journal import Journal
-from tests.test_net_live import Lines, make_joiner, maker
+from tests.net_helpers import Lines, make_joiner, maker
 
 
 def test_a_person_plays_chats_and_sees_the_roster(tmp_path: Path) -> None:

@@ -11,50 +11,77 @@ period catch (docs/security.md).
 A link that sends anything it should not (a frame that does not decode, a
 message for a seat it does not hold, a bad signature, another table's
 message, a replay) is closed with the reason logged; the table goes on.
+
+The host is three parts.  The lobby (:mod:`p2pcards.net.lobby`) decides who
+sits where, and the referee (:mod:`p2pcards.net.referee`) what a seated link
+may send; neither does I/O.  :class:`Host` is the Trio relay around them: one
+reader and one writer per link, over any :class:`trio.abc.Stream`.  TLS is
+wrapped around a connection by the listener of :meth:`Host.serve`, before the
+host sees it; :meth:`Host.accept` takes a stream already open (tests hand it
+memory streams).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hmac
 import math
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pcards.bots import BOT_NAMES, Bot
-from p2pcards.games import GAMES
+from p2pcards.bots import Bot
 from p2pcards.net import lan, links, tls
-from p2pcards.net.driver import Driver, Person, Settings
+from p2pcards.net.driver import Driver, Person
+from p2pcards.net.frames import (
+    NONCE_BYTES,
+    Auth,
+    ChatLine,
+    Error,
+    Frame,
+    FrameError,
+    Hello,
+    Msg,
+    Notice,
+    Start,
+    Welcome,
+    kind_of,
+)
 from p2pcards.net.identity import Identity, device_id, show_id
-from p2pcards.net.invite import TOKEN_BYTES, Invite, check_proof
+from p2pcards.net.invite import TOKEN_BYTES, Invite
 from p2pcards.net.journal import Journal
+from p2pcards.net.lobby import Lobby, Rejoin, describe_roster
 from p2pcards.net.peer import Peer
-from p2pcards.net.wire import FrameError, Link, LinkClosed
-from p2pcards.net.wire import field as need
-from p2pcards.table.codec import CodecError, identity_key, open_envelope
-from p2pcards.table.roster import MAX_NAME, Roster, SeatEntry
+from p2pcards.net.referee import Conduct, Referee
+from p2pcards.net.settings import Settings
+from p2pcards.net.wire import Link, LinkClosed
+from p2pcards.table.codec import CodecError
+
+TABLE_ID_BYTES = 16
+SEED_BYTES = 32
+DRAIN_SECONDS = 2.0
+"""How long a closing link's queue may take to go out."""
+FAREWELL_SECONDS = 5.0
+"""How long, once the game is over, the links' queues may take to go out."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Seated:
-    """A link to a joiner: who it is and the seats it speaks for."""
+    """A link to a joiner: who it is, what the host remembers of it, its queue."""
 
     link: Link
-    key: bytes
     name: str
-    seats: set[int]
-    out: trio.MemorySendChannel[dict[str, Any]]
-    out_read: trio.MemoryReceiveChannel[dict[str, Any]]
-    sent_here: set[bytes] = field(default_factory=set)
+    conduct: Conduct
+    out: trio.MemorySendChannel[Frame]
+    out_read: trio.MemoryReceiveChannel[Frame]
     drained: trio.Event = field(default_factory=trio.Event)
-    late: int = 0
-    chats: list[float] = field(default_factory=list)
+
+    @property
+    def key(self) -> bytes:
+        return self.conduct.key
 
 
 @dataclass
@@ -75,6 +102,11 @@ class HostConfig:
     """Where LAN beacons go (None: the table is not announced)."""
 
 
+Listen = Callable[[trio.Nursery], Awaitable[int]]
+"""Starts a listener in the nursery (it hands each connection to :meth:`Host.handle`)
+and returns its port."""
+
+
 class Host:
     def __init__(self, identity: Identity, config: HostConfig, make_bot: Callable[[str], Bot],
                  journal: Journal, say: Callable[[str], None] = print,
@@ -87,65 +119,62 @@ class Host:
         self.person = person
         self.seed = seed
         self.links: list[Seated] = []
-        self.bot_keys: dict[int, Ed25519PrivateKey] = {}
+        self.bot_keys: dict[bytes, Ed25519PrivateKey] = {}
+        """The keys of the bots this host runs, by their public key."""
         self.peer: Peer | None = None
         self.driver: Driver | None = None
+        self.referee: Referee | None = None
         self.started = trio.Event()
-        self.entries: list[SeatEntry] = []
-        self.table = secrets.token_bytes(16)
-        self.token = secrets.token_bytes(TOKEN_BYTES)
         self.port = 0
         self.closed_reasons: list[str] = []
         self.chats = links.Chat()
+        self._nursery: trio.Nursery | None = None
         if journal.records:
-            self._resume()
+            self.lobby = self._resume()
+            self._make_driver()
         else:
-            self.entries.append(SeatEntry(config.name, identity.public, config.own_bot or "",
-                                          0 if config.own_bot else None))
+            self.lobby = Lobby(secrets.token_bytes(TABLE_ID_BYTES), config.game,
+                               config.options, config.players, identity.id,
+                               secrets.token_bytes(TOKEN_BYTES))
+            self.lobby.sit(config.name, identity.public, config.own_bot or "")
             for kind in config.bots:
-                self._add_bot(kind, 0)
+                key = Ed25519PrivateKey.generate()
+                public = key.public_key().public_bytes_raw()
+                self.bot_keys[public] = key
+                self.lobby.add_bot(kind, public)
 
-    # ================================================================= seating
-
-    def _add_bot(self, kind: str, run_by: int) -> None:
-        key = Ed25519PrivateKey.generate()
-        seat = len(self.entries)
-        self.bot_keys[seat] = key
-        self.entries.append(SeatEntry(f"{kind}-{seat}", key.public_key().public_bytes_raw(),
-                                      kind, run_by))
+    # ================================================================= the table
 
     @property
     def free(self) -> int:
-        return self.config.players - len(self.entries)
+        return self.lobby.free
 
     def invite(self) -> Invite:
         return Invite(self.config.address or self.config.bind, self.port, self.identity.id,
-                      self.token)
+                      self.lobby.token)
 
     def _beacon(self) -> bytes | None:
         """The LAN beacon while seats are free (None: stop announcing)."""
         if self.peer is not None or self.free == 0:
             return None
         return lan.beacon(self.config.game, self.config.name, self.port, self.identity.id,
-                          self.token, self.free)
+                          self.lobby.token, self.free)
 
-    def _resume(self) -> None:
+    def _resume(self) -> Lobby:
+        """The peer as the journal left it; the lobby of its roster."""
         self.peer = Peer.restore(self.journal)
         settings = self.peer.settings
-        self.table = self.peer.roster.table
-        self.token = settings["token"]
         self.config.settings = Settings.from_wire(settings["table"])
-        self.entries = list(self.peer.roster.seats)
         self.say(f"resuming the table of {self.journal.path} ({len(self.peer.log)} messages)")
-        self._make_driver()
+        return Lobby.resumed(self.peer.roster, self.identity.id, settings["token"])
 
     def _start(self) -> None:
-        rules = GAMES[self.config.game]
-        options = rules.non_default(rules.resolve_options(dict(self.config.options)))
-        roster = Roster(self.table, self.config.game, options, tuple(self.entries))
-        keys = {0: self.identity.key, **self.bot_keys}
-        self.peer = Peer(roster, keys, secrets.token_bytes(32), self.journal,
-                         {"token": self.token, "table": self.config.settings.to_wire()})
+        roster = self.lobby.close()
+        keys = {0: self.identity.key} | {
+            seat: self.bot_keys[entry.identity] for seat, entry in enumerate(roster.seats)
+            if entry.identity in self.bot_keys}
+        self.peer = Peer(roster, keys, secrets.token_bytes(SEED_BYTES), self.journal,
+                         {"token": self.lobby.token, "table": self.config.settings.to_wire()})
         self.journal.commit()  # the table survives a crash from here on
         self._make_driver()
 
@@ -156,6 +185,7 @@ class Host:
                 if seat in self.peer.sessions and e.bot}
         self.driver = Driver(self.peer, self._relay_own, bots, self.config.settings,
                              self.person, self.say, self.seed)
+        self.referee = Referee(self.peer, self.chats)
         self.say(f"roster: {describe_roster(roster)}")
         self.say(f"safety number: {roster.safety_number()} (compare it aloud)")
         self.say(f"table: {self.config.settings.describe()}")
@@ -167,36 +197,59 @@ class Host:
 
     async def serve(self, *, task_status: trio.TaskStatus[Invite] = trio.TASK_STATUS_IGNORED
                     ) -> None:
+        """Listen for TLS links on the configured address and play the table."""
+        await self.run(self._listen_tls, task_status=task_status)
+
+    async def _listen_tls(self, nursery: trio.Nursery) -> int:
         context = tls.server_context(self.identity)
         port = self.config.port or (self.peer.settings.get("port", 0) if self.peer else 0)
-        async with trio.open_nursery() as nursery:
-            listeners = await nursery.start(partial(
-                trio.serve_ssl_over_tcp, self._handle, port, context, host=self.config.bind))
-            self.port = listeners[0].transport_listener.socket.getsockname()[1]
-            if self.peer is not None:
-                self.peer.settings["port"] = self.port
-            task_status.started(self.invite())
-            if self.config.beacon is not None and self.peer is None:
-                nursery.start_soon(lan.announce, self.config.beacon, self._beacon)
-            if self.peer is None and self.free == 0:
-                self._start()
-            await self.started.wait()
-            assert self.driver is not None and self.peer is not None
-            if not self.journal.records:
-                self.peer.settings["port"] = self.port
-            await self.driver.run()
-            await self._farewell()
-            nursery.cancel_scope.cancel()
+        listeners = await nursery.start(partial(
+            trio.serve_ssl_over_tcp, self.handle, port, context, host=self.config.bind))
+        return int(listeners[0].transport_listener.socket.getsockname()[1])
+
+    async def run(self, listen: Listen | None = None, *,
+                  task_status: trio.TaskStatus[Invite] = trio.TASK_STATUS_IGNORED) -> None:
+        """Play the table: seat the joiners whose links arrive (from ``listen``'s
+        listener, or :meth:`accept`), then relay until the game is over."""
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                if listen is not None:
+                    self.port = await listen(nursery)
+                    if self.peer is not None:
+                        self.peer.settings["port"] = self.port
+                task_status.started(self.invite())
+                if self.config.beacon is not None and self.peer is None:
+                    nursery.start_soon(lan.announce, self.config.beacon, self._beacon)
+                if self.peer is None and self.free == 0:
+                    self._start()
+                await self.started.wait()
+                assert self.driver is not None and self.peer is not None
+                if not self.journal.records:
+                    self.peer.settings["port"] = self.port
+                await self.driver.run()
+                await self._farewell()
+                nursery.cancel_scope.cancel()
+        finally:
+            self._nursery = None
+
+    def accept(self, stream: trio.abc.Stream) -> None:
+        """Take a link already open (any byte stream) as the listener's are taken."""
+        if self._nursery is None:
+            raise trio.ClosedResourceError("the host is not running")
+        self._nursery.start_soon(self.handle, stream)
 
     async def _farewell(self) -> None:
         for seated in list(self.links):
             seated.out.close()
-        with trio.move_on_after(5):
+        with trio.move_on_after(FAREWELL_SECONDS):
             for seated in list(self.links):
                 await seated.drained.wait()
         self.journal.close()
 
-    async def _handle(self, stream: trio.SSLStream[trio.SocketStream]) -> None:
+    # ================================================================== a link
+
+    async def handle(self, stream: trio.abc.Stream) -> None:
         """One link, from its handshake to its end.  Whatever it sends, only it is closed:
         nothing raised here reaches the listener (Trio would take the host down)."""
         link = Link(stream, "a joiner")
@@ -213,9 +266,9 @@ class Host:
                     await self._reader(seated)
                 except FrameError as exc:  # the reason goes after what is queued
                     self._closing(seated, str(exc))
-                    self._drop(seated, {"t": "error", "reason": str(exc)})
+                    self._drop(seated, Error(reason=str(exc)))
                 self._drop(seated)
-                with trio.move_on_after(2):
+                with trio.move_on_after(DRAIN_SECONDS):
                     await seated.drained.wait()
                 nursery.cancel_scope.cancel()
         except FrameError as exc:
@@ -229,162 +282,50 @@ class Host:
             with contextlib.suppress(Exception):
                 await link.aclose()
 
-    def _drop(self, seated: Seated, last: dict[str, Any] | None = None) -> None:
-        """Take a link off the table (its queue then drains and closes), once."""
-        if seated not in self.links:
-            return
-        self.links.remove(seated)
-        if last is not None:
-            seated.out.send_nowait(last)
-        seated.out.close()
-        if self.peer is None:
-            self._unseat(seated)
-            self._lobby_changed()
-
-    def _unseat(self, seated: Seated) -> None:
-        """A joiner left the lobby: its seats (and its bots') are free again, the seats
-        after them move up."""
-        keep = [i for i in range(len(self.entries)) if i not in seated.seats]
-        moved = {old: new for new, old in enumerate(keep)}
-        entries = []
-        for old in keep:
-            entry = self.entries[old]
-            run_by = None if entry.run_by is None else moved[entry.run_by]
-            name = f"{entry.bot}-{moved[old]}" if entry.bot and run_by != moved[old] \
-                else entry.name
-            entries.append(SeatEntry(name, entry.identity, entry.bot, run_by))
-        self.entries = entries
-        self.bot_keys = {moved[s]: k for s, k in self.bot_keys.items()}
-        for other in self.links:
-            other.seats = {moved[s] for s in other.seats}
-
-    def _closing(self, seated: Seated | None, reason: str) -> None:
-        who = f"{seated.name} (seats {sorted(seated.seats)})" if seated else "a joiner"
-        self._log(f"closed the link of {who}: {reason}")
-        self.closed_reasons.append(reason)
-
-    async def _close(self, link: Link, seated: Seated | None, reason: str) -> None:
-        self._closing(seated, reason)
-        with trio.move_on_after(1), contextlib.suppress(LinkClosed, FrameError):
-            await link.send({"t": "error", "reason": reason})
-
-    def _log(self, line: str) -> None:
-        self.say(f"[host] {line}")
-
-    def _notice(self, line: str) -> None:
-        """A join or a leave: shown here and at every joiner."""
-        self._log(line)
-        self._broadcast({"t": "notice", "text": line})
-
     async def _admit(self, link: Link) -> Seated:
-        links.check_hello(await link.receive())
-        nonce = secrets.token_bytes(32)
-        await link.send(links.hello(nonce=nonce, game=self.config.game, name=self.config.name,
-                                    free=self.free))
+        links.negotiate(await link.receive())
+        nonce = secrets.token_bytes(NONCE_BYTES)
+        await link.send(Hello(nonce=nonce, game=self.config.game, name=self.config.name,
+                              free=self.free))
         auth = await link.receive()
-        if auth["t"] != "auth":
-            raise FrameError(f"expected auth, got {auth['t']!r}")
-        key = need(auth, "key", bytes, 32)
-        name = need(auth, "name", str, MAX_NAME)
-        token = need(auth, "token", bytes, TOKEN_BYTES)
-        signature = need(auth, "sig", bytes, 64)
-        bots = need(auth, "bots", list, 8)
-        own_bot = need(auth, "bot", str, 16)
-        if not name or not name.isprintable():
-            raise FrameError("auth: a name of 1 to 32 printable characters")
-        try:
-            public = identity_key(key, "the joiner's identity")
-        except CodecError as exc:
-            raise FrameError(str(exc)) from exc
-        if not hmac.compare_digest(token, self.token):
-            raise FrameError("not invited: the token is not this table's")
-        if not check_proof(public, signature, nonce, self.identity.id, token):
-            raise FrameError("the proof of identity does not verify")
-        stale = next((s for s in self.links if s.key == key), None)
-        if stale is not None and self.peer is None:
-            raise FrameError("this identity is already at the table")
-        if self.peer is not None:  # the game has begun: only a seated identity comes back
-            if stale is not None:  # its old link is dead but not yet noticed: replaced
-                self.links.remove(stale)
-                stale.out.close()
-                await stale.link.aclose()
-            return await self._rejoin(link, key, name)
-        entries = self._entries(key, name, own_bot, bots, nonce)
-        await link.send({"t": "welcome", "seat": len(self.entries), "resume": False})
-        if len(entries) > self.free or self.peer is not None:  # others sat meanwhile
-            raise FrameError(f"the table filled up ({self.free} seats free)")
-        if {e.identity for e in self.entries} & {e.identity for e in entries}:
-            raise FrameError("an identity already at the table")  # sat meanwhile
-        base = len(self.entries)  # now, not before the welcome: others may have sat
-        seats = set(range(base, base + len(entries)))
-        self.entries.extend(
-            SeatEntry(e.name if i == 0 else f"{e.bot}-{base + i}", e.identity, e.bot,
-                      None if e.run_by is None else base) for i, e in enumerate(entries))
-        seated = _seated(link, key, name, seats)
+        if not isinstance(auth, Auth):
+            raise FrameError(f"expected auth, got {kind_of(auth)!r}")
+        admitted = self.lobby.admit(auth, nonce)
+        if isinstance(admitted, Rejoin):
+            return await self._rejoin(link, admitted)
+        await link.send(Welcome(seat=admitted.seat, resume=False))
+        seats = self.lobby.take(admitted)  # now, not before the welcome: others may have sat
+        seated = _seated(link, admitted.key, admitted.name)
         self.links.append(seated)
-        self._notice(f"{name} ({show_id(device_id(key), 4)}) sits at seat {min(seats)}")
+        self._notice(f"{admitted.name} ({show_id(device_id(admitted.key), 4)}) sits at seat"
+                     f" {min(seats)}")
         self._lobby_changed()
         return seated
 
-    def _entries(self, key: bytes, name: str, own_bot: str, bots: list[Any], nonce: bytes
-                 ) -> list[SeatEntry]:
-        """The seats a joiner asks for (its own, its bots'), checked; not yet taken.  A
-        bot's key comes with its signature of the nonce: nobody reserves another's key."""
-        if own_bot and own_bot not in BOT_NAMES:
-            raise FrameError(f"auth: unknown bot {own_bot[:16]!r}")
-        if 1 + len(bots) > self.free:
-            raise FrameError(f"the table is full ({self.free} seats free,"
-                             f" {1 + len(bots)} asked for)")
-        seat = len(self.entries)  # for now: the seats are numbered when taken
-        entries = [SeatEntry(name, key, own_bot, seat if own_bot else None)]
-        for i, bot in enumerate(bots):
-            if not (isinstance(bot, list) and len(bot) == 3 and bot[0] in BOT_NAMES
-                    and isinstance(bot[1], bytes) and len(bot[1]) == 32
-                    and isinstance(bot[2], bytes) and len(bot[2]) == 64):
-                raise FrameError(f"auth: bot {i} must be [kind, 32-byte key, signature], with"
-                                 f" a kind of {', '.join(BOT_NAMES)}")
-            try:
-                proven = check_proof(identity_key(bot[1], f"bot {i}'s key"), bot[2], nonce,
-                                     self.identity.id, b"bot")
-            except CodecError as exc:
-                raise FrameError(str(exc)) from exc
-            if not proven:
-                raise FrameError(f"auth: bot {i}'s key is not proven")
-            entries.append(SeatEntry(f"{bot[0]}-{seat + 1 + i}", bot[1], bot[0], seat))
-        keys = {e.identity for e in self.entries}
-        if any(e.identity in keys for e in entries) or \
-                len({e.identity for e in entries}) != len(entries):
-            raise FrameError("an identity already at the table")
-        return entries
-
-    async def _rejoin(self, link: Link, key: bytes, name: str) -> Seated:
+    async def _rejoin(self, link: Link, rejoin: Rejoin) -> Seated:
         assert self.peer is not None
-        roster = self.peer.roster
-        own = [i for i, e in enumerate(roster.seats) if e.identity == key]
-        if not own:
-            raise FrameError("the game has begun; this identity has no seat at it")
-        seats = {own[0]} | {i for i, e in enumerate(roster.seats) if e.run_by == own[0]}
-        seated = _seated(link, key, name, seats)
-        await link.send({"t": "welcome", "seat": own[0], "resume": True})
+        stale = next((s for s in self.links if s.key == rejoin.key), None)
+        if stale is not None:  # its old link is dead but not yet noticed: replaced
+            self.links.remove(stale)
+            stale.out.close()
+            await stale.link.aclose()
+        seated = _seated(link, rejoin.key, rejoin.name)
+        await link.send(Welcome(seat=rejoin.seat, resume=True))
         await link.send(self._start_frame())
         for wire in self.peer.log:
-            seated.out.send_nowait({"t": "msg", "wire": wire})
+            seated.out.send_nowait(Msg(wire=wire))
         self.links.append(seated)
-        self._notice(f"{name} is back at seat {own[0]}")
+        self._notice(f"{rejoin.name} is back at seat {rejoin.seat}")
         return seated
 
-    def _start_frame(self) -> dict[str, Any]:
+    def _start_frame(self) -> Start:
         assert self.peer is not None
-        return {"t": "start", "roster": self.peer.roster.encode(),
-                "settings": self.config.settings.to_wire()}
+        return Start(roster=self.peer.roster, settings=self.config.settings)
 
     def _lobby_changed(self) -> None:
         if self.peer is not None:
             return
-        frame = {"t": "lobby", "players": self.config.players,
-                 "seats": [[e.name, device_id(e.identity), e.bot, e.run_by]
-                           for e in self.entries]}
-        self._broadcast(frame)
+        self._broadcast(self.lobby.frame())
         if self.free == 0:
             try:
                 self._start()
@@ -392,13 +333,7 @@ class Host:
                 raise FrameError(f"the roster cannot be made: {exc}") from exc
             self._broadcast(self._start_frame())
         else:
-            self._log(f"{len(self.entries)} of {self.config.players} seats taken")
-
-    def _broadcast(self, frame: dict[str, Any], but: Seated | None = None) -> None:
-        for seated in list(self.links):
-            if seated is not but:
-                with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-                    seated.out.send_nowait(frame)
+            self._log(f"{len(self.lobby.entries)} of {self.config.players} seats taken")
 
     async def _writer(self, seated: Seated, scope: trio.CancelScope) -> None:
         try:
@@ -416,73 +351,84 @@ class Host:
             try:
                 frame = await seated.link.receive()
             except LinkClosed:
-                self._notice(f"{seated.name} left the table (seats {sorted(seated.seats)})")
+                self._notice(f"{seated.name} left the table (seats {self._seats(seated)})")
                 return
-            kind = frame["t"]
-            if kind == "msg":
-                self._table_message(seated, need(frame, "wire", bytes))
-            elif kind == "chat":
-                if self.peer is None:
-                    raise FrameError("chat before the game began")
-                now = trio.current_time()
-                seated.chats = [t for t in seated.chats if now - t < 10] + [now]
-                if len(seated.chats) > MAX_CHATS:
-                    raise FrameError(f"more than {MAX_CHATS} chat lines in 10 s: a flood")
-                seat, text = self.chats.take(frame, self.peer.roster.keys, self.table)
-                if seat not in seated.seats:
-                    raise FrameError(f"chat in seat {seat}'s name")
-                self._broadcast(frame, but=seated)
-                self.say(f"{self.peer.roster.seats[seat].name}: {text}")
+            if isinstance(frame, Msg):
+                self._table_message(seated, frame.wire)
+            elif isinstance(frame, ChatLine):
+                self._chat(seated, frame)
             else:
-                raise FrameError(f"a {kind!r} frame is not expected from a joiner")
+                raise FrameError(f"a {kind_of(frame)!r} frame is not expected from a joiner")
 
     def _table_message(self, seated: Seated, wire: bytes) -> None:
-        if self.peer is None or self.driver is None:
+        if self.referee is None or self.driver is None:
             raise FrameError("a table message before the game began")
-        try:
-            env = open_envelope(wire, self.peer.roster.keys)
-        except CodecError as exc:
-            raise FrameError(f"a table message that does not verify: {exc}") from exc
-        if env.table != self.peer.roster.table:
-            raise FrameError("a message of another table")
-        if env.sender not in seated.seats:
-            raise FrameError(f"a message for seat {env.sender}, not one of its seats")
-        if wire in seated.sent_here:
-            raise FrameError(f"a replay of seat {env.sender}'s message {env.seq}")
-        seated.sent_here.add(wire)
-        if wire in self.peer.known:
+        env = self.referee.screen(seated.conduct, wire)
+        if env is None:
             return  # sent again after a reconnection: already relayed
         # relayed at once (the next seat is waiting for it), then judged here: a link
         # whose message the host's own sessions refuse is closed, so it gets no further
-        self._broadcast({"t": "msg", "wire": wire}, but=seated)
-        kept, refused = self.peer.receive(wire)
-        if kept:
-            pass
-        elif any(r.rejection.rule not in LATE for r in refused):
-            reason = next(r.rejection for r in refused if r.rejection.rule not in LATE)
-            raise FrameError(f"seat {env.sender}'s message {env.seq} is refused:"
-                             f" {reason.rule}: {reason.reason}")
-        else:
-            seated.late += 1
-            if seated.late > MAX_LATE:
-                raise FrameError(f"{seated.late} messages refused as late: a flood")
+        self._broadcast(Msg(wire=wire), but=seated)
+        self.referee.judge(seated.conduct, wire, env)
         self.driver.post("poke")
+
+    def _chat(self, seated: Seated, line: ChatLine) -> None:
+        if self.referee is None:
+            raise FrameError("chat before the game began")
+        seat, text = self.referee.chat(seated.conduct, line, trio.current_time())
+        self._broadcast(line, but=seated)
+        self.say(f"{self.referee.peer.roster.seats[seat].name}: {text}")
+
+    # ================================================================== sending
+
+    def _broadcast(self, frame: Frame, but: Seated | None = None) -> None:
+        for seated in list(self.links):
+            if seated is not but:
+                with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                    seated.out.send_nowait(frame)
 
     async def _relay_own(self, wires: list[bytes]) -> None:
         for wire in wires:
-            self._broadcast({"t": "msg", "wire": wire})
+            self._broadcast(Msg(wire=wire))
 
     async def chat(self, text: str) -> None:
         """Say ``text`` to the table (signed by this peer's identity, seat 0)."""
-        self._broadcast(self.chats.frame(self.identity.key, self.table, 0, text))
+        self._broadcast(self.chats.frame(self.identity.key, self.lobby.table, 0, text))
 
+    # ================================================================== closing
 
-LATE = frozenset({"silent", "turn"})
-"""Refusals an honest peer can earn by arriving late (a claim of silence, or another
-message, got in first): the message is not relayed, the link stays (up to MAX_LATE)."""
-MAX_LATE = 50
-MAX_CHATS = 10
-"""Chat lines a link may send in 10 seconds."""
+    def _drop(self, seated: Seated, last: Frame | None = None) -> None:
+        """Take a link off the table (its queue then drains and closes), once; before
+        the game its seats are free again."""
+        if seated not in self.links:
+            return
+        self.links.remove(seated)
+        if last is not None:
+            seated.out.send_nowait(last)
+        seated.out.close()
+        if self.lobby.leave(seated.key):
+            self._lobby_changed()
+
+    def _seats(self, seated: Seated) -> list[int]:
+        return sorted(self.lobby.seats(seated.key))
+
+    def _closing(self, seated: Seated | None, reason: str) -> None:
+        who = f"{seated.name} (seats {self._seats(seated)})" if seated else "a joiner"
+        self._log(f"closed the link of {who}: {reason}")
+        self.closed_reasons.append(reason)
+
+    async def _close(self, link: Link, seated: Seated | None, reason: str) -> None:
+        self._closing(seated, reason)
+        with trio.move_on_after(1), contextlib.suppress(LinkClosed, FrameError):
+            await link.send(Error(reason=reason))
+
+    def _log(self, line: str) -> None:
+        self.say(f"[host] {line}")
+
+    def _notice(self, line: str) -> None:
+        """A join or a leave: shown here and at every joiner."""
+        self._log(line)
+        self._broadcast(Notice(text=line))
 
 
 def _reason(exc: BaseException) -> str:
@@ -491,15 +437,6 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def _seated(link: Link, key: bytes, name: str, seats: set[int]) -> Seated:
-    out, out_read = trio.open_memory_channel[dict[str, Any]](math.inf)
-    return Seated(link, key, name, seats, out, out_read)
-
-
-def describe_roster(roster: Roster) -> str:
-    parts = []
-    for seat, entry in enumerate(roster.seats):
-        who = f"{entry.bot} bot run by seat {entry.run_by}" if entry.bot else \
-            show_id(device_id(entry.identity), 4)
-        parts.append(f"{seat} {entry.name} ({who})")
-    return "; ".join(parts)
+def _seated(link: Link, key: bytes, name: str) -> Seated:
+    out, out_read = trio.open_memory_channel[Frame](math.inf)
+    return Seated(link, name, Conduct(key), out, out_read)

@@ -12,23 +12,37 @@ from __future__ import annotations
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.bots import Bot
 from p2pcards.net import links, tls
-from p2pcards.net.driver import Driver, Person, Settings
-from p2pcards.net.host import describe_roster
-from p2pcards.net.identity import Friends, Identity, IdentityError, show_id
+from p2pcards.net.driver import Driver, Person
+from p2pcards.net.frames import (
+    Auth,
+    BotClaim,
+    ChatLine,
+    Error,
+    Frame,
+    FrameError,
+    Hello,
+    Kind,
+    Lobby,
+    Msg,
+    Notice,
+    Start,
+    Welcome,
+    kind_of,
+)
+from p2pcards.net.identity import Friends, Identity, IdentityError, device_id, show_id
 from p2pcards.net.invite import Invite, proof
 from p2pcards.net.journal import Journal
+from p2pcards.net.lobby import BOT_PROOF, describe_roster
 from p2pcards.net.peer import Peer
-from p2pcards.net.wire import FrameError, Link, LinkClosed
-from p2pcards.net.wire import field as need
-from p2pcards.table.codec import CodecError
-from p2pcards.table.roster import Roster, decode_roster
+from p2pcards.net.settings import Settings
+from p2pcards.net.wire import Link, LinkClosed
+from p2pcards.table.roster import MAX_NAME, Roster
 
 RETRY_MOST = 5.0
 GIVE_UP = 600.0
@@ -61,6 +75,9 @@ class Joiner:
     link_seen: float | None = None
     chats: links.Chat = field(default_factory=links.Chat)
     seat: int = -1
+    dial: tls.Dial = tls.dial
+    """How a link to the host is opened: TLS to the invite's address (tests dial the
+    host over memory streams)."""
 
     def __post_init__(self) -> None:
         self.connected = trio.Event()
@@ -108,26 +125,34 @@ class Joiner:
 
     async def _session(self) -> None:
         with trio.fail_after(links.HANDSHAKE_SECONDS):
-            stream = await tls.connect(self.invite.host, self.invite.port)
+            try:
+                stream, seen = await self.dial(self.invite.host, self.invite.port)
+            except IdentityError as exc:
+                raise JoinError(str(exc)) from exc
         link = Link(stream, "the host")
         try:
-            await self._pin(stream)
+            await self._pin(seen)
             with trio.fail_after(links.HANDSHAKE_SECONDS):
                 await self._hello(link)
             self.link = link
             while True:
-                frame = await link.receive()
+                try:
+                    frame = await link.receive()
+                except FrameError as exc:
+                    if exc.kind != Kind.CHAT:
+                        raise
+                    self.link_seen = trio.current_time()
+                    self._dropped(exc)
+                    continue
                 self.link_seen = trio.current_time()
                 await self._frame(frame)
         finally:
             self.link = None
             await link.aclose()
 
-    async def _pin(self, stream: trio.SSLStream[trio.SocketStream]) -> None:
-        try:
-            seen = tls.peer_id(stream)
-        except IdentityError as exc:
-            raise JoinError(str(exc)) from exc
+    async def _pin(self, seen: bytes) -> None:
+        """Check the device id of the host at the other end against the invite's
+        (or, with none in it, ask the person to confirm it)."""
         if self.invite.fingerprint is not None:
             if seen != self.invite.fingerprint:
                 raise JoinError(
@@ -142,32 +167,34 @@ class Joiner:
         self.invite = Invite(self.invite.host, self.invite.port, seen, self.invite.token)
 
     async def _hello(self, link: Link) -> None:
-        await link.send(links.hello())
+        await link.send(Hello())
         first = await link.receive()
-        if first["t"] == "error":
-            raise JoinError(f"the host refused: {links.printable(first.get('reason'))}")
-        links.check_hello(first)
-        nonce = need(first, "nonce", bytes, 32)
-        host_name = links.printable(need(first, "name", str, 32), 32)
+        if isinstance(first, Error):
+            raise JoinError(f"the host refused: {links.printable(first.reason)}")
+        links.negotiate(first)
+        assert isinstance(first, Hello)
+        if first.nonce is None or first.name is None:
+            raise FrameError("hello: the host's hello needs a nonce and a name")
+        host_name = links.printable(first.name, MAX_NAME)
         if self.friends is not None and self.invite.fingerprint is not None:
             warning = self.friends.check(host_name, self.invite.fingerprint)
             if warning:
                 self.say(warning)
         assert self.invite.fingerprint is not None
-        await link.send({
-            "t": "auth", "key": self.identity.public, "name": self.name,
-            "token": self.invite.token, "bot": self.own_bot or "",
-            "sig": proof(self.identity.key, nonce, self.invite.fingerprint, self.invite.token),
-            "bots": [[kind, key.public_key().public_bytes_raw(),
-                      proof(key, nonce, self.invite.fingerprint, b"bot")]
-                     for kind, key in zip(self.bots, self.bot_keys, strict=True)]})
+        nonce, host_id, token = first.nonce, self.invite.fingerprint, self.invite.token
+        await link.send(Auth(
+            key=self.identity.public, name=self.name, token=token, bot=self.own_bot or "",
+            sig=proof(self.identity.key, nonce, host_id, token),
+            bots=tuple(BotClaim(kind=kind, key=key.public_key().public_bytes_raw(),
+                                sig=proof(key, nonce, host_id, BOT_PROOF))
+                       for kind, key in zip(self.bots, self.bot_keys, strict=True))))
         answer = await link.receive()
-        if answer["t"] == "error":
-            raise JoinError(f"the host refused: {links.printable(answer.get('reason'))}")
-        if answer["t"] != "welcome":
-            raise FrameError(f"expected welcome, got {answer['t']!r}")
-        self.seat = need(answer, "seat", int)
-        if answer.get("resume") is True and self.peer is None:
+        if isinstance(answer, Error):
+            raise JoinError(f"the host refused: {links.printable(answer.reason)}")
+        if not isinstance(answer, Welcome):
+            raise FrameError(f"expected welcome, got {kind_of(answer)!r}")
+        self.seat = answer.seat
+        if answer.resume and self.peer is None:
             raise JoinError("this identity sits at a game already under way, but its journal"
                             " is not here: without it this seat would send second versions"
                             " of its messages (read as cheating). Run the command on the"
@@ -175,42 +202,38 @@ class Joiner:
         self.say(f"seated at seat {self.seat} at {host_name}'s table")
         if self.peer is not None:
             for wire in self.peer.mine:
-                await link.send({"t": "msg", "wire": wire})
+                await link.send(Msg(wire=wire))
 
-    async def _frame(self, frame: dict[str, Any]) -> None:
-        kind = frame["t"]
-        if kind == "msg":
-            wire = need(frame, "wire", bytes)
+    async def _frame(self, frame: Frame) -> None:
+        if isinstance(frame, Msg):
             if self.driver is not None:
-                self.driver.post("msg", wire)
-        elif kind == "lobby":
-            seats = need(frame, "seats", list, 8)
-            players = need(frame, "players", int)
-            self.say(f"lobby: {len(seats)} of {players} seats taken: "
-                     + ", ".join(links.printable(s[0], 32) for s in seats
-                                 if isinstance(s, list) and s))
-        elif kind == "start":
-            try:
-                roster = decode_roster(need(frame, "roster", bytes))
-                settings = Settings.from_wire(frame.get("settings"))
-            except (CodecError, ValueError, TypeError) as exc:
-                raise FrameError(f"start: {exc}") from exc
-            self._started(roster, settings)
-        elif kind == "chat":
+                self.driver.post("msg", frame.wire)
+        elif isinstance(frame, Lobby):
+            self.say(f"lobby: {len(frame.seats)} of {frame.players} seats taken: "
+                     + ", ".join(links.printable(s.name, MAX_NAME) for s in frame.seats))
+        elif isinstance(frame, Start):
+            self._started(frame.roster, frame.settings)
+        elif isinstance(frame, ChatLine):
             if self.peer is not None:
                 try:
                     seat, text = self.chats.take(frame, self.peer.roster.keys,
                                                  self.peer.roster.table)
-                except FrameError as exc:  # the host's doing, or a stale copy: not shown
-                    self.say(f"[a chat line was dropped: {exc}]")
+                except FrameError as exc:
+                    self._dropped(exc)
                     return
                 self.say(f"{self.peer.roster.seats[seat].name}: {text}")
-        elif kind == "notice":
-            self.say(f"[host] {links.printable(need(frame, 'text', str, 200))}")
-        elif kind == "error":
-            raise JoinError(f"the host closed the link: {links.printable(frame.get('reason'))}")
+        elif isinstance(frame, Notice):
+            self.say(f"[host] {links.printable(frame.text)}")
+        elif isinstance(frame, Error):
+            raise JoinError(f"the host closed the link: {links.printable(frame.reason)}")
         else:
-            raise FrameError(f"a {kind!r} frame is not expected from the host")
+            raise FrameError(f"a {kind_of(frame)!r} frame is not expected from the host")
+
+    def _dropped(self, exc: FrameError) -> None:
+        """A chat line the host sent that is not shown: the host's doing, or a stale
+        copy (none is shown before the game)."""
+        if self.peer is not None:
+            self.say(f"[a chat line was dropped: {exc}]")
 
     def _started(self, roster: Roster, settings: Settings) -> None:
         if self.peer is not None:
@@ -240,7 +263,6 @@ class Joiner:
         if self.friends is not None:
             for seat, entry in enumerate(roster.seats):
                 if not entry.bot and seat != own[0]:
-                    from p2pcards.net.identity import device_id  # noqa: PLC0415
                     warning = self.friends.check(entry.name, device_id(entry.identity))
                     if warning:
                         self.say(warning)
@@ -266,7 +288,7 @@ class Joiner:
             return  # sent again from the journal once the link is back
         try:
             for wire in wires:
-                await link.send({"t": "msg", "wire": wire})
+                await link.send(Msg(wire=wire))
         except LinkClosed:
             pass
 

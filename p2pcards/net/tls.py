@@ -2,7 +2,7 @@
 
 Python's ``ssl`` cannot accept an unknown self-signed *client* certificate,
 so only the host has one (DESIGN.md section 4); the joiner proves who it is
-inside the channel (:mod:`p2pcards.net.handshake`).  The joiner does not use a
+inside the channel (:mod:`p2pcards.net.invite`).  The joiner does not use a
 CA: it reads the host's certificate after the handshake and compares the
 device id of the key it carries with the one pinned (from the invite, or
 trusted on first use).
@@ -11,6 +11,7 @@ trusted on first use).
 from __future__ import annotations
 
 import ssl
+from collections.abc import Awaitable, Callable
 
 import trio
 
@@ -50,3 +51,19 @@ async def connect(host: str, port: int) -> trio.SSLStream[trio.SocketStream]:
         await trio.aclose_forcefully(stream)
         raise
     return stream
+
+
+Dial = Callable[[str, int], Awaitable[tuple[trio.abc.Stream, bytes]]]
+"""Opens a link to the host at ``host:port``: the stream, and the device id of the
+host at the other end (for the joiner to pin)."""
+
+
+async def dial(host: str, port: int) -> tuple[trio.abc.Stream, bytes]:
+    """A TLS link to ``host:port`` and the device id its certificate carries
+    (:class:`~p2pcards.net.identity.IdentityError` if it carries none)."""
+    stream = await connect(host, port)
+    try:
+        return stream, peer_id(stream)
+    except BaseException:
+        await trio.aclose_forcefully(stream)
+        raise

@@ -1,64 +1,33 @@
-"""Frames on a link: a big-endian u32 length, then one msgpack map (DESIGN.md section 4).
+"""A link: frames (:mod:`p2pcards.net.frames`) over one Trio byte stream.
 
-The length is checked against the cap before anything is read; the map is
-decoded strictly (no ext types, string keys, no trailing bytes) and must
-carry a string ``t`` naming its type.  Any fault raises :class:`FrameError`
-with the reason, and the caller closes that link only.
+The stream is anything that is a :class:`trio.abc.Stream`: a TLS stream on a
+TCP connection, or a memory stream in tests.  A frame's length is checked
+against the cap before its body is read; any fault raises
+:class:`~p2pcards.net.frames.FrameError` with the reason, and the caller closes
+that link only.
 """
 
 from __future__ import annotations
 
 import contextlib
-import struct
 from typing import Any
 
-import msgpack
 import trio
 
-from p2pcards.table.codec import MAX_MESSAGE
-
-MAX_FRAME = MAX_MESSAGE + 64 * 1024
-"""A frame holds one table message (at most MAX_MESSAGE) and a little framing;
-the roster and the lobby fit easily."""
-HEADER = struct.Struct(">I")
-PROTOCOL = "p2pcards"
-VERSIONS = (1, 1)
-"""The link protocol versions this node speaks (lowest, highest)."""
-
-
-class FrameError(Exception):
-    """A frame that cannot be taken: the link that sent it is closed with this reason."""
+from p2pcards.net.frames import (
+    HEADER,
+    MAX_FRAME,
+    Frame,
+    FrameError,
+    from_map,
+    pack,
+    pack_map,
+    unpack_map,
+)
 
 
 class LinkClosed(Exception):
     """The other end closed the link (between frames)."""
-
-
-def encode(frame: dict[str, Any]) -> bytes:
-    body: bytes = msgpack.packb(frame, use_bin_type=True)
-    if len(body) > MAX_FRAME:
-        raise FrameError(f"a {frame.get('t')!r} frame of {len(body)} bytes is over the"
-                         f" {MAX_FRAME}-byte cap")
-    return HEADER.pack(len(body)) + body
-
-
-def _no_ext(code: int, data: bytes) -> Any:
-    raise FrameError(f"msgpack extension type {code} is not allowed")
-
-
-def decode(body: bytes) -> dict[str, Any]:
-    try:
-        frame = msgpack.unpackb(body, raw=False, strict_map_key=True, ext_hook=_no_ext)
-    except FrameError:
-        raise
-    except Exception as exc:  # msgpack raises several unrelated types
-        raise FrameError(f"not msgpack ({type(exc).__name__}: {exc})") from exc
-    if not isinstance(frame, dict):
-        raise FrameError(f"a frame must be a map, not {type(frame).__name__}")
-    kind = frame.get("t")
-    if not isinstance(kind, str):
-        raise FrameError("a frame must name its type in 't'")
-    return frame
 
 
 class Link:
@@ -83,7 +52,12 @@ class Link:
             self.buffer += chunk
         return True
 
-    async def receive(self) -> dict[str, Any]:
+    async def receive(self) -> Frame:
+        """The next frame, checked (:class:`FrameError` if it is not one)."""
+        return from_map(await self.receive_map())
+
+    async def receive_map(self) -> dict[str, Any]:
+        """The next frame as its msgpack map (only its ``t`` checked)."""
         if not await self._fill(HEADER.size):
             if self.buffer:
                 raise FrameError("the link closed inside a frame header")
@@ -97,10 +71,16 @@ class Link:
         body = bytes(self.buffer[HEADER.size:HEADER.size + size])
         del self.buffer[:HEADER.size + size]
         self.received += 1
-        return decode(body)
+        return unpack_map(body)
 
-    async def send(self, frame: dict[str, Any]) -> None:
-        data = encode(frame)
+    async def send(self, frame: Frame) -> None:
+        await self._send(pack(frame))
+
+    async def send_map(self, raw: dict[str, Any]) -> None:
+        """Any map as a frame (tests send what a peer should not)."""
+        await self._send(pack_map(raw))
+
+    async def _send(self, data: bytes) -> None:
         async with self._send_lock:
             try:
                 await self.stream.send_all(data)
@@ -113,15 +93,3 @@ class Link:
             scope.shield = True
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 await self.stream.aclose()
-
-
-def field(frame: dict[str, Any], name: str, kind: type | tuple[type, ...],
-          most: int | None = None) -> Any:
-    """``frame[name]``, checked to be of ``kind`` (and at most ``most`` long)."""
-    value = frame.get(name)
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
-        raise FrameError(f"a {frame['t']!r} frame needs {name!r} as"
-                         f" {getattr(kind, '__name__', kind)}")
-    if most is not None and hasattr(value, "__len__") and len(value) > most:
-        raise FrameError(f"a {frame['t']!r} frame's {name!r} is over {most} long")
-    return value

@@ -1,0 +1,453 @@
+"""Every frame of a link: a frozen dataclass per kind, read and written by one table.
+
+On the wire a frame is a big-endian u32 length, then one msgpack map whose
+``t`` names its kind (docs/networking.md lists them):
+
+==========  =========  ====================================================
+``hello``   both       ``proto``, ``versions`` [lowest, highest]; the host's
+                       adds ``nonce``, ``game``, ``name``, ``free`` (seats)
+``auth``    joiner     ``key`` (Ed25519), ``name``, ``token``, ``bot`` (the
+                       bot playing its own seat, or ""), ``sig`` (the proof,
+                       :mod:`p2pcards.net.invite`), ``bots`` [[kind, key,
+                       sig], ...] for bots the joiner runs
+``welcome`` host       ``seat``: the joiner's seat; ``resume``
+``lobby``   host       ``players``, ``seats`` [[name, id, bot, run_by], ...]
+``start``   host       ``roster`` (bytes), ``settings``
+``msg``     both       ``wire``: one table message (relayed by the host)
+``chat``    both       ``seat``, ``n`` (rising), ``text``, ``sig`` (the seat's)
+``notice``  host       ``text``: a join or a leave
+``error``   both       ``reason``, then the link closes
+==========  =========  ====================================================
+
+:data:`SPECS` is the one table: for each kind its dataclass and its fields in
+wire order, each with how it is read (type, length, range) and written.
+Reading checks the length against :data:`MAX_FRAME` before anything else,
+decodes the map strictly (no extension types, string keys, no trailing
+bytes), then every field the kind declares; a fault is a :class:`FrameError`
+naming the frame and the field (``auth.key must be 32 bytes``).  Fields a
+kind does not declare are ignored (a newer peer may add some), and a field
+with a default may be absent.  Writing puts ``t`` first and the fields in
+the table's order, leaving out optional fields that are None: the same bytes
+as ever, for every peer that speaks this protocol.
+
+Nothing here does I/O: :class:`p2pcards.net.wire.Link` carries frames over a
+stream.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, cast
+
+import msgpack
+
+from p2pcards.net.identity import ID_BYTES
+from p2pcards.net.invite import TOKEN_BYTES
+from p2pcards.net.settings import Settings
+from p2pcards.table.codec import KEY_BYTES, MAX_MESSAGE, SIGNATURE_BYTES, CodecError
+from p2pcards.table.roster import MAX_NAME, Roster, decode_roster
+
+PROTOCOL = "p2pcards"
+VERSIONS = (1, 1)
+"""The link protocol versions this node speaks (lowest, highest)."""
+
+# ------------------------------------------------------------------ the limits
+
+MAX_FRAME = MAX_MESSAGE + 64 * 1024
+"""A frame holds one table message (at most MAX_MESSAGE) and a little framing;
+the roster and the lobby fit easily."""
+HEADER = struct.Struct(">I")
+NONCE_BYTES = 32
+MAX_SEATS = 8
+"""The most seats a lobby lists, and the most bots one joiner brings."""
+MAX_BOT_KIND = 16
+MAX_GAME = 32
+MAX_CHAT = 200
+"""Characters in a chat line."""
+MAX_NOTICE = 200
+MAX_PROTOCOL = 32
+UINT_END = 1 << 63
+"""Counts and numbers are below this (msgpack's signed 64 bits)."""
+
+
+class FrameError(Exception):
+    """A frame that cannot be taken: the link that sent it is closed with this reason.
+
+    ``kind`` is the frame's kind when the map named a known one and a field is
+    wrong (None for a fault below that: the length, the msgpack, ``t``)."""
+
+    def __init__(self, reason: str, kind: str | None = None):
+        super().__init__(reason)
+        self.kind = kind
+
+
+class Kind(StrEnum):
+    HELLO = "hello"
+    AUTH = "auth"
+    WELCOME = "welcome"
+    LOBBY = "lobby"
+    START = "start"
+    MSG = "msg"
+    CHAT = "chat"
+    NOTICE = "notice"
+    ERROR = "error"
+
+
+# ------------------------------------------------------------------ the frames
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello:
+    """The first frame each way: the protocol and its versions.  The host's also
+    carries the nonce the joiner signs, the game, its name and the free seats (None
+    in a joiner's hello: not sent)."""
+
+    proto: str = PROTOCOL
+    versions: tuple[int, int] = VERSIONS
+    nonce: bytes | None = None
+    game: str | None = None
+    name: str | None = None
+    free: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BotClaim:
+    """A bot a joiner runs: its kind, its key, and the key's signature of the nonce
+    (nobody reserves another's key)."""
+
+    kind: str
+    key: bytes
+    sig: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Auth:
+    """The joiner's answer to the host's hello: who it is, its proof of the invite,
+    and the bots it brings (``bot``: the bot that plays its own seat, or "")."""
+
+    key: bytes
+    name: str
+    token: bytes
+    bot: str
+    sig: bytes
+    bots: tuple[BotClaim, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Welcome:
+    """The joiner is seated (``resume``: the game is under way and it comes back)."""
+
+    seat: int
+    resume: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbySeat:
+    """A seat taken in the lobby: name, device id, bot kind, the seat running it."""
+
+    name: str
+    id: bytes
+    bot: str
+    run_by: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Lobby:
+    """The seats taken so far, of ``players``."""
+
+    players: int
+    seats: tuple[LobbySeat, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Start:
+    """Every seat is taken: the roster every seat signs, and the table settings."""
+
+    roster: Roster
+    settings: Settings
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Msg:
+    """One signed table message (docs/protocol.md), relayed by the host."""
+
+    wire: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatLine:
+    """A chat line, signed by its seat and numbered (a line is shown once)."""
+
+    seat: int
+    n: int
+    text: str
+    sig: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Notice:
+    """A join or a leave, as the host shows it."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Error:
+    """Why the link closes (it closes after this)."""
+
+    reason: str
+
+
+Frame = Hello | Auth | Welcome | Lobby | Start | Msg | ChatLine | Notice | Error
+
+# ------------------------------------------------------------------ field codecs
+
+Decoder = Callable[[Any, str], Any]
+"""(value, what) -> the value read; FrameError naming ``what`` if it is wrong."""
+Encoder = Callable[[Any], Any]
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _int(low: int = 0, end: int = UINT_END) -> Decoder:
+    def decode(value: Any, what: str) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value < end:
+            raise FrameError(f"{what} must be an integer from {low} to {end - 1}")
+        return value
+    return decode
+
+
+def _text(most: int) -> Decoder:
+    def decode(value: Any, what: str) -> str:
+        if not isinstance(value, str) or len(value) > most:
+            raise FrameError(f"{what} must be text of at most {most} characters")
+        return value
+    return decode
+
+
+def _bytes(size: int) -> Decoder:
+    def decode(value: Any, what: str) -> bytes:
+        if not isinstance(value, bytes) or len(value) != size:
+            raise FrameError(f"{what} must be {size} bytes")
+        return value
+    return decode
+
+
+def _blob(most: int) -> Decoder:
+    def decode(value: Any, what: str) -> bytes:
+        if not isinstance(value, bytes) or len(value) > most:
+            raise FrameError(f"{what} must be a byte string of at most {most} bytes")
+        return value
+    return decode
+
+
+def _bool(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise FrameError(f"{what} must be true or false")
+    return value
+
+
+def _or_none(inner: Decoder) -> Decoder:
+    def decode(value: Any, what: str) -> Any:
+        return None if value is None else inner(value, what)
+    return decode
+
+
+def _list(inner: Decoder, most: int) -> Decoder:
+    def decode(value: Any, what: str) -> tuple[Any, ...]:
+        if not isinstance(value, list) or len(value) > most:
+            raise FrameError(f"{what} must be an array of at most {most} items")
+        return tuple(inner(item, f"{what}[{i}]") for i, item in enumerate(value))
+    return decode
+
+
+def _versions(value: Any, what: str) -> tuple[int, int]:
+    if not isinstance(value, list) or len(value) != 2 or \
+            not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise FrameError(f"{what} must be [lowest, highest]")
+    return value[0], value[1]
+
+
+def _roster(value: Any, what: str) -> Roster:
+    try:
+        return decode_roster(_blob(MAX_MESSAGE)(value, what))
+    except CodecError as exc:
+        raise FrameError(f"{what}: {exc}") from exc
+
+
+def _settings(value: Any, what: str) -> Settings:
+    try:
+        return Settings.from_wire(value)
+    except ValueError as exc:
+        raise FrameError(f"{what}: {exc}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    name: str
+    decode: Decoder
+    encode: Encoder = _same
+    optional: bool = False
+    """May be absent (the dataclass default); a None value is not sent."""
+
+
+def _record(cls: type[Any], *fields: Field) -> tuple[Decoder, Encoder]:
+    """A dataclass travelling as a fixed-length array of its fields."""
+    def decode(value: Any, what: str) -> Any:
+        if not isinstance(value, list) or len(value) != len(fields):
+            names = ", ".join(f.name for f in fields)
+            raise FrameError(f"{what} must be [{names}]")
+        return cls(**{f.name: f.decode(item, f"{what}.{f.name}")
+                      for f, item in zip(fields, value, strict=True)})
+
+    def encode(value: Any) -> list[Any]:
+        return [f.encode(getattr(value, f.name)) for f in fields]
+    return decode, encode
+
+
+_BOT_CLAIM = _record(BotClaim, Field("kind", _text(MAX_BOT_KIND)),
+                     Field("key", _bytes(KEY_BYTES)), Field("sig", _bytes(SIGNATURE_BYTES)))
+_LOBBY_SEAT = _record(LobbySeat, Field("name", _text(MAX_NAME)), Field("id", _bytes(ID_BYTES)),
+                      Field("bot", _text(MAX_BOT_KIND)),
+                      Field("run_by", _or_none(_int(0, MAX_SEATS))))
+
+
+def _records(codec: tuple[Decoder, Encoder], most: int) -> tuple[Decoder, Encoder]:
+    decode, encode = codec
+    return _list(decode, most), lambda values: [encode(v) for v in values]
+
+
+# ------------------------------------------------------------------ the table
+
+
+@dataclass(frozen=True, slots=True)
+class FrameSpec:
+    kind: Kind
+    cls: type[Any]
+    fields: tuple[Field, ...]
+
+
+SPECS: dict[Kind, FrameSpec] = {spec.kind: spec for spec in (
+    FrameSpec(Kind.HELLO, Hello, (
+        Field("proto", _text(MAX_PROTOCOL)),
+        Field("versions", _versions, list),
+        Field("nonce", _bytes(NONCE_BYTES), optional=True),
+        Field("game", _text(MAX_GAME), optional=True),
+        Field("name", _text(MAX_NAME), optional=True),
+        Field("free", _int(0, MAX_SEATS + 1), optional=True))),
+    FrameSpec(Kind.AUTH, Auth, (
+        Field("key", _bytes(KEY_BYTES)),
+        Field("name", _text(MAX_NAME)),
+        Field("token", _bytes(TOKEN_BYTES)),
+        Field("bot", _text(MAX_BOT_KIND)),
+        Field("sig", _bytes(SIGNATURE_BYTES)),
+        Field("bots", *_records(_BOT_CLAIM, MAX_SEATS)))),
+    FrameSpec(Kind.WELCOME, Welcome, (
+        Field("seat", _int(0, MAX_SEATS)),
+        Field("resume", _bool, optional=True))),
+    FrameSpec(Kind.LOBBY, Lobby, (
+        Field("players", _int(0, MAX_SEATS + 1)),
+        Field("seats", *_records(_LOBBY_SEAT, MAX_SEATS)))),
+    FrameSpec(Kind.START, Start, (
+        Field("roster", _roster, Roster.encode),
+        Field("settings", _settings, Settings.to_wire))),
+    FrameSpec(Kind.MSG, Msg, (
+        Field("wire", _blob(MAX_MESSAGE)),)),
+    FrameSpec(Kind.CHAT, ChatLine, (
+        Field("seat", _int(0, MAX_SEATS)),
+        Field("n", _int(1)),
+        Field("text", _text(MAX_CHAT)),
+        Field("sig", _bytes(SIGNATURE_BYTES)))),
+    FrameSpec(Kind.NOTICE, Notice, (
+        Field("text", _text(MAX_NOTICE)),)),
+    FrameSpec(Kind.ERROR, Error, (
+        Field("reason", _text(MAX_FRAME)),)),
+)}
+KIND_OF: dict[type[Any], Kind] = {spec.cls: spec.kind for spec in SPECS.values()}
+
+
+def kind_of(frame: Frame) -> str:
+    """The frame's kind, as its ``t`` says it."""
+    return KIND_OF[type(frame)].value
+
+
+# ------------------------------------------------------------------ maps
+
+
+def to_map(frame: Frame) -> dict[str, Any]:
+    """The msgpack map of a frame: ``t``, then its fields in the table's order."""
+    spec = SPECS[KIND_OF[type(frame)]]
+    out: dict[str, Any] = {"t": spec.kind.value}
+    for field in spec.fields:
+        value = getattr(frame, field.name)
+        if value is None and field.optional:
+            continue
+        out[field.name] = field.encode(value)
+    return out
+
+
+def from_map(raw: dict[str, Any]) -> Frame:
+    """The frame a map holds, every field the kind declares checked."""
+    kind = raw.get("t")
+    if not isinstance(kind, str):
+        raise FrameError("a frame must name its type in 't'")
+    try:
+        spec = SPECS[Kind(kind)]
+    except ValueError:
+        raise FrameError(f"a {kind[:32]!r} frame is not expected: this protocol has"
+                         " no such frame") from None
+    values: dict[str, Any] = {}
+    for field in spec.fields:
+        if field.name not in raw:
+            if field.optional:
+                continue
+            raise FrameError(f"{kind}: the field {field.name!r} is missing", kind)
+        try:
+            values[field.name] = field.decode(raw[field.name], f"{kind}.{field.name}")
+        except FrameError as exc:
+            raise FrameError(str(exc), kind) from None
+    return cast(Frame, spec.cls(**values))
+
+
+# ------------------------------------------------------------------ bytes
+
+
+def pack_map(raw: dict[str, Any]) -> bytes:
+    """A map as it goes on a link: the length, then the msgpack body (capped)."""
+    body: bytes = msgpack.packb(raw, use_bin_type=True)
+    if len(body) > MAX_FRAME:
+        raise FrameError(f"a {raw.get('t')!r} frame of {len(body)} bytes is over the"
+                         f" {MAX_FRAME}-byte cap")
+    return HEADER.pack(len(body)) + body
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise FrameError(f"msgpack extension type {code} is not allowed")
+
+
+def unpack_map(body: bytes) -> dict[str, Any]:
+    """The map of a frame's body (after its length), strictly decoded."""
+    try:
+        raw = msgpack.unpackb(body, raw=False, strict_map_key=True, ext_hook=_no_ext)
+    except FrameError:
+        raise
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise FrameError(f"not msgpack ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(raw, dict):
+        raise FrameError(f"a frame must be a map, not {type(raw).__name__}")
+    if not isinstance(raw.get("t"), str):
+        raise FrameError("a frame must name its type in 't'")
+    return raw
+
+
+def pack(frame: Frame) -> bytes:
+    return pack_map(to_map(frame))
+
+
+def unpack(body: bytes) -> Frame:
+    return from_map(unpack_map(body))

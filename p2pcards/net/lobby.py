@@ -1,0 +1,236 @@
+"""The host's lobby: who may sit, where, and the roster once every seat is taken.
+
+No sockets, no Trio, no clock: the host's relay (:mod:`p2pcards.net.host`)
+hands it what arrives and does what it says.
+
+A joiner's ``auth`` (:class:`~p2pcards.net.frames.Auth`) is admitted when its
+name is printable, its key is a key, it carries the table's token and its
+proof of identity verifies (:func:`p2pcards.net.invite.check_proof`).  Before
+the game, it then asks for seats: its own and one per bot it brings (each
+bot's key signs the nonce too, so nobody reserves another's key), checked
+against the free seats and the identities already seated.  The seats are
+numbered when they are taken (:meth:`Lobby.take`), not when asked for, since
+others may sit in between; a joiner that leaves frees its seats and the
+seats after them move up.  Once the game has begun, only an identity of the
+roster comes back, to its seats (:meth:`Lobby.admit` says which).
+
+A seat belongs to a joiner when it holds the joiner's identity, or its bot
+is run by that seat: :func:`seats_of`.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from p2pcards.bots import BOT_NAMES
+from p2pcards.games import GAMES
+from p2pcards.net.frames import Auth, FrameError, LobbySeat
+from p2pcards.net.frames import Lobby as LobbyFrame
+from p2pcards.net.identity import device_id, show_id
+from p2pcards.net.invite import check_proof
+from p2pcards.table.codec import CodecError, identity_key
+from p2pcards.table.roster import MAX_NAME, Roster, SeatEntry
+
+BOT_PROOF = b"bot"
+"""What a bot's key signs with the nonce, in place of the token."""
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A joiner's seats, checked but not yet taken: ``entries`` are numbered from
+    ``seat`` (the first free seat when it asked); :meth:`Lobby.take` numbers them
+    again when it takes them."""
+
+    key: bytes
+    name: str
+    seat: int
+    entries: tuple[SeatEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Rejoin:
+    """An identity of the roster, back once the game has begun."""
+
+    key: bytes
+    name: str
+    seat: int
+    seats: frozenset[int]
+
+
+def own_seat(entries: Sequence[SeatEntry], key: bytes) -> int | None:
+    """The seat of identity ``key`` (None: it has none)."""
+    return next((i for i, e in enumerate(entries) if e.identity == key), None)
+
+
+def seats_of(entries: Sequence[SeatEntry], key: bytes) -> frozenset[int]:
+    """The seats the peer of identity ``key`` speaks for: its own, and its bots'."""
+    own = own_seat(entries, key)
+    if own is None:
+        return frozenset()
+    return frozenset({own} | {i for i, e in enumerate(entries) if e.run_by == own})
+
+
+class Lobby:
+    """The seats of one table: taken, freed and, once all are taken, its roster."""
+
+    def __init__(self, table: bytes, game: str, options: Mapping[str, int], players: int,
+                 host_id: bytes, token: bytes):
+        self.table = table
+        self.game = game
+        self.options = dict(options)
+        self.players = players
+        self.host_id = host_id
+        """The host's device id: what every proof of identity signs."""
+        self.token = token
+        self.entries: list[SeatEntry] = []
+        self.joined: dict[bytes, str] = {}
+        """The joiners seated before the game (identity -> name)."""
+        self.roster: Roster | None = None
+        """The roster, once every seat is taken (then the lobby is closed)."""
+
+    @classmethod
+    def resumed(cls, roster: Roster, host_id: bytes, token: bytes) -> Lobby:
+        """The lobby of a table whose game has begun (a host restarted from its
+        journal)."""
+        lobby = cls(roster.table, roster.game, roster.options, roster.players, host_id, token)
+        lobby.entries = list(roster.seats)
+        lobby.roster = roster
+        return lobby
+
+    # ============================================================ the host's seats
+
+    def sit(self, name: str, identity: bytes, bot: str = "") -> int:
+        """The host's own seat (played by a person, or by its ``bot``): the next one."""
+        seat = len(self.entries)
+        self.entries.append(SeatEntry(name, identity, bot, seat if bot else None))
+        return seat
+
+    def add_bot(self, kind: str, identity: bytes, run_by: int = 0) -> int:
+        """A bot the host runs: the next seat."""
+        seat = len(self.entries)
+        self.entries.append(SeatEntry(f"{kind}-{seat}", identity, kind, run_by))
+        return seat
+
+    @property
+    def free(self) -> int:
+        return self.players - len(self.entries)
+
+    @property
+    def closed(self) -> bool:
+        return self.roster is not None
+
+    # ============================================================ joiners
+
+    def admit(self, auth: Auth, nonce: bytes) -> Request | Rejoin:
+        """What a joiner who answered the host's ``nonce`` with ``auth`` may have:
+        seats to take (before the game), or its seats again (after); FrameError with
+        the reason if nothing."""
+        if not auth.name or not auth.name.isprintable():
+            raise FrameError(f"auth: a name of 1 to {MAX_NAME} printable characters")
+        try:
+            public = identity_key(auth.key, "the joiner's identity")
+        except CodecError as exc:
+            raise FrameError(str(exc)) from exc
+        if not hmac.compare_digest(auth.token, self.token):
+            raise FrameError("not invited: the token is not this table's")
+        if not check_proof(public, auth.sig, nonce, self.host_id, auth.token):
+            raise FrameError("the proof of identity does not verify")
+        if self.roster is not None:  # the game has begun: only a seated identity comes back
+            own = own_seat(self.roster.seats, auth.key)
+            if own is None:
+                raise FrameError("the game has begun; this identity has no seat at it")
+            return Rejoin(auth.key, auth.name, own, seats_of(self.roster.seats, auth.key))
+        if auth.key in self.joined:
+            raise FrameError("this identity is already at the table")
+        return Request(auth.key, auth.name, len(self.entries), self._entries(auth, nonce))
+
+    def _entries(self, auth: Auth, nonce: bytes) -> tuple[SeatEntry, ...]:
+        """The seats a joiner asks for (its own, its bots'), checked; not yet taken."""
+        if auth.bot and auth.bot not in BOT_NAMES:
+            raise FrameError(f"auth: unknown bot {auth.bot!r}")
+        if 1 + len(auth.bots) > self.free:
+            raise FrameError(f"the table is full ({self.free} seats free,"
+                             f" {1 + len(auth.bots)} asked for)")
+        seat = len(self.entries)  # for now: the seats are numbered when taken
+        entries = [SeatEntry(auth.name, auth.key, auth.bot, seat if auth.bot else None)]
+        for i, bot in enumerate(auth.bots):
+            if bot.kind not in BOT_NAMES:
+                raise FrameError(f"auth: bot {i} must be [kind, 32-byte key, signature], with"
+                                 f" a kind of {', '.join(BOT_NAMES)}")
+            try:
+                proven = check_proof(identity_key(bot.key, f"bot {i}'s key"), bot.sig, nonce,
+                                     self.host_id, BOT_PROOF)
+            except CodecError as exc:
+                raise FrameError(str(exc)) from exc
+            if not proven:
+                raise FrameError(f"auth: bot {i}'s key is not proven")
+            entries.append(SeatEntry(f"{bot.kind}-{seat + 1 + i}", bot.key, bot.kind, seat))
+        keys = {e.identity for e in self.entries}
+        if any(e.identity in keys for e in entries) or \
+                len({e.identity for e in entries}) != len(entries):
+            raise FrameError("an identity already at the table")
+        return tuple(entries)
+
+    def take(self, request: Request) -> frozenset[int]:
+        """The seats of an admitted request, numbered now (others may have sat since
+        it was made); FrameError if they are no longer free."""
+        entries = request.entries
+        if len(entries) > self.free or self.roster is not None:  # others sat meanwhile
+            raise FrameError(f"the table filled up ({self.free} seats free)")
+        if {e.identity for e in self.entries} & {e.identity for e in entries}:
+            raise FrameError("an identity already at the table")  # sat meanwhile
+        base = len(self.entries)
+        self.entries.extend(
+            SeatEntry(e.name if i == 0 else f"{e.bot}-{base + i}", e.identity, e.bot,
+                      None if e.run_by is None else base) for i, e in enumerate(entries))
+        self.joined[request.key] = request.name
+        return frozenset(range(base, base + len(entries)))
+
+    def leave(self, key: bytes) -> bool:
+        """A joiner left: before the game its seats (and its bots') are free again and
+        the seats after them move up.  Whether anything changed."""
+        if self.roster is not None or self.joined.pop(key, None) is None:
+            return False
+        gone = seats_of(self.entries, key)
+        keep = [i for i in range(len(self.entries)) if i not in gone]
+        moved = {old: new for new, old in enumerate(keep)}
+        entries = []
+        for old in keep:
+            entry = self.entries[old]
+            run_by = None if entry.run_by is None else moved[entry.run_by]
+            name = f"{entry.bot}-{moved[old]}" if entry.bot and run_by != moved[old] \
+                else entry.name
+            entries.append(SeatEntry(name, entry.identity, entry.bot, run_by))
+        self.entries = entries
+        return True
+
+    def seats(self, key: bytes) -> frozenset[int]:
+        """The seats the peer of identity ``key`` holds now."""
+        return seats_of(self.entries, key)
+
+    # ============================================================ what it shows
+
+    def frame(self) -> LobbyFrame:
+        """The seats taken so far, as every joiner is shown them."""
+        return LobbyFrame(players=self.players, seats=tuple(
+            LobbySeat(name=e.name, id=device_id(e.identity), bot=e.bot, run_by=e.run_by)
+            for e in self.entries))
+
+    def close(self) -> Roster:
+        """The roster of the seats taken (every one of them: :attr:`free` is 0); the
+        lobby takes no one after this.  CodecError if it cannot be made."""
+        rules = GAMES[self.game]
+        options = rules.non_default(rules.resolve_options(dict(self.options)))
+        self.roster = Roster(self.table, self.game, options, tuple(self.entries))
+        return self.roster
+
+
+def describe_roster(roster: Roster) -> str:
+    parts = []
+    for seat, entry in enumerate(roster.seats):
+        who = f"{entry.bot} bot run by seat {entry.run_by}" if entry.bot else \
+            show_id(device_id(entry.identity), 4)
+        parts.append(f"{seat} {entry.name} ({who})")
+    return "; ".join(parts)
