@@ -30,10 +30,6 @@ CLOCK_EVERY = 32
 EXPLORATION = 0.7
 
 
-SAMPLED = -(1 << 400)
-"""Tree key of a move the game samples instead of branching on (``sampled_move``)."""
-
-
 class Node:
     """A move into an information set of the searching player, with its statistics.
 
@@ -86,7 +82,7 @@ class SearchResult:
         return self.visits.get(self.action, 0) / total if total else 0.0
 
 
-def search(view: SearchState, rng: random.Random, iterations: int | None = None,
+def search(view: SearchState, rng: random.Random, *, iterations: int | None = None,
            seconds: float | None = None, exploration: float = EXPLORATION,
            root_actions: list[int] | None = None, policy: Policy | None = None
            ) -> SearchResult:
@@ -110,7 +106,8 @@ def search(view: SearchState, rng: random.Random, iterations: int | None = None,
             if seconds is not None and done % CLOCK_EVERY == 0 and done \
                     and time.perf_counter() - start >= seconds:
                 break
-            _iterate(view.determinize(rng), root, seat, rng, exploration, only, policy)
+            _iterate(view.determinize(rng), root, seat, rng, exploration, only=only,
+                     policy=policy)
             done += 1
     visits = {a: root.children[a].visits for a in legal if a in root.children}
     action = most_visited(legal, visits)
@@ -139,7 +136,7 @@ def most_visited(legal: list[int], visits: dict[int, int]) -> int:
 
 
 def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
-             exploration: float, only: list[int] | None = None,
+             exploration: float, *, only: list[int] | None = None,
              policy: Policy | None = None) -> None:
     node = root
     path: list[Node] = []
@@ -226,7 +223,7 @@ def tree_stats(root: Node) -> dict[int, int]:
     return out
 
 
-def pimc(view: SearchState, rng: random.Random, iterations: int | None = None,
+def pimc(view: SearchState, rng: random.Random, *, iterations: int | None = None,
          seconds: float | None = None, worlds: int = 10,
          root_actions: list[int] | None = None, policy: Policy | None = None
          ) -> SearchResult:

@@ -16,7 +16,7 @@ from .ismcts import Node, SearchResult, most_visited, root_moves, search
 from .protocol import Policy, SearchState
 
 
-def _work(view: SearchState, seed: int, iterations: int | None,
+def _work(view: SearchState, seed: int, *, iterations: int | None,
           seconds: float | None, root_actions: list[int] | None = None,
           policy: Policy | None = None) -> tuple[dict[int, int], int]:
     result = search(view, random.Random(seed), iterations=iterations, seconds=seconds,
@@ -44,7 +44,7 @@ class RootParallel:
             self._pool.shutdown()
             self._pool = None
 
-    def search(self, view: SearchState, seed: int, iterations: int | None = None,
+    def search(self, view: SearchState, seed: int, *, iterations: int | None = None,
                seconds: float | None = None, root_actions: list[int] | None = None,
                policy: Policy | None = None) -> SearchResult:
         """Search ``view`` on every worker (``iterations`` each, or ``seconds`` of wall
@@ -53,8 +53,9 @@ class RootParallel:
         start = time.perf_counter()
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
-        futures = [self._pool.submit(_work, view, seed + i, iterations, seconds, root_actions,
-                                      policy)
+        futures = [self._pool.submit(_work, view, seed + i, iterations=iterations,
+                                      seconds=seconds, root_actions=root_actions,
+                                      policy=policy)
                    for i in range(self.workers)]
         visits: dict[int, int] = {}
         done = 0

@@ -1,4 +1,4 @@
-"""Hand histories (``p2pcards-history/1``, HAND_HISTORY.md): read, write and replay.
+"""Hand histories (``p2pcards-history/1``, docs/hand-history.md): read, write, replay.
 
 Reading validates the whole document and raises :class:`HistoryFormatError`
 (a malformed file: exit status 2) naming what is wrong and where.  Replaying
@@ -10,12 +10,11 @@ the action index, the actor, the text and the rule broken.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from p2pcards.games import GAMES, ActionSyntaxError, Game, HandState, IllegalAction
-from p2pcards.games.game import OptionError
+from p2pcards.games.game import DealSetup, OptionError
 
 FORMAT = "p2pcards-history/1"
 Actor = int | str
@@ -317,7 +316,8 @@ def replay(history: History) -> ReplayResult:
             if rules_void is None and record.reason is None:
                 raise ReplayError(k, None, None, None,
                                   "a void deal needs a reason unless the rules void it")
-            state = _run_actions(game, deck, record, k, players, options, deals) \
+            state = _run_actions(DealSetup(game, players, options, record.dealer, deals),
+                                 deck, record, k) \
                 if record.actions else None
             results.append(HandResult(None, {"void": True, "reason": record.reason
                                              or rules_void}, state, "void deal"))
@@ -326,7 +326,8 @@ def replay(history: History) -> ReplayResult:
         if rules_void is not None:
             raise ReplayError(k, None, None, None,
                               f'the rules void this deal ({rules_void}); it must say "void": true')
-        state = _run_actions(game, deck, record, k, players, options, deals)
+        state = _run_actions(DealSetup(game, players, options, record.dealer, deals), deck,
+                             record, k)
         if record.forfeit is not None:
             if state.is_terminal():
                 raise ReplayError(k, None, None, None, "a forfeit after the deal was over")
@@ -349,9 +350,8 @@ def replay(history: History) -> ReplayResult:
     return ReplayResult(game, history, results, totals, winner, winner is not None)
 
 
-def _run_actions(game: Game, deck: list[int], record: HandRecord, k: int, players: int,
-                 options: Mapping[str, int], number: int) -> HandState:
-    state = game.deal(deck, record.dealer, players, options, number=number)
+def _run_actions(setup: DealSetup, deck: list[int], record: HandRecord, k: int) -> HandState:
+    state = setup.deal(deck)
     penalty = record.penalty
     for i, (actor, text) in enumerate(record.actions):
         if "?" in text.split():
@@ -362,7 +362,7 @@ def _run_actions(game: Game, deck: list[int], record: HandRecord, k: int, player
         except ActionSyntaxError as exc:
             raise HistoryFormatError(f"hand {k}, action {i}: {exc}") from None
         if penalty is not None and i == penalty["index"]:
-            _check_penalty(state, action, actor, text, penalty, k, i)
+            _check_penalty(state, action, actor, text, penalty, where=(k, i))
             state.penalize(penalty["seat"], penalty["reason"])
             for j, (_, later) in enumerate(record.actions[i + 1:], i + 1):
                 # recorded before the audit stopped the deal: not played, but well-formed
@@ -382,7 +382,8 @@ def _run_actions(game: Game, deck: list[int], record: HandRecord, k: int, player
 
 
 def _check_penalty(state: HandState, action: int, actor: Actor, text: str,
-                   penalty: dict[str, Any], k: int, i: int) -> None:
+                   penalty: dict[str, Any], *, where: tuple[int, int]) -> None:
+    k, i = where
     if state.is_terminal():
         raise ReplayError(k, i, actor, text, "the penalty names an action after the deal was over")
     if actor != penalty["seat"]:

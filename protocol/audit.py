@@ -136,8 +136,8 @@ class _Replay:
             assert inputs is not None
             remove = [self.slot_keys[s][message.party] for s in inputs]
             expected = rekey_deck(self.lift(deck), remove, [secret.unlock_keys[r]] * size)
-            self.same(expected, message, UNLOCK, secret, "the unlock of input slot",
-                      tuple(inputs))
+            self.same(expected, message, UNLOCK, secret, what="the unlock of input slot",
+                      source=tuple(inputs))
             deck = message.deck
         for shuffled in round_.shuffles:
             secret = self.reveals[shuffled.party]
@@ -146,8 +146,8 @@ class _Replay:
                 raise _Broken(shuffled.party, SHUFFLE, f"its permutation of round {r} is not a"
                               f" permutation of the {size} positions", secret)
             expected = shuffle_deck(self.lift(deck), secret.shuffle_keys[r], permutation)
-            self.same(expected, shuffled, SHUFFLE, secret, "the shuffle of input position",
-                      permutation)
+            self.same(expected, shuffled, SHUFFLE, secret,
+                      what="the shuffle of input position", source=permutation)
             deck = shuffled.deck
         first = len(self.slot_cards)
         for locked in round_.locks:
@@ -162,8 +162,8 @@ class _Replay:
                                   " match its commitment", locked, secret)
             hidden = secret.unlock_keys[r] * secret.shuffle_keys[r] % N
             expected = rekey_deck(self.lift(deck), [hidden] * size, keys)
-            self.same(expected, locked, LOCK, secret, "the lock of input position",
-                      tuple(range(size)))
+            self.same(expected, locked, LOCK, secret, what="the lock of input position",
+                      source=tuple(range(size)))
             deck = locked.deck
         if len(round_.locks) < self.context.parties:
             return  # a round cut short: no slot came into play
@@ -204,7 +204,7 @@ class _Replay:
         self.slot_points.extend(message.deck)
 
     def same(self, expected: tuple[bytes, ...], message: Unlocked | Shuffled | Locked,
-             step: str, secret: AuditReveal, what: str, source: Sequence[int]) -> None:
+             step: str, secret: AuditReveal, *, what: str, source: Sequence[int]) -> None:
         if len(message.deck) != len(expected):
             raise _Broken(message.party, step, f"a deck of {len(message.deck)} points, not"
                           f" {len(expected)}", message)

@@ -1,4 +1,4 @@
-"""The mental-poker deck of one party, sans I/O (DESIGN.md section 2).
+"""The mental-poker deck of one party, sans I/O (docs/mental-poker.md).
 
 Every party runs a :class:`Deck` for the deal.  Messages go in through
 :meth:`Deck.receive` and come out of the party's own steps; the caller moves
@@ -188,10 +188,6 @@ class Deck:
             if len(done) < len(order):
                 return step, order[len(done)]
         return None
-
-    def my_turn(self) -> bool:
-        due = self.expected()
-        return due is not None and due[1] == self.me
 
     def in_play(self, slot: int) -> bool:
         return 0 <= slot < len(self.points) and slot not in self.retired

@@ -1,10 +1,10 @@
 """The deck protocol's messages: frozen, slotted, keyword-only, validated on creation.
 
 They carry no signature and no routing: the table session wraps each one in
-a signed envelope (issue 7) and keeps the envelopes as evidence.  A
+a signed envelope and keeps the envelopes as evidence.  A
 constructor checks shapes and types only (cheap, and enough that nothing
 malformed reaches the arithmetic); whether a point is on the curve, a key
-matches its commitment or a step comes in turn is the :class:`protocol.deck.Deck`'s
+matches its commitment or a step comes in turn is the :class:`~p2pcards.protocol.deck.Deck`'s
 business, because only it knows the context.
 """
 

@@ -269,7 +269,8 @@ class Duel(Game):
         return list(DECK)
 
     def deal(self, deck: Sequence[int | None], dealer: int, players: int,
-             options: Mapping[str, int], observer: int = FULL, number: int = 0) -> DuelState:
+             options: Mapping[str, int], *, observer: int = FULL, number: int = 0
+             ) -> DuelState:
         self.check_players(players)
         if len(deck) != len(DECK):
             raise ValueError(f"a Duel deck has {len(DECK)} cards, not {len(deck)}")
@@ -286,7 +287,7 @@ class Duel(Game):
         return state
 
     def observed_deck(self, deck: Sequence[int], dealer: int, players: int,
-                      options: Mapping[str, int], seat: int,
+                      options: Mapping[str, int], seat: int, *,
                       number: int = 0) -> list[int | None]:
         return [c if i < 10 and (dealer + 1 + i) % 2 == seat else None
                 for i, c in enumerate(deck)]

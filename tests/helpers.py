@@ -1,4 +1,4 @@
-"""Building decks that deal given hands (deal mapping of RULINGS.md)."""
+"""Building decks that deal given hands (docs/rules/common.md, "Deal mapping")."""
 
 from __future__ import annotations
 

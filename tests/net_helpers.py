@@ -133,12 +133,12 @@ class Lines(list[str]):
         self.append(line)
 
 
-def make_host(tmp_path: Path, game: str = "pasur", players: int = 2, bots: int = 0,
+def make_host(tmp_path: Path, game: str = "pasur", *, players: int = 2, bots: int = 0,
               options: dict[str, int] | None = None, grace: float = 60) -> Host:
     config = HostConfig(game, players, options or {"target": 20}, "hosty", "heuristic",
                         ["heuristic"] * bots, Settings(grace=grace))
     return Host(load_or_create(tmp_path / "host"), config, maker,
-                Journal.open(tmp_path / "host.journal"), Lines(), seed=1)
+                Journal.open(tmp_path / "host.journal"), say=Lines(), seed=1)
 
 
 def make_joiner(tmp_path: Path, invite: Invite, name: str, bots: int = 0,

@@ -81,7 +81,7 @@ class DealRun:
     actions: list[tuple[object, str]] = field(default_factory=list)
 
 
-def run_deal(game: Game, players: int, options: dict[str, int], rng: random.Random,
+def run_deal(game: Game, players: int, options: dict[str, int], rng: random.Random, *,
              check_views: bool = True,
              chooser: Callable[[HandState, random.Random], int] = choose,
              number: int = 0) -> DealRun:
@@ -93,7 +93,7 @@ def run_deal(game: Game, players: int, options: dict[str, int], rng: random.Rand
     full = game.deal(deck, dealer, players, options, number=number)
     record = HandRecord(dealer, [game.notation.name(c) for c in deck])
     run = DealRun(full, record)
-    views = [game.deal(game.observed_deck(deck, dealer, players, options, s, number), dealer,
+    views = [game.deal(game.observed_deck(deck, dealer, players, options, s, number=number), dealer,
                        players, options, observer=s, number=number)
              for s in range(players)] if check_views else []
     for seat, view in enumerate(views):

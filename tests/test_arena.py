@@ -7,13 +7,13 @@ from pathlib import Path
 
 from p2pcards.bots import arena
 from p2pcards.cli.main import main
-from p2pcards.games import bidwhist, controlnut, pasur
+from p2pcards.games import bidwhist, pasur
 from p2pcards.history import load, replay
 
 
 def test_duplicate_deals_seat_every_bot_on_both_sides():
-    result = arena.run(bidwhist.GAME, ["ismcts", "random", "ismcts", "random"], 3, seed=4,
-                       deals=True, players=4, iterations=20)
+    result = arena.run(arena.Setup("bidwhist", ("ismcts", "random", "ismcts", "random"), seed=4,
+                                   iterations=20), 3)
     assert result["per"] == "deal" and result["games"] == 3
     by_bot = {e["bot"]: e for e in result["entries"]}
     assert by_bot["ismcts"]["seats"] == [0, 1, 2, 3] == by_bot["random"]["seats"]
@@ -28,19 +28,19 @@ def test_duplicate_deals_seat_every_bot_on_both_sides():
 
 
 def test_same_seed_same_report():
-    args = (pasur.GAME, ["random", "pimc"], 2)
-    first = arena.run(*args, seed=9, deals=True, players=2, iterations=20)
-    second = arena.run(*args, seed=9, deals=True, players=2, iterations=20)
+    setup = arena.Setup("pasur", ("random", "pimc"), seed=9, iterations=20)
+    first = arena.run(setup, 2)
+    second = arena.run(setup, 2)
     for entry in first["entries"] + second["entries"]:
         entry.pop("iterations_per_s")
     assert first == second
 
 
 def test_jobs_play_the_same_sets_and_the_difference_is_paired():
-    lineup = ["ismcts", "heuristic", "ismcts", "heuristic"]
-    one = arena.run(bidwhist.GAME, lineup, 4, seed=5, deals=True, players=4, iterations=15)
-    two = arena.run(bidwhist.GAME, lineup, 4, seed=5, deals=True, players=4, iterations=15,
-                    jobs=2)
+    setup = arena.Setup("bidwhist", ("ismcts", "heuristic", "ismcts", "heuristic"), seed=5,
+                        iterations=15)
+    one = arena.run(setup, 4)
+    two = arena.run(setup, 4, jobs=2)
     assert "ismcts - heuristic" in arena.format_report(one)
     for entry in one["entries"] + two["entries"]:
         rate = entry.pop("iterations_per_s")
@@ -85,8 +85,8 @@ def test_progress_off_a_terminal_is_a_line_at_each_tenth_of_the_sets(capsys):
 
 def test_duplicate_plays_see_the_same_chance_and_every_seat_takes_every_hand(tmp_path):
     save = tmp_path / "cn"
-    arena.run(controlnut.GAME, ["random", "pimc", "random", "pimc"], 2, seed=3, deals=True,
-              players=4, iterations=8, save=str(save))
+    arena.run(arena.Setup("controlnut", ("random", "pimc", "random", "pimc"), seed=3,
+                          iterations=8, save=str(save)), 2)
     for n in range(2):
         first, second = (json.loads((save / f"controlnut-{n:04d}-{s}.json").read_text())
                          for s in (0, 1))

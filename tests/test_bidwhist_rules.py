@@ -1,4 +1,4 @@
-"""Bid Whist: one test per ruling of RULINGS.md ("Bid Whist")."""
+"""Bid Whist: one test per ruling of docs/rules/bidwhist.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Card notation (RULINGS.md "Card notation") and bitmask helpers."""
+"""Card notation (docs/rules/common.md, "Card notation") and bitmask helpers."""
 
 from __future__ import annotations
 

@@ -20,6 +20,10 @@ from p2pcards.protocol.steps import LOCK, SHUFFLE, DeckContext
 TABLE = b"test-table"
 
 
+TABLE_SIZES = [*range(2, 7), pytest.param(7, marks=pytest.mark.slow)]
+"""2 to 7 parties; seven seats are slow (run with the whole suite)."""
+
+
 def seated(parties: int, size: int, deal: int = 0, seed: str = "deck") -> list[Deck]:
     context = DeckContext(TABLE, deal, parties, size)
     return simulate.seat(context, [SeededSource(f"{seed}:{deal}:{p}") for p in range(parties)])
@@ -33,7 +37,7 @@ def verdict(decks: list[Deck], reveals: dict[int, AuditReveal] | None = None, by
     return audit(deck.context, deck.log, reveals, [r for d in decks for r in d.releases])
 
 
-@pytest.mark.parametrize("parties", range(2, 8))
+@pytest.mark.parametrize("parties", TABLE_SIZES)
 def test_shuffle_lock_deal_and_reveal_for_every_table_size(parties):
     size = [52, 54, 80, 52, 54, 80][parties - 2]
     decks = seated(parties, size, deal=parties)
@@ -500,7 +504,7 @@ def test_a_cheat_in_the_unlock_pass_is_named_by_the_audit():
     assert not result.ok and (result.party, result.step) == (2, "unlock")
 
 
-@pytest.mark.parametrize("parties", range(2, 8))
+@pytest.mark.parametrize("parties", TABLE_SIZES)
 def test_every_operation_at_every_table_size(parties):
     """Deal, show, show later, hand over, keep blind, re-mix and reshuffle, then an
     audit that agrees with every card any party opened."""
@@ -614,8 +618,9 @@ def test_a_reshuffle_opens_only_where_the_game_began_it():
 UNIFORM = [(2, 6, 300), *((parties, 4, 160) for parties in range(3, 8))]
 
 
-@pytest.mark.parametrize(("parties", "size", "deals"), UNIFORM,
-                         ids=[f"{p}p-{m}cards" for p, m, _ in UNIFORM])
+@pytest.mark.parametrize(("parties", "size", "deals"), [
+    pytest.param(p, m, d, id=f"{p}p-{m}cards", marks=[pytest.mark.slow] if p == 7 else [])
+    for p, m, d in UNIFORM])
 def test_dealt_positions_are_uniform(parties, size, deals):
     """Chi-square over (card, position) of many seeded shuffles, at every table size
     (it fails for a shuffle that does not shuffle)."""

@@ -19,10 +19,11 @@ from p2pcards.games import CHANCE, bidwhist, nullern, pasur
 from p2pcards.games import controlnut as cn
 from p2pcards.games.cards import bits
 from p2pcards.games.core import IllegalAction
+from p2pcards.games.game import DealSetup
 from tests.sim import choose
 
 
-def starting_deck(game, world, played: list[int], dealer: int, players: int,
+def starting_deck(game, world, played: list[int], dealer: int, players: int, *,
                   number: int, kitty: int) -> list[int]:
     """Deal-mapped deck whose hands are the world's plus what each seat played."""
     hands = [world.may[s] | played[s] for s in range(players)]
@@ -70,11 +71,13 @@ def test_every_past_action_stays_legal_in_every_world(game, players, number):
             for observer in rng.sample(range(players), 2):
                 world = full.view(observer).determinize(rng)
                 worlds += 1
-                replay_world(game, world, actions, played, dealer, players, number, options)
+                replay_world(game, world, actions, played,
+                             DealSetup(game, players, options, dealer, number))
     assert worlds > 1500
 
 
-def replay_world(game, world, actions, played, dealer, players, number, options) -> None:
+def replay_world(game, world, actions, played, setup: DealSetup) -> None:
+    dealer, players, number, options = setup.dealer, setup.players, setup.number, setup.options
     kitty = 0
     if game is bidwhist.GAME:
         if world.phase == bidwhist.BID:
@@ -83,7 +86,7 @@ def replay_world(game, world, actions, played, dealer, players, number, options)
             kitty = _some_kitty(world)
         else:
             kitty = world.may[bidwhist.DISCARD_PILE]
-    deck = starting_deck(game, world, played, dealer, players, number, kitty)
+    deck = starting_deck(game, world, played, dealer, players, number=number, kitty=kitty)
     state = game.deal(deck, dealer, players, options, number=number)
     for seat, action in actions:
         if game is bidwhist.GAME and action >= bidwhist.DISCARD:

@@ -121,8 +121,7 @@ def test_searched_by_ismcts_and_played_in_the_arena() -> None:
     view = full.view(full.current_player())
     action, share = SearchBot("ismcts", iterations=300).choose(view, rng)
     assert action in view.legal_actions() and share is not None
-    report = arena.run(GAME, ["ismcts", "heuristic"], 6, 5, deals=True, players=2,
-                       iterations=60)
+    report = arena.run(arena.Setup("duel", ("ismcts", "heuristic"), seed=5, iterations=60), 6)
     assert report["game"] == "duel" and report["games"] == 6
     assert {entry["bot"] for entry in report["entries"]} == {"ismcts", "heuristic"}
     assert report["difference"]["won"] + report["difference"]["tied"] \

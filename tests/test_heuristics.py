@@ -34,8 +34,8 @@ def test_heuristic_moves_are_legal_from_the_bots_own_view(game, players, number)
 @pytest.mark.parametrize("game", [bidwhist.GAME, nullern.GAME, pasur.GAME, controlnut.GAME],
                          ids=["bidwhist", "nullern", "pasur", "controlnut"])
 def test_heuristic_beats_random_over_duplicate_deals(game):
-    result = arena.run(game, ["heuristic", "random", "heuristic", "random"], 30, seed=5,
-                       deals=True, players=4)
+    result = arena.run(arena.Setup(game.name, ("heuristic", "random", "heuristic", "random"),
+                                   seed=5), 30)
     by_bot = {e["bot"]: e for e in result["entries"]}
     assert by_bot["heuristic"]["points_ci95"][0] > by_bot["random"]["points_ci95"][1]
 

@@ -117,7 +117,7 @@ def test_a_few_frames_byte_for_byte() -> None:
 
 def test_what_the_node_builds_is_what_it_built_before() -> None:
     """The lobby's seats and a chat line, from the objects that make them."""
-    lobby = SeatLobby(b"T" * 16, "pasur", {}, 4, device_id(public("h")), b"t" * 16)
+    lobby = SeatLobby(b"T" * 16, "pasur", {}, 4, host_id=device_id(public("h")), token=b"t" * 16)
     lobby.sit("hosty", public("h"), "heuristic")
     lobby.add_bot("ismcts", public("b1"))
     assert pack(lobby.frame()) == as_sent_before(

@@ -29,10 +29,10 @@ def free_udp_port() -> int:
 
 def test_beacons_round_trip_and_junk_is_ignored() -> None:
     fp = device_id(b"h" * 32)
-    heard = lan.read_beacon(lan.beacon("pasur", "hosty", 4000, fp, b"t" * 16, 1), "10.1.2.3")
+    heard = lan.read_beacon(lan.beacon("pasur", "hosty", 4000, fp, b"t" * 16, free=1), "10.1.2.3")
     assert heard.invite().host == "10.1.2.3" and heard.fingerprint == fp and heard.free == 1
-    for junk in (b"", b"\xc1", b"x" * 600, lan.beacon("pasur", "h", 0, fp, b"t" * 16, 1),
-                 lan.beacon("pasur", "h", 1, b"short", b"t" * 16, 1)):
+    for junk in (b"", b"\xc1", b"x" * 600, lan.beacon("pasur", "h", 0, fp, b"t" * 16, free=1),
+                 lan.beacon("pasur", "h", 1, b"short", b"t" * 16, free=1)):
         with pytest.raises(lan.BeaconError):
             lan.read_beacon(junk, "127.0.0.1")
     assert lan.parse_address(None) == lan.DEFAULT_GROUP
@@ -47,7 +47,7 @@ async def test_a_table_is_heard_joined_and_then_dropped(tmp_path: Path) -> None:
     config = HostConfig("pasur", 2, {"target": 20}, "hosty", "heuristic", [],
                         Settings(grace=60), beacon=target)
     host = Host(load_or_create(tmp_path / "host"), config, maker,
-                Journal.open(tmp_path / "host.journal"), Lines())
+                Journal.open(tmp_path / "host.journal"), say=Lines())
     listener = lan.Listener(target, interval=0.2)
     async with trio.open_nursery() as nursery:
         await nursery.start(listener.run)
@@ -71,6 +71,7 @@ async def test_a_table_is_heard_joined_and_then_dropped(tmp_path: Path) -> None:
         nursery.cancel_scope.cancel()
 
 
+@pytest.mark.slow  # real processes
 def test_lan_and_join_lan_commands(tmp_path: Path) -> None:
     udp, tcp = free_udp_port(), free_port()
     beacon = f"127.0.0.1:{udp}"

@@ -4,6 +4,7 @@ leaving, the roster, and coming back once the game has begun."""
 from __future__ import annotations
 
 import hashlib
+from typing import NamedTuple
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -32,19 +33,30 @@ HOST_ID = device_id(public("host"))
 
 
 def lobby(players: int = 4, host_bots: int = 0, own_bot: str = "heuristic") -> Lobby:
-    room = Lobby(TABLE, "pasur", {"target": 20}, players, HOST_ID, TOKEN)
+    room = Lobby(TABLE, "pasur", {"target": 20}, players, host_id=HOST_ID, token=TOKEN)
     room.sit("hosty", public("host"), own_bot)
     for i in range(host_bots):
         room.add_bot("heuristic", public(f"host-bot{i}"))
     return room
 
 
-def auth(name: str, bots: int = 0, own_bot: str = "", token: bytes = TOKEN,
-         nonce: bytes = NONCE, bot_kind: str = "ismcts", bot_proof: bytes = BOT_PROOF,
-         bot_key: str | None = None, display: str | None = None) -> Auth:
+class BotSpec(NamedTuple):
+    """The bots a test joiner brings: their kind, the token their proof signs, and the
+    name their key is made from (None: one per bot, from the joiner's name)."""
+
+    kind: str = "ismcts"
+    proof: bytes = BOT_PROOF
+    key: str | None = None
+
+
+SOME_BOTS = BotSpec()
+
+
+def auth(name: str, bots: int = 0, *, own_bot: str = "", token: bytes = TOKEN,
+         nonce: bytes = NONCE, bot: BotSpec = SOME_BOTS, display: str | None = None) -> Auth:
     claims = tuple(
-        BotClaim(kind=bot_kind, key=public(bot_key or f"{name}-bot{i}"),
-                 sig=proof(key(bot_key or f"{name}-bot{i}"), nonce, HOST_ID, bot_proof))
+        BotClaim(kind=bot.kind, key=public(bot.key or f"{name}-bot{i}"),
+                 sig=proof(key(bot.key or f"{name}-bot{i}"), nonce, HOST_ID, bot.proof))
         for i in range(bots))
     return Auth(key=public(name), name=name if display is None else display, token=token,
                 bot=own_bot, sig=proof(key(name), nonce, HOST_ID, token), bots=claims)
@@ -101,11 +113,11 @@ REFUSED = [
     (auth("joe", token=b"x" * 16), "not invited"),
     (auth("joe", nonce=b"m" * 32), "the proof of identity does not verify"),
     (auth("joe", own_bot="x\n"), "unknown bot 'x\\n'"),
-    (auth("joe", bots=1, bot_kind="oracle"), "auth: bot 0 must be [kind, 32-byte key"),
-    (auth("joe", bots=1, bot_proof=TOKEN), "auth: bot 0's key is not proven"),
+    (auth("joe", bots=1, bot=BotSpec(kind="oracle")), "auth: bot 0 must be [kind, 32-byte key"),
+    (auth("joe", bots=1, bot=BotSpec(proof=TOKEN)), "auth: bot 0's key is not proven"),
     (auth("joe", bots=3), "the table is full (3 seats free, 4 asked for)"),
-    (auth("joe", bots=1, bot_key="host"), "an identity already at the table"),
-    (auth("joe", bots=2, bot_key="twin"), "an identity already at the table"),
+    (auth("joe", bots=1, bot=BotSpec(key="host")), "an identity already at the table"),
+    (auth("joe", bots=2, bot=BotSpec(key="twin")), "an identity already at the table"),
 ]
 
 
@@ -126,7 +138,7 @@ def test_an_identity_sits_once() -> None:
     with pytest.raises(FrameError, match="this identity is already at the table"):
         room.admit(auth("joe"), NONCE)
     with pytest.raises(FrameError, match="an identity already at the table"):
-        room.admit(auth("ann", bots=1, bot_key="joe"), NONCE)
+        room.admit(auth("ann", bots=1, bot=BotSpec(key="joe")), NONCE)
 
 
 def test_a_request_is_checked_again_when_taken() -> None:

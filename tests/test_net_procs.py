@@ -15,6 +15,8 @@ import pytest
 
 from p2pcards.net.driver import CRASH_VARIABLE
 
+pytestmark = pytest.mark.slow  # real processes
+
 SHORT = {"bidwhist": ["-o", "target=3"], "controlnut": ["-o", "target=200"],
          "pasur": ["-o", "target=30"], "nullern": []}
 

@@ -29,7 +29,7 @@ def test_a_person_plays_chats_and_sees_the_roster(tmp_path: Path) -> None:
         config = HostConfig("pasur", 2, {"target": 20}, "hosty", None, [],
                             Settings(grace=60, hint=True))
         host = Host(load_or_create(tmp_path / "host"), config, maker,
-                    Journal.open(tmp_path / "host.journal"), prompt.show, prompt)
+                    Journal.open(tmp_path / "host.journal"), say=prompt.show, person=prompt)
         joiner_lines = Lines()
 
         async def game() -> None:
@@ -78,7 +78,7 @@ def test_the_turn_timer_plays_for_a_person_who_does_not_move(tmp_path: Path) -> 
         config = HostConfig("pasur", 2, {"target": 20}, "hosty", None, [],
                             Settings(grace=60, timer=0.05))
         host = Host(load_or_create(tmp_path / "host"), config, maker,
-                    Journal.open(tmp_path / "host.journal"), prompt.show, prompt)
+                    Journal.open(tmp_path / "host.journal"), say=prompt.show, person=prompt)
 
         async def game() -> None:
             async with trio.open_nursery() as nursery:

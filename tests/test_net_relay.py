@@ -261,7 +261,7 @@ async def test_a_relay_showing_two_rosters_is_caught_by_the_safety_number(
     config = HostConfig("pasur", 3, {"target": 20}, "hosty", "heuristic", [],
                         Settings(grace=3))
     host = TwoFacedHost(load_or_create(tmp_path / "host"), config, maker,
-                        Journal.open(tmp_path / "host.journal"), Lines(), seed=1)
+                        Journal.open(tmp_path / "host.journal"), say=Lines(), seed=1)
     host.mitm_public = load_or_create(tmp_path / "mitm").public
     async with trio.open_nursery() as nursery:
         invite = await nursery.start(host.run)

@@ -45,8 +45,9 @@ def seated(game_name: str, answer: Answer, *, players: int | None = None, seat: 
     with create_pipe_input() as pipe:
         session = repl.Repl(table, seat, [None if s == seat else make_bot(bots)
                                           for s in range(players)],
-                            hint_bot=SearchBot("ismcts", 30), pace=0, autoplay=autoplay,
-                            input=pipe, output=DummyOutput(), seed=seed)
+                            hint_bot=SearchBot("ismcts", 30),
+                            manner=repl.Manner(pace=0, autoplay=autoplay, seed=seed),
+                            input=pipe, output=DummyOutput())
 
         def typed(r: repl.Repl, message: str) -> None:
             line = answer(r, message)
@@ -401,7 +402,7 @@ def test_a_control_card_alone_is_not_played_by_accident():
             table.act(mover, heuristic_bot(state.view(mover), rng))
     with create_pipe_input() as pipe:
         r = repl.Repl(table, 0, [None, None, None, None], hint_bot=SearchBot("ismcts", 5),
-                      pace=0, input=pipe, output=DummyOutput())
+                      manner=repl.Manner(pace=0), input=pipe, output=DummyOutput())
         turn = repl.Turn.of(r.view())
         control = game.notation.name(screen.bits(state.ctrl_hand[0])[0])
         assert r.parse(turn, control.lower()) is None

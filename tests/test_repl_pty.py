@@ -12,8 +12,11 @@ import sys
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from p2pcards.history import load, replay
+
+pytestmark = pytest.mark.slow  # a real pseudo-terminal
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # The prompt's last space is drawn as a cursor move, so the patterns stop at ">".

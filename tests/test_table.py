@@ -9,6 +9,8 @@ from p2pcards.history import History, loads, replay
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.session import Session
 
+SEVEN_SEATS = pytest.mark.slow
+
 
 def finished_table(seed: int, **kwargs: object) -> MemoryTable:
     table = MemoryTable("bidwhist", 4, seed, [heuristic_bot, random_bot] * 2, **kwargs)
@@ -139,7 +141,8 @@ def test_the_same_seed_plays_the_same_game() -> None:
 # ------------------------------------------------------------------ Nullern
 
 
-@pytest.mark.parametrize(("players", "keep"), [(2, True), (3, False), (4, False), (7, False)])
+@pytest.mark.parametrize(("players", "keep"), [(2, True), (3, False), (4, False),
+                                               pytest.param(7, False, marks=SEVEN_SEATS)])
 def test_nullern_whole_games_with_the_blind_round(players: int, keep: bool) -> None:
     table = MemoryTable("nullern", players, 30 + players, [heuristic_bot] * players,
                         keep_states=keep)
@@ -160,7 +163,7 @@ def test_nullern_whole_games_with_the_blind_round(players: int, keep: bool) -> N
     assert all(e.body["sealed"] == [] and len(e.body["public"]) == 1 for e in keys[players:])
 
 
-@pytest.mark.parametrize("players", [3, 7])
+@pytest.mark.parametrize("players", [3, pytest.param(7, marks=SEVEN_SEATS)])
 def test_nullern_views_at_three_and_seven_seats(players: int) -> None:
     table = MemoryTable("nullern", players, 40 + players, [heuristic_bot] * players,
                         keep_states=True)

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from p2pcards.bots import Bot, SearchBot, make_bot
-from p2pcards.games import CHANCE, GAMES, Game, HandState
+from p2pcards.games import CHANCE, GAMES, Game, HandState, get_game
+from p2pcards.games.game import DealSetup
 from p2pcards.history import HandRecord, History
 from p2pcards.local import LocalGame
 
@@ -40,16 +41,15 @@ class Tally:
     exact: int = 0
 
 
-def play_deal(game: Game, deck: Sequence[int], dealer: int, players: int,
-              options: dict[str, int], number: int, bots: Sequence[Bot],
+def play_deal(setup: DealSetup, deck: Sequence[int], bots: Sequence[Bot],
               chance: random.Random, rng: random.Random) -> tuple[HandState, HandRecord]:
     """One deal with ``bots[seat]`` in each seat, every bot deciding from its own view.
 
     Chance draws from ``chance`` alone, so the two plays of a duplicate deal see
     the same controls, steals and reshuffles; the bots draw from ``rng``.
     """
-    state = game.deal(deck, dealer, players, options, number=number)
-    record = HandRecord(dealer, [game.notation.name(c) for c in deck])
+    state = setup.deal(deck)
+    record = HandRecord(setup.dealer, [setup.game.notation.name(c) for c in deck])
     while not state.is_terminal():
         seat = state.current_player()
         if seat == CHANCE:
@@ -93,15 +93,17 @@ class SetSpec:
 
 @dataclass(frozen=True)
 class Setup:
-    """What every process of the arena needs to play any set (picklable)."""
+    """An arena run: the game (by name), the bots seat by seat, the seed, duplicate deals
+    (``deals``) or whole games, the search's budget, where to keep the hand histories;
+    what every process of the arena needs to play any set (picklable)."""
 
     game: str
     lineup: tuple[str, ...]
-    seed: int
-    deals: bool
-    iterations: int | None
-    think: float | None
-    save: str | None
+    seed: int = 0
+    deals: bool = True
+    iterations: int | None = None
+    think: float | None = None
+    save: str | None = None
 
 
 _BOTS: dict[tuple[str, int | None, float | None], Bot] = {}
@@ -140,8 +142,8 @@ def play_set(setup: Setup, spec: SetSpec) -> tuple[dict[str, Tally], dict[str, t
         seat_bots = [_bot(k, setup.iterations, setup.think) for k in seated]
         if setup.deals:
             state, record = play_deal(
-                game, spec.deck, spec.dealer, players, options, spec.number, seat_bots,
-                random.Random(f"arena:{setup.seed}:{spec.n}:chance"),
+                DealSetup(game, players, options, spec.dealer, spec.number), spec.deck,
+                seat_bots, random.Random(f"arena:{setup.seed}:{spec.n}:chance"),
                 random.Random(f"arena:{setup.seed}:{spec.n}:{shift}"))
             _score_deal(game, state, seated, pair)
             history = History(game.name, seated, game.non_default(options), [record])
@@ -176,17 +178,18 @@ def plan(game: Game, count: int, seed: int, deals: bool, players: int) -> list[S
     return specs
 
 
-def run(game: Game, lineup: Sequence[str], count: int, seed: int, *, deals: bool,
-        players: int, iterations: int | None = None, think: float | None = None,
-        save: str | None = None, jobs: int = 1,
+def run(setup: Setup, count: int, *, jobs: int = 1,
         progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Play the arena and return its report (see :func:`report`).
+    """Play ``count`` sets of the arena ``setup`` and return its report (see
+    :func:`report`).
 
     ``jobs`` processes play the sets side by side; with an iteration budget the
     report is the same for any number of jobs.
     """
-    if len(lineup) != players:
-        raise ValueError(f"{len(lineup)} bots for {players} seats")
+    game = get_game(setup.game)
+    lineup, seed, deals, save = setup.lineup, setup.seed, setup.deals, setup.save
+    players = len(lineup)
+    game.check_players(players)
     if jobs < 1:
         raise ValueError(f"--jobs must be at least 1, not {jobs}")
     check_lineup(game, lineup)
@@ -194,8 +197,7 @@ def run(game: Game, lineup: Sequence[str], count: int, seed: int, *, deals: bool
         raise ValueError(f"a {game.title} hand history holds whole games (a deal depends on "
                          "its place in the game): use whole games to keep histories")
     for kind in set(lineup):
-        make_bot(kind, iterations, think)  # an unknown bot fails here, before any play
-    setup = Setup(game.name, tuple(lineup), seed, deals, iterations, think, save)
+        make_bot(kind, setup.iterations, setup.think)  # an unknown bot fails here, first
     specs = plan(game, count, seed, deals, players)
     if save:
         os.makedirs(save, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Trio in guest mode on prompt-toolkit's asyncio loop (DESIGN.md section 6).
+"""Trio in guest mode on prompt-toolkit's asyncio loop (docs/architecture.md).
 
 prompt-toolkit runs on asyncio; the table logic (and, at a networked table,
 the node) runs on Trio.  :func:`run` starts an asyncio loop, runs the Trio

@@ -200,9 +200,9 @@ def _play_interactive(args: argparse.Namespace, table: LocalGame, seed: int) -> 
                                                   workers=max(1, args.workers))
             for s in range(table.players)]
     hint = SearchBot("ismcts", args.iterations, None if args.iterations else min(args.think, 1.0))
-    session = repl.Repl(table, args.seat, bots, hint_bot=hint, pace=args.pace,
-                        autoplay=args.autoplay, four_colour=args.four_colour, seed=seed,
-                        save_to=args.save)
+    manner = repl.Manner(pace=args.pace, autoplay=args.autoplay,
+                         four_colour=args.four_colour, seed=seed, save_to=args.save)
+    session = repl.Repl(table, args.seat, bots, hint_bot=hint, manner=manner)
     return repl.play(session)
 
 
@@ -319,10 +319,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
     try:
         if any(problems):
             raise ValueError(next(p for p in problems if p))
-        result = arena.run(game, lineup, count, args.seed, deals=args.deals is not None,
-                           players=len(lineup), iterations=args.iterations, think=args.think,
-                           save=args.save, jobs=args.jobs,
-                           progress=arena.progress_bar)
+        setup = arena.Setup(game.name, tuple(lineup), args.seed, args.deals is not None,
+                            args.iterations, args.think, args.save)
+        result = arena.run(setup, count, jobs=args.jobs, progress=arena.progress_bar)
     except ValueError as exc:
         print(f"p2pcards: {exc}", file=sys.stderr)
         return EXIT_MALFORMED

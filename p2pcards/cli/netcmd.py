@@ -252,7 +252,8 @@ def cmd_host(args: argparse.Namespace) -> int:
     prompt = _prompt(args)
     say = prompt.show if prompt is not None else _say
     try:
-        host = Host(identity, config, _bot_maker(args), journal, say, prompt, seed=args.seed)
+        host = Host(identity, config, _bot_maker(args), journal, say=say, person=prompt,
+                    seed=args.seed)
     except JournalError as exc:
         return _fail(str(exc))
 
@@ -264,7 +265,8 @@ def cmd_host(args: argparse.Namespace) -> int:
             if args.invite_file:
                 Path(args.invite_file).write_text(f"{invite}\n", encoding="utf-8")
 
-    return _play(args, serve, prompt, journal, host, OSError, "cannot host: ", EXIT_USAGE)
+    return _play(args, serve, prompt, journal, host, expected=OSError, prefix="cannot host: ",
+                 status=EXIT_USAGE)
 
 
 def cmd_join(args: argparse.Namespace) -> int:
@@ -316,7 +318,8 @@ def cmd_join(args: argparse.Namespace) -> int:
                         seed=args.seed)
     except JournalError as exc:
         return _fail(str(exc))
-    return _play(args, joiner.run, prompt, journal, joiner, JoinError, "", EXIT_FAILED)
+    return _play(args, joiner.run, prompt, journal, joiner, expected=JoinError, prefix="",
+                 status=EXIT_FAILED)
 
 
 class _Seat(Protocol):
@@ -325,7 +328,7 @@ class _Seat(Protocol):
 
 
 def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
-          prompt: NetPrompt | None, journal: Journal, seat: _Seat,
+          prompt: NetPrompt | None, journal: Journal, seat: _Seat, *,
           expected: type[Exception], prefix: str, status: int) -> int:
     """Play the game (host or joiner alike), then settle the journal and report:
     ``expected`` (found in Trio's exception groups) is said as ``prefix`` + its text."""

@@ -154,24 +154,36 @@ def legal_summary(turn: Turn) -> str:
     return f"legal: {shown}{more}"
 
 
+@dataclass(frozen=True, slots=True)
+class Manner:
+    """How the prompt plays: the pause between plays (seconds) so that a person can
+    follow them, whether the only legal move is made for the person, the four-colour
+    deck, the seed of the hints, and where the hand history goes at the end."""
+
+    pace: float = 0.6
+    autoplay: bool = False
+    four_colour: bool = False
+    seed: int = 0
+    save_to: str | None = None
+
+
 class Repl:
     """One person's seat at a local table; the other seats are bots."""
 
     def __init__(self, table: LocalGame, seat: int, bots: Sequence[Bot | None], *,
-                 hint_bot: SearchBot, pace: float = 0.6, autoplay: bool = False,
-                 four_colour: bool = False, input: Input | None = None,
-                 output: Output | None = None, seed: int = 0, save_to: str | None = None):
+                 hint_bot: SearchBot, manner: Manner = Manner(), input: Input | None = None,
+                 output: Output | None = None):
         self.table = table
         self.game = table.game
         self.seat = seat
         self.bots = bots
         self.hint_bot = hint_bot
-        self.hint_rng = random.Random(f"hint:{seed}")
-        self.pace = pace
-        self.autoplay = autoplay
-        self.save_to = save_to
+        self.hint_rng = random.Random(f"hint:{manner.seed}")
+        self.pace = manner.pace
+        self.autoplay = manner.autoplay
+        self.save_to = manner.save_to
         self.output = output
-        self.style: Style = screen.FOUR_COLOUR if four_colour else screen.STYLE
+        self.style: Style = screen.FOUR_COLOUR if manner.four_colour else screen.STYLE
         self.session: PromptSession[str] = PromptSession(
             input=input, output=output, history=InMemoryHistory(), style=self.style,
             completer=MoveCompleter(self), complete_while_typing=False,

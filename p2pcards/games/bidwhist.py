@@ -1,9 +1,9 @@
-"""Bid Whist, tournament rules as settled by RULINGS.md ("Bid Whist").
+"""Bid Whist, tournament rules (docs/rules/bidwhist.md).
 
 Four seats, teams 0 (seats 0, 2) and 1 (seats 1, 3).  Hidden places: the four
 hands, the kitty and the bid winner's discard (the bidders' first book).
 
-Action codes (the fast path; text forms in HAND_HISTORY.md):
+Action codes (the fast path; text forms in docs/rules/bidwhist.md):
 
 * ``0..53``: ``play`` that card;
 * ``PASS`` and ``bid_code(n, kind)``: the auction;
@@ -594,7 +594,7 @@ def _suit_word(suit: int, trump: int) -> str:
 
 
 def parse_action(text: str, kitty_size: int = 6) -> int:
-    """Action code of a Bid Whist action text (HAND_HISTORY.md), any case."""
+    """Action code of a Bid Whist action text (docs/rules/bidwhist.md), any case."""
     words = text.split()
     if not words:
         raise ActionSyntaxError("empty action")
@@ -666,7 +666,8 @@ Cards: rank then suit; T or 10; suits S H D C or the symbols; jokers BJ LJ."""
         return bits(DECK_MASK[options.get("kitty", 6)])
 
     def deal(self, deck: Sequence[int | None], dealer: int, players: int,
-             options: Mapping[str, int], observer: int = FULL, number: int = 0) -> BidWhistState:
+             options: Mapping[str, int], *, observer: int = FULL,
+             number: int = 0) -> BidWhistState:
         kitty_size = options.get("kitty", 6)
         if len(deck) != 48 + kitty_size:
             raise ValueError(f"a Bid Whist deck has {48 + kitty_size} cards, not {len(deck)}")
@@ -699,7 +700,7 @@ Cards: rank then suit; T or 10; suits S H D C or the symbols; jokers BJ LJ."""
         return state
 
     def observed_deck(self, deck: Sequence[int], dealer: int, players: int,
-                      options: Mapping[str, int], seat: int,
+                      options: Mapping[str, int], seat: int, *,
                       number: int = 0) -> list[int | None]:
         return [c if i < 48 and (dealer + 1 + i) % 4 == seat else None
                 for i, c in enumerate(deck)]
@@ -727,7 +728,7 @@ Cards: rank then suit; T or 10; suits S H D C or the symbols; jokers BJ LJ."""
 
 
 def hand_points(level: int, notrump: bool, bidder_books: int) -> tuple[int, int]:
-    """(bidders', opponents') points of a hand played out, of 13 books (RULINGS.md).
+    """(bidders', opponents') points of a hand played out, of 13 books (docs/rules/bidwhist.md).
 
     Made: the books over six, doubled in notrump.  Set: the opponents score
     the bid, doubled in notrump, plus on trump bids one per book over six.
@@ -740,7 +741,7 @@ def hand_points(level: int, notrump: bool, bidder_books: int) -> tuple[int, int]
 
 
 def first_dealer(order: Sequence[int]) -> int:
-    """RULINGS.md: cards dealt face up clockwise from seat 0; the first diamond deals."""
+    """Cards dealt face up clockwise from seat 0; the first diamond deals (the rules)."""
     for i, card in enumerate(order):
         if card < 52 and card // 13 == 2:
             return i % 4

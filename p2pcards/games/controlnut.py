@@ -1,4 +1,4 @@
-"""Control Nut!, as settled by RULINGS.md ("Control Nut!").
+"""Control Nut! (docs/rules/controlnut.md).
 
 Four seats, teams 0 (seats 0, 2) and 1 (seats 1, 3).  The hidden places are
 the four hands, which hold nut cards and the control cards won at auction;
@@ -6,7 +6,7 @@ controls are always public, and so are bid cards once shown (they go back to
 a hand *exposed*: known to every view).  HAND steals move a nut card face
 down; only the taker and the victim learn which.
 
-Action codes (text forms in HAND_HISTORY.md):
+Action codes (text forms in docs/rules/controlnut.md, "Action texts"):
 
 * ``0..59``: ``play`` that card (a nut card, or a control card alone);
   ``VALUE_WITH + nut``: ``play VALUE A7``;
@@ -976,7 +976,7 @@ def _suit_word(suit: int) -> str:
 
 
 def parse_action(text: str) -> int:
-    """Action code of a Control Nut! action text (HAND_HISTORY.md), any case."""
+    """Action code of a Control Nut! action text (docs/rules/controlnut.md), any case."""
     words = text.split()
     if not words:
         raise ActionSyntaxError("empty action")
@@ -1065,7 +1065,7 @@ card is played with its verb: play TRUMP, play VALUE A7."""
         return list(range(52))
 
     def deal(self, deck: Sequence[int | None], dealer: int, players: int,
-             options: Mapping[str, int], observer: int = FULL,
+             options: Mapping[str, int], *, observer: int = FULL,
              number: int = 0) -> ControlNutState:
         self.check_players(players)
         if len(deck) != 52:
@@ -1104,7 +1104,7 @@ card is played with its verb: play TRUMP, play VALUE A7."""
         return state
 
     def observed_deck(self, deck: Sequence[int], dealer: int, players: int,
-                      options: Mapping[str, int], seat: int,
+                      options: Mapping[str, int], seat: int, *,
                       number: int = 0) -> list[int | None]:
         return [c if (dealer + 1 + i) % 4 == seat else None for i, c in enumerate(deck)]
 

@@ -320,13 +320,6 @@ class HandState:
                 self.may[dst] = self._derived_may(dst, self._derivation_basis())
             return
 
-    def transfers_hold(self, may: Sequence[int]) -> bool:
-        """Whether hands ``may`` (a world's) respect every hidden transfer: of the cards
-        the destination could get only by the transfer, at most the number moved
-        can be there now or have been shown from it since."""
-        return all(((may[dst] | shown) & group).bit_count() <= n
-                   for dst, group, n, shown, _ in self.transfers)
-
     def _forget(self, card: int) -> None:
         """A card became public: nobody's private knowledge of it matters any more."""
         for seat in range(self.players):
@@ -686,7 +679,7 @@ class HandState:
         raise NotImplementedError
 
     def format_action(self, action: int, seat: int = FULL) -> str:
-        """Action text (HAND_HISTORY.md); for ``seat``, cards it does not see are ``?``."""
+        """Action text (docs/hand-history.md); for ``seat``, cards it does not see are ``?``."""
         raise NotImplementedError
 
     # ------------------------------------------------------------ conveniences

@@ -1,4 +1,4 @@
-"""Determinization: a full-information world consistent with a view (DESIGN.md section 5).
+"""Determinization: a full-information world consistent with a view (docs/bots.md).
 
 The unknown cards of a view are assigned to hidden places so that every card
 lies in one of its candidate places and every place holds exactly its count:
@@ -50,13 +50,13 @@ def assign(candidates: dict[int, list[int]], room: list[int], rng: random.Random
             holder[card] = place
             occupants[place].append(card)
             room[place] -= 1
-        elif not _augment(card, candidates, room, holder, occupants, set()):
+        elif not _augment(card, candidates, room, holder, occupants, visited=set()):
             left.append(card)
     return holder, left
 
 
 def _augment(card: int, candidates: dict[int, list[int]], room: list[int],
-             holder: dict[int, int], occupants: list[list[int]], visited: set[int]) -> bool:
+             holder: dict[int, int], occupants: list[list[int]], *, visited: set[int]) -> bool:
     """Find room for ``card`` by moving occupants along an augmenting path (DFS)."""
     for place in candidates[card]:
         if place in visited:
@@ -66,7 +66,7 @@ def _augment(card: int, candidates: dict[int, list[int]], room: list[int],
             room[place] -= 1
         else:
             for other in occupants[place]:
-                if _augment(other, candidates, room, holder, occupants, visited):
+                if _augment(other, candidates, room, holder, occupants, visited=visited):
                     occupants[place].remove(other)
                     break
             else:
@@ -130,7 +130,7 @@ def determinize(view: S, rng: random.Random) -> S:
     plan = _plan(view)
     seen, unknown, room = plan.seen, plan.unknown, plan.room
     if plan.shuffled is not None:
-        return _deal_unknown(view, world, unknown, room, plan.shuffled, rng)
+        return _deal_unknown(view, world, unknown, room, shuffled=plan.shuffled, rng=rng)
     candidates: dict[int, list[int]] = {card: [] for card in bits(unknown)}
     for place, cards in enumerate(view.may):
         if view.visible(place, view.observer):
@@ -185,7 +185,7 @@ def _limit_transfers(transfers: list[tuple[int, int, int, int, int]],
     return limited
 
 
-def _deal_unknown(view: S, world: S, unknown: int, room: list[int],
+def _deal_unknown(view: S, world: S, unknown: int, room: list[int], *,
                   shuffled: tuple[int, int, list[int], list[int]], rng: random.Random) -> S:
     """Deal the unknown cards at random into the hidden places' room: a partial
     Fisher-Yates draws the cards of every place but the largest, which takes the

@@ -34,6 +34,29 @@ class OptionSpec:
     help: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class DealSetup:
+    """Everything a deal depends on besides its cards: the game, the seats, the table
+    options, the dealer and the deal's place in the match (``number``: the deals
+    scored before it; Nullern's round size depends on it)."""
+
+    game: Game
+    players: int
+    options: Mapping[str, int]
+    dealer: int
+    number: int = 0
+
+    def deal(self, deck: Sequence[int | None], observer: int = FULL) -> HandState:
+        """The state after dealing ``deck`` (None where ``observer`` does not see a card)."""
+        return self.game.deal(deck, self.dealer, self.players, self.options,
+                              observer=observer, number=self.number)
+
+    def observed_deck(self, deck: Sequence[int], seat: int) -> list[int | None]:
+        """``deck`` as ``seat`` sees it at the deal (None where it does not)."""
+        return self.game.observed_deck(deck, self.dealer, self.players, self.options, seat,
+                                       number=self.number)
+
+
 class Game:
     """Descriptor of one game; subclasses fill in the class attributes and hooks."""
 
@@ -93,7 +116,8 @@ class Game:
         raise NotImplementedError
 
     def deal(self, deck: Sequence[int | None], dealer: int, players: int,
-             options: Mapping[str, int], observer: int = FULL, number: int = 0) -> HandState:
+             options: Mapping[str, int], *, observer: int = FULL, number: int = 0
+             ) -> HandState:
         """The state after dealing ``deck`` (None where ``observer`` does not see the card).
 
         ``number`` counts the deals of the match already scored (void deals
@@ -102,7 +126,7 @@ class Game:
         raise NotImplementedError
 
     def observed_deck(self, deck: Sequence[int], dealer: int, players: int,
-                      options: Mapping[str, int], seat: int,
+                      options: Mapping[str, int], seat: int, *,
                       number: int = 0) -> list[int | None]:
         """``deck`` with the positions ``seat`` does not see at the deal replaced by None."""
         raise NotImplementedError

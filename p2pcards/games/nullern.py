@@ -1,4 +1,4 @@
-"""Nullern, as settled by RULINGS.md ("Nullern"): bid your tricks exactly, or catch a grasshopper.
+"""Nullern (docs/rules/nullern.md): bid your tricks exactly, or catch a grasshopper.
 
 2 to 7 seats, each for itself, over 20 rounds of 1, 2 ... 10, 9 ... 1 cards and a
 final blind round of 1 card.  All 80 cards (colours R Y G B, ranks 1..20) are
@@ -11,7 +11,7 @@ The round is the deal's ``number`` in the match (deals already scored), so
 (``number == 19``) nobody sees a hand, its holder included, until the card is
 played: the table reveals the cards as ordinary ``play`` actions from the leader.
 
-Action codes (the fast path; text forms in HAND_HISTORY.md):
+Action codes (the fast path; text forms in docs/rules/nullern.md):
 
 * ``0..79``: ``play`` that card (``colour * 20 + rank - 1``, as ``cards.NULLERN``);
 * ``BID + n`` (``BID = 100``, ``n = 0..10``): ``bid n``.
@@ -78,7 +78,7 @@ KEYS: tuple[tuple[int, ...], ...] = tuple(
 
 
 def prize(bid: int, tricks: int) -> tuple[int, int]:
-    """(prize points, grasshoppers) of one seat's round (RULINGS.md, "Nullern").
+    """(prize points, grasshoppers) of one seat's round (docs/rules/nullern.md, "Scoring").
 
     Exact 0: 20.  Exact n >= 1: 10 + n.  Missed: one point per trick and a grasshopper.
     """
@@ -151,10 +151,6 @@ class NullernState(HandState):
         return new
 
     # ------------------------------------------------------------- queries
-
-    @property
-    def undealt_place(self) -> int:
-        return self.players
 
     def rollout(self, rng: random.Random) -> None:
         random_playout(self, rng)
@@ -364,7 +360,8 @@ class NullernState(HandState):
         return []
 
     def penalize(self, seat: int, code: str) -> None:
-        """The round stops: the offender scores 0 and takes a grasshopper (RULINGS.md)."""
+        """The round stops: the offender scores 0 and takes a grasshopper
+        (docs/rules/nullern.md)."""
         self.penalty = (seat, code)
         self.phase = DONE
 
@@ -414,7 +411,7 @@ class NullernState(HandState):
 
 
 def parse_action(text: str) -> int:
-    """Action code of a Nullern action text (HAND_HISTORY.md), any case."""
+    """Action code of a Nullern action text (docs/rules/nullern.md), any case."""
     words = text.split()
     if not words:
         raise ActionSyntaxError("empty action")
@@ -475,7 +472,8 @@ Cards: colour then rank, R Y G B and 1-20 (R12, B3)."""
         return list(range(DECK_SIZE))
 
     def deal(self, deck: Sequence[int | None], dealer: int, players: int,
-             options: Mapping[str, int], observer: int = FULL, number: int = 0) -> NullernState:
+             options: Mapping[str, int], *, observer: int = FULL,
+             number: int = 0) -> NullernState:
         self.check_players(players)
         if len(deck) != DECK_SIZE:
             raise ValueError(f"a Nullern deck has {DECK_SIZE} cards, not {len(deck)}")
@@ -521,7 +519,7 @@ Cards: colour then rank, R Y G B and 1-20 (R12, B3)."""
         return state
 
     def observed_deck(self, deck: Sequence[int], dealer: int, players: int,
-                      options: Mapping[str, int], seat: int,
+                      options: Mapping[str, int], seat: int, *,
                       number: int = 0) -> list[int | None]:
         cards = round_cards(number)
         dealt = cards * players

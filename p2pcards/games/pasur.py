@@ -1,4 +1,4 @@
-"""Pasur, as settled by RULINGS.md ("Pasur"): captures that sum to eleven, surs, game to 62.
+"""Pasur (docs/rules/pasur.md): captures that sum to eleven, surs, game to 62.
 
 2 to 4 seats, each for itself.  Hidden places: the hands and the stock; the
 pool and the capture piles are public.
@@ -536,7 +536,7 @@ class PasurState(HandState):
 
 
 def parse_action(text: str) -> int:
-    """Action code of a Pasur action text (HAND_HISTORY.md), any case."""
+    """Action code of a Pasur action text (docs/rules/pasur.md), any case."""
     words = text.split()
     if not words:
         raise ActionSyntaxError("empty action")
@@ -624,7 +624,8 @@ Cards: rank then suit; T or 10; suits S H D C or the symbols."""
         return [after_pool] if jacks == 1 and observed[after_pool] is None else []
 
     def deal(self, deck: Sequence[int | None], dealer: int, players: int,
-             options: Mapping[str, int], observer: int = FULL, number: int = 0) -> PasurState:
+             options: Mapping[str, int], *, observer: int = FULL,
+             number: int = 0) -> PasurState:
         self.check_players(players)
         if len(deck) != 52:
             raise ValueError(f"a Pasur deck has 52 cards, not {len(deck)}")
@@ -671,7 +672,7 @@ Cards: rank then suit; T or 10; suits S H D C or the symbols."""
         return state
 
     def observed_deck(self, deck: Sequence[int], dealer: int, players: int,
-                      options: Mapping[str, int], seat: int,
+                      options: Mapping[str, int], seat: int, *,
                       number: int = 0) -> list[int | None]:
         opening = 4 * players
         jacks, _ = self._opening_jack(deck, players)

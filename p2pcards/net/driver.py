@@ -29,8 +29,7 @@ from p2pcards.net.peer import Peer, Refusal
 from p2pcards.net.settings import Settings
 from p2pcards.table.roster import Roster
 
-__all__ = ["CRASH_VARIABLE", "Driver", "Person", "Settings"]
-"""(Settings lives in :mod:`p2pcards.net.settings`; it is also imported from here.)"""
+__all__ = ["CRASH_VARIABLE", "Driver", "Person", "Settings"]  # (Settings: net/settings.py)
 
 
 class Person(Protocol):
@@ -63,11 +62,11 @@ class Driver:
     last_progress: bytes = b""
     crash_count: int = 0
     inline: bool = False
+    """Bots decide on the loop itself, not in a worker thread (tests with Trio's
+    autojump clock, which must not jump while a thread computes)."""
     timeline: list[tuple[float, int, str]] = field(default_factory=list)
     """(monotonic time, deal, "deal" or "dealt"): when each deal's first hello became
     due, and when its first move did (its cards shuffled, locked and dealt)."""
-    """Bots decide on the loop itself, not in a worker thread (tests with Trio's
-    autojump clock, which must not jump while a thread computes)."""
 
     def __post_init__(self) -> None:
         self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)

@@ -109,7 +109,7 @@ and returns its port."""
 
 class Host:
     def __init__(self, identity: Identity, config: HostConfig, make_bot: Callable[[str], Bot],
-                 journal: Journal, say: Callable[[str], None] = print,
+                 journal: Journal, *, say: Callable[[str], None] = print,
                  person: Person | None = None, seed: int | None = None):
         self.identity = identity
         self.config = config
@@ -134,8 +134,8 @@ class Host:
             self._make_driver()
         else:
             self.lobby = Lobby(secrets.token_bytes(TABLE_ID_BYTES), config.game,
-                               config.options, config.players, identity.id,
-                               secrets.token_bytes(TOKEN_BYTES))
+                               config.options, config.players, host_id=identity.id,
+                               token=secrets.token_bytes(TOKEN_BYTES))
             self.lobby.sit(config.name, identity.public, config.own_bot or "")
             for kind in config.bots:
                 key = Ed25519PrivateKey.generate()
@@ -158,7 +158,7 @@ class Host:
         if self.peer is not None or self.free == 0:
             return None
         return lan.beacon(self.config.game, self.config.name, self.port, self.identity.id,
-                          self.lobby.token, self.free)
+                          self.lobby.token, free=self.free)
 
     def _resume(self) -> Lobby:
         """The peer as the journal left it; the lobby of its roster."""

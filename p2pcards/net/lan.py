@@ -63,7 +63,7 @@ def parse_address(text: str | None, default: tuple[str, int] = DEFAULT_GROUP
     return host, int(port)
 
 
-def beacon(game: str, name: str, port: int, fingerprint: bytes, token: bytes, free: int
+def beacon(game: str, name: str, port: int, fingerprint: bytes, token: bytes, *, free: int
            ) -> bytes:
     data: bytes = msgpack.packb({"t": KIND, "v": 1, "game": game, "name": name,
                                  "port": port, "fp": fingerprint, "token": token,

@@ -75,7 +75,7 @@ def seats_of(entries: Sequence[SeatEntry], key: bytes) -> frozenset[int]:
 class Lobby:
     """The seats of one table: taken, freed and, once all are taken, its roster."""
 
-    def __init__(self, table: bytes, game: str, options: Mapping[str, int], players: int,
+    def __init__(self, table: bytes, game: str, options: Mapping[str, int], players: int, *,
                  host_id: bytes, token: bytes):
         self.table = table
         self.game = game
@@ -94,7 +94,8 @@ class Lobby:
     def resumed(cls, roster: Roster, host_id: bytes, token: bytes) -> Lobby:
         """The lobby of a table whose game has begun (a host restarted from its
         journal)."""
-        lobby = cls(roster.table, roster.game, roster.options, roster.players, host_id, token)
+        lobby = cls(roster.table, roster.game, roster.options, roster.players, host_id=host_id,
+                    token=token)
         lobby.entries = list(roster.seats)
         lobby.roster = roster
         return lobby

@@ -1,7 +1,8 @@
 """TLS 1.3 for links: the host presents its identity's certificate; the joiner pins it.
 
 Python's ``ssl`` cannot accept an unknown self-signed *client* certificate,
-so only the host has one (DESIGN.md section 4); the joiner proves who it is
+so only the host has one (docs/networking.md, "TLS and the joiner's proof of
+identity"); the joiner proves who it is
 inside the channel (:mod:`p2pcards.net.invite`).  The joiner does not use a
 CA: it reads the host's certificate after the handshake and compares the
 device id of the key it carries with the one pinned (from the invite, or

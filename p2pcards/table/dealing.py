@@ -59,7 +59,7 @@ def open_slots(run: DealRun, slots: list[int]) -> list[int] | None:
 class Dealing:
     """This seat's side of the cards of a deal: chance moves, and opening its cards."""
 
-    def __init__(self, table: bytes, players: int, me: int, source: SecretSource,
+    def __init__(self, table: bytes, players: int, me: int, source: SecretSource, *,
                  keep_states: bool, events: list[Event]):
         self.table = table
         self.players = players

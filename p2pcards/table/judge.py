@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.games import Game
+from p2pcards.games.game import DealSetup
 from p2pcards.protocol.audit import audit
 from p2pcards.protocol.curve import Point
 from p2pcards.protocol.deck import Round
@@ -47,11 +47,7 @@ class KeyStep:
 class Deal:
     """Everything the verdict on one deal depends on (all of it public after the audit)."""
 
-    game: Game
-    players: int
-    options: Mapping[str, int]
-    dealer: int
-    number: int
+    setup: DealSetup
     ids: Sequence[int]
     context: DeckContext
     log: Sequence[Round | Remixed]
@@ -102,23 +98,25 @@ def _judge(deal: Deal, lifted: Mapping[bytes, Point] | None,
     elif culprit is None and deal.alarms:
         seat = min(deal.alarms)
         culprit = seat, f"seat {seat} raised a false alarm ({clip(deal.alarms[seat], 80)})"
-    args = (deal.game, deal.players, deal.options, deal.dealer, deal.number)
+    setup = deal.setup
     if culprit is not None and not verdict.ok:  # the cards are unknown: no moves kept
-        return forfeit(*args, deal.blank, [], {}, culprit[0], "refused audit"), culprit[1]
+        return forfeit(setup, deal.blank, [], {}, seat=culprit[0], reason="refused audit"), \
+            culprit[1]
     assert verdict.order is not None
     if len(verdict.order) < len(deal.ids):  # the deck was never locked: nothing dealt
         seat = culprit[0] if culprit else min(deal.alarms, default=0)
-        return forfeit(*args, deal.blank, [], {}, seat, "refused audit"), \
+        return forfeit(setup, deal.blank, [], {}, seat=seat, reason="refused audit"), \
             "the deck was never dealt"
     slot_cards = {s: deal.ids[c] for s, c in enumerate(verdict.order)}
     deck = [slot_cards[s] for s in range(len(deal.ids))]
     if culprit is not None:
-        return forfeit(*args, deck, deal.acts, slot_cards, culprit[0], "refused audit"), \
-            culprit[1]
+        return forfeit(setup, deck, deal.acts, slot_cards, seat=culprit[0],
+                       reason="refused audit"), culprit[1]
     try:
-        outcome = replay_deal(*args, deck, deal.acts, slot_cards, keep_states=keep_states)
+        outcome = replay_deal(setup, deck, deal.acts, slot_cards, keep_states=keep_states)
     except Mismatch as mismatch:  # a move no honest session takes: its seat forfeits
-        return forfeit(*args, deck, [], slot_cards, mismatch.seat, "refused audit"), \
+        return forfeit(setup, deck, [], slot_cards, seat=mismatch.seat,
+                       reason="refused audit"), \
             f"seat {mismatch.seat} made a move the audit cannot replay ({mismatch})"
     if outcome.void:
         return outcome, f"void: {outcome.record.reason}"

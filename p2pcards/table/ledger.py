@@ -12,9 +12,10 @@ needs, and the phase machine queues them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from p2pcards.games import Game, HandState
+from p2pcards.games import HandState
+from p2pcards.games.game import DealSetup
 from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.messages import Remixed
 from p2pcards.protocol.randomness import choice
@@ -25,13 +26,11 @@ from p2pcards.table.state import EVERYONE, SHOWN, Place, Recipient, Step, grant_
 class Ledger:
     """One deal's slots (see the module docstring)."""
 
-    def __init__(self, game: Game, players: int, options: Mapping[str, int], dealer: int,
-                 number: int, deck: Deck, ids: Sequence[int]):
-        self.game = game
-        self.players = players
-        self.options = options
-        self.dealer = dealer
-        self.number = number
+    def __init__(self, setup: DealSetup, deck: Deck, ids: Sequence[int]):
+        self.setup = setup
+        self.game = setup.game
+        self.players = setup.players
+        self.dealer = setup.dealer
         self.deck = deck
         self.ids = list(ids)
         self.deck_mask = sum(1 << card for card in ids)
@@ -77,15 +76,14 @@ class Ledger:
         mapping; a game that shows one more card after looking at others (Pasur's
         replacement for a lone opening jack) asks for it by :meth:`shown_after_deal`."""
         ids = self.blank_deck()
-        full = self.game.deal(ids, self.dealer, self.players, self.options, number=self.number)
+        full = self.setup.deal(ids)
         places: list[Place] = []
         for card in ids:  # (slot numbers are positions: the card ids are only a tool here)
             where = full.candidates(card)
             places.append(where[0] if where else SHOWN)
         seen: list[set[int]] = [set() for _ in ids]
         for seat in range(self.players):
-            observed = self.game.observed_deck(ids, self.dealer, self.players, self.options,
-                                               seat, self.number)
+            observed = self.setup.observed_deck(ids, seat)
             for i, seen_card in enumerate(observed):
                 if seen_card is not None:
                     seen[i].add(seat)

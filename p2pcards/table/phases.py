@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.games import HandState
 from p2pcards.games.core import CHANCE, SPECTATOR, TERMINAL
+from p2pcards.games.game import DealSetup
 from p2pcards.protocol.curve import SecretSource
 from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.errors import RemoteProtocolError
@@ -43,7 +44,7 @@ class PhaseMachine:
     """One seat's game: the agenda, the deal in progress, the deals done, the totals."""
 
     def __init__(self, roster: Roster, me: int, identity: Ed25519PrivateKey | None,
-                 source: SecretSource, transcript: Transcript, keep_states: bool):
+                 source: SecretSource, transcript: Transcript, *, keep_states: bool):
         self.roster = roster
         self.transcript = transcript
         """The seat's transcript (read here: its hash is what a deal's result signs)."""
@@ -66,8 +67,8 @@ class PhaseMachine:
         self.winner: int | list[int] | None = None
         self.run: DealRun | None = None
         self.finished: list[DealRun] = []
-        self.dealing = Dealing(self.table, self.players, me, self.source, keep_states,
-                               self.events)
+        self.dealing = Dealing(self.table, self.players, me, self.source,
+                               keep_states=keep_states, events=self.events)
 
     # ================================================================ queries
 
@@ -211,8 +212,8 @@ class PhaseMachine:
         context = DeckContext(self.table, index, self.players, len(ids))
         seal_private = X25519PrivateKey.from_private_bytes(self.source.token_bytes(32))
         deck = Deck(context, self.me, self.source)
-        ledger = Ledger(self.game, self.players, self.options, self.dealer, self.scored, deck,
-                        ids)
+        setup = DealSetup(self.game, self.players, self.options, self.dealer, self.scored)
+        ledger = Ledger(setup, deck, ids)
         self.run = DealRun(index, self.scored, self.dealer, deck, ids, seal_private, ledger)
         self.agenda.enter(Phase.HELLO, (Step(Kind.HELLO, s) for s in range(self.players)))
         self.events.append(Event("deal", f"deal {index + 1}, dealer seat {self.dealer}"))
@@ -230,13 +231,12 @@ class PhaseMachine:
             return
         shown = [card if run.ledger.shown_to_all(slot) else None
                  for slot, card in enumerate(observed)]
-        run.public = self.game.deal(shown, run.dealer, self.players, self.options,
-                                    observer=SPECTATOR, number=run.number)
+        setup = run.ledger.setup
+        run.public = setup.deal(shown, observer=SPECTATOR)
         if self.me == WATCHER:  # the watcher has no view of its own
             run.view = run.public
         else:
-            run.view = self.game.deal(observed, run.dealer, self.players, self.options,
-                                      observer=self.me, number=run.number)
+            run.view = setup.deal(observed, observer=self.me)
         run.ledger.reconcile(run.public)
         if self.keep_states:
             run.views.append(run.view.knowledge())
@@ -256,7 +256,7 @@ class PhaseMachine:
     def _conclude(self, run: DealRun) -> None:
         """Every secret is in: the verdict (:func:`p2pcards.table.judge.judge`)."""
         deal = Deal(
-            self.game, self.players, self.options, run.dealer, run.number, run.ids,
+            run.ledger.setup, run.ids,
             run.deck.context, run.deck.log, run.deck.releases,
             [KeyStep(sender, step.grants, message) for sender, step, message in run.key_steps],
             run.acts, run.alarms, {s: a.reveal for s, a in run.audits.items()},
@@ -309,8 +309,8 @@ class PhaseMachine:
             run.signers = [s for s in run.signers if s != seat]
             return
         reason = "refused audit" if self.agenda.phase == Phase.AUDIT else "silent"
-        run.outcome = forfeit(self.game, self.players, self.options, run.dealer, run.number,
-                              run.ledger.blank_deck(), [], {}, seat, reason)
+        run.outcome = forfeit(run.ledger.setup, run.ledger.blank_deck(), [], {}, seat=seat,
+                              reason=reason)
         public = run.public
         rules_void = public.void_reason if public is not None else None
         if run.consented or rules_void is not None:

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from p2pcards.games import Game, HandState
+from p2pcards.games import HandState
 from p2pcards.games.core import CHANCE, IllegalAction
+from p2pcards.games.game import DealSetup
 from p2pcards.history import RULE_BREACHES, HandRecord
 from p2pcards.table.kinds import Act
 
@@ -63,8 +64,7 @@ class Outcome:
         return self.state.points()
 
 
-def replay_deal(game: Game, players: int, options: Mapping[str, int], dealer: int, number: int,
-                deck: Sequence[int], acts: Sequence[tuple[int, Act]],
+def replay_deal(setup: DealSetup, deck: Sequence[int], acts: Sequence[tuple[int, Act]],
                 slot_cards: Mapping[int, int], *, keep_states: bool = False) -> Outcome:
     """Deal ``deck`` (game card ids by position) and re-apply ``acts``.
 
@@ -72,10 +72,10 @@ def replay_deal(game: Game, players: int, options: Mapping[str, int], dealer: in
     :class:`Mismatch` only for what a live session refuses on arrival (out of
     turn, unparsable text, a slot that is not the card).
     """
-    notation = game.notation
+    notation = setup.game.notation
     names = {slot: notation.name(card) for slot, card in slot_cards.items()}
-    state = game.deal(list(deck), dealer, players, options, number=number)
-    record = HandRecord(dealer, [notation.name(c) for c in deck])
+    state = setup.deal(list(deck))
+    record = HandRecord(setup.dealer, [notation.name(c) for c in deck])
     outcome = Outcome(state, record)
     if keep_states:
         outcome.states.append(state.clone())
@@ -116,14 +116,13 @@ def replay_deal(game: Game, players: int, options: Mapping[str, int], dealer: in
     return outcome
 
 
-def forfeit(game: Game, players: int, options: Mapping[str, int], dealer: int, number: int,
-            deck: Sequence[int], acts: Sequence[tuple[int, Act]], slot_cards: Mapping[int, int],
-            seat: int, reason: str) -> Outcome:
+def forfeit(setup: DealSetup, deck: Sequence[int], acts: Sequence[tuple[int, Act]],
+            slot_cards: Mapping[int, int], *, seat: int, reason: str) -> Outcome:
     """The deal as far as it went, then ``seat``'s forfeit (the game's penalty)."""
     try:
-        outcome = replay_deal(game, players, options, dealer, number, deck, acts, slot_cards)
+        outcome = replay_deal(setup, deck, acts, slot_cards)
     except Mismatch:  # moves the cards cannot bear: the forfeit from the deal's start
-        outcome = replay_deal(game, players, options, dealer, number, deck, [], {})
+        outcome = replay_deal(setup, deck, [], {})
     if outcome.record.penalty is None:
         outcome.record.forfeit = {"seat": seat, "reason": reason}
         outcome.state.penalize(seat, reason)

@@ -139,7 +139,7 @@ def decode_roster(data: bytes) -> Roster:
     return Roster(table, game, options, tuple(entries))
 
 
-def make_roster(table: bytes, game: str, identities: Sequence[bytes],
+def make_roster(table: bytes, game: str, identities: Sequence[bytes], *,
                 names: Sequence[str] | None = None, bots: Sequence[str] | None = None,
                 options: Mapping[str, int] | None = None) -> Roster:
     """A roster for ``identities`` (seat order); a seat with a bot is run by seat 0's

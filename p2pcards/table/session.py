@@ -86,7 +86,7 @@ class Session:
         self.transcript = Transcript(roster.table, roster.keys, me)
         self.claims = Claims()
         self.machine = PhaseMachine(roster, me, identity, self.source, self.transcript,
-                                    keep_states)
+                                    keep_states=keep_states)
         self.rejections: list[Rejection] = []
         self.outbox: list[bytes] = []
         self._pump()

@@ -86,11 +86,12 @@ def bidwhist_action(view: BidWhistState, rng: random.Random) -> int:
     if view.phase == DISCARD_PHASE:
         return plain_discard(view)
     return _trick_card(view.legal_mask(), view.tables.keys, view.tables.suits, view.led,
-                       view.win_key, view.trick, (view.win_seat - seat) % 2 == 0)
+                       view.win_key, trick=view.trick,
+                       partner_wins=(view.win_seat - seat) % 2 == 0)
 
 
 def _trick_card(legal: int, keys: tuple[int, ...], suits: tuple[int, ...], led: int,
-                win_key: int, trick: list[int], partner_wins: bool) -> int:
+                win_key: int, *, trick: list[int], partner_wins: bool) -> int:
     cards = sorted(bits(legal), key=lambda c: (keys[c], c))
     if not trick:  # lead the strongest card: a winner or a trump drawing trumps
         return cards[-1]

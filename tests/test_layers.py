@@ -1,0 +1,155 @@
+"""The layers of the code keep to the directions docs/architecture.md gives.
+
+The rules are read from the table under "Layers" in docs/architecture.md: each
+row names a part of the program and the parts (and third-party packages) it may
+import.  Every import in every module, the ones inside functions included, is
+checked against it, so a new dependency against the direction fails here and
+the docs and the code cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = {"p2pcards": ROOT / "p2pcards", "p2pcards.protocol": ROOT / "protocol",
+           "p2pcards.ai": ROOT / "ai"}
+"""Package -> its folder (pyproject's package-dir puts protocol/ and ai/ inside p2pcards)."""
+WATCHED = ("trio", "prompt_toolkit", "cryptography", "msgpack")
+"""Third-party packages whose use is part of the layering."""
+
+
+def layers() -> dict[str, set[str]]:
+    """Part -> what it may import, from docs/architecture.md's table of layers."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rules: dict[str, set[str]] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not cells[0].startswith("`"):
+            continue
+        rules[cells[0].strip("`")] = set(re.findall(r"`([\w.]+)`", cells[1]))
+    return rules
+
+
+def part_of(module: str, parts: set[str]) -> str | None:
+    """The most specific part a module belongs to (``p2pcards.games.core`` ->
+    ``p2pcards.games``)."""
+    best = None
+    for part in parts:
+        if (module == part or module.startswith(part + ".")) and \
+                (best is None or len(part) > len(best)):
+            best = part
+    return best
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for package, folder in SOURCES.items():
+        for path in folder.rglob("*.py"):
+            rel = path.relative_to(folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            name = ".".join([package, *parts])
+            if package == "p2pcards" and parts and parts[0] in ("protocol", "ai"):
+                continue  # (not a folder of p2pcards/)
+            out[name] = path
+    return out
+
+
+def imports(module: str, path: Path) -> set[str]:
+    """Every module ``module`` imports, anywhere in it (relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    is_package = path.name == "__init__.py"
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base[:len(base) - node.level + (1 if is_package else 0)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_the_docs_name_every_part_of_the_program() -> None:
+    rules = layers()
+    assert {"p2pcards.protocol", "p2pcards.ai", "p2pcards.games", "p2pcards.table",
+            "p2pcards.net", "p2pcards.cli", "p2pcards.bots"} <= set(rules)
+    parts = set(rules)
+    unplaced = [m for m in modules() if part_of(m, parts) is None]
+    assert unplaced == [], f"modules in no layer of docs/architecture.md: {unplaced}"
+
+
+def graph() -> dict[str, set[str]]:
+    """Module -> the modules it imports."""
+    return {module: imports(module, path) for module, path in modules().items()}
+
+
+def violations(rules: dict[str, set[str]], imported: dict[str, set[str]]) -> list[str]:
+    """Each import against the direction of ``rules``."""
+    parts = set(rules)
+    wrong = []
+    for module, targets in sorted(imported.items()):
+        mine = part_of(module, parts)
+        assert mine is not None, module
+        for target in sorted(targets):
+            top = target.split(".")[0]
+            if top == "p2pcards":
+                theirs = part_of(target, parts)
+                if theirs is not None and theirs != mine and theirs not in rules[mine]:
+                    wrong.append(f"{module} imports {target} ({mine} may not use {theirs})")
+            elif top in WATCHED and top not in rules[mine]:
+                wrong.append(f"{module} imports {target} ({mine} may not use {top})")
+    return wrong
+
+
+def test_every_import_keeps_to_the_layers() -> None:
+    wrong = violations(layers(), graph())
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_an_import_against_the_direction_is_caught() -> None:
+    """The check can fail: the engines reaching into the table, the table into the
+    local table, or the session opening a socket with trio, would each be named."""
+    imported = graph()
+    imported["p2pcards.games.core"] = imported["p2pcards.games.core"] | {
+        "p2pcards.table.session"}
+    imported["p2pcards.table.phases"] = imported["p2pcards.table.phases"] | {
+        "p2pcards.local", "trio"}
+    wrong = violations(layers(), imported)
+    assert len(wrong) == 3
+    assert any("p2pcards.games.core imports p2pcards.table.session" in w for w in wrong)
+    assert any("p2pcards.table.phases imports p2pcards.local" in w for w in wrong)
+    assert any("p2pcards.table.phases imports trio" in w for w in wrong)
+
+
+def test_protocol_and_ai_stand_alone() -> None:
+    """They are installed inside p2pcards but import nothing else of it (and not
+    by the name they are installed as: their own imports are relative)."""
+    for module, path in modules().items():
+        if module.startswith(("p2pcards.protocol", "p2pcards.ai")):
+            own = module.split(".")[1]
+            for target in imports(module, path):
+                if target.startswith("p2pcards"):
+                    assert target.startswith(f"p2pcards.{own}"), (module, target)
+            text = path.read_text(encoding="utf-8")
+            assert not re.search(r"^\s*(from|import) p2pcards", text, re.M), module
+
+
+def test_every_package_is_installed() -> None:
+    """pyproject lists the packages by hand (protocol/ and ai/ are mapped inside
+    p2pcards): a package folder missing from the list would be missing from a wheel."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = set(config["tool"]["setuptools"]["packages"])
+    found = {name for name, path in modules().items() if path.name == "__init__.py"}
+    assert listed == found
+    assert config["tool"]["setuptools"]["package-dir"] == {
+        "p2pcards.protocol": "protocol", "p2pcards.ai": "ai"}
