@@ -10,9 +10,6 @@ from __future__ import annotations
 import random
 from typing import Protocol, Self
 
-CHANCE = -1
-"""``current_player()`` when chance acts next (any negative value is "no player")."""
-
 
 class SearchState(Protocol):
     """A game state the search can drive.
@@ -25,7 +22,7 @@ class SearchState(Protocol):
     players: int
 
     def current_player(self) -> int:
-        """The seat to act, or a negative value for chance (``CHANCE``)."""
+        """The seat to act, or a negative value when no player acts (chance)."""
         ...
 
     def legal_actions(self) -> list[int]:

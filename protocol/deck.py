@@ -211,7 +211,7 @@ class Deck:
     def step(self, forge: Callable[[Step], Step] | None = None) -> Step:
         """This party's pass that is due (its turn): the message to broadcast.
 
-        ``forge``: a cheat for tests (``protocol.simulate``), applied to the message
+        ``forge``: a cheat for tests (:mod:`p2pcards.protocol.simulate`), applied to the message
         before this party takes it as its own, so that the cheater stays consistent.
         """
         due = self.expected()

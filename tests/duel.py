@@ -29,7 +29,7 @@ from p2pcards.games.core import (
     IllegalAction,
     reading,
 )
-from p2pcards.games.display import Row, dim, seated, trick_row
+from p2pcards.games.display import Row, last_trick, seated, trick_row
 from p2pcards.games.game import Game, OptionSpec, highest_unique
 
 DECK = [suit * 13 + rank for suit in (0, 1) for rank in range(7, 13)]  # 9S..AS, 9H..AH
@@ -223,11 +223,7 @@ class DuelState(HandState):
         return [trick_row("trick", seated(self.leader, self.trick, 2), names)]
 
     def last_trick_row(self, names: Sequence[str]) -> Row:
-        if self.last_trick is None:
-            return dim("no trick has been played yet")
-        leader, cards = self.last_trick
-        return trick_row("last trick", seated(leader, cards, 2), names,
-                         won_by=names[self.leader])
+        return last_trick(self.last_trick, 2, names, self.leader)
 
     def phase_name(self) -> str:
         return ("discard", "play", "done")[self.phase]

@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from p2pcards.bots import SearchBot, arena, heuristic_bot, random_bot
 from p2pcards.cli import repl
-from p2pcards.games import CHANCE, GAMES, get_game
+from p2pcards.games import CHANCE, GAMES, HandState, get_game, register
 from p2pcards.games.cards import bits
 from p2pcards.history import History, load, loads, replay
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.verify import verify
-from tests.duel import DISCARD, GAME, DuelState, register_duel, unregister_duel
+from tests.duel import DISCARD, GAME, Duel, DuelState, register_duel, unregister_duel
 from tests.test_repl import player, seated
 from tests.test_table import history_of
 
@@ -95,6 +96,37 @@ def test_whole_games_at_the_secure_table(seed: int) -> None:
     assert report.ok and report.winner == first.winner
     result = replay(loads(history_of(first).dumps()))
     assert result.totals == first.totals and result.winner == first.winner
+
+
+def test_a_game_the_secure_table_cannot_play_is_refused_at_once() -> None:
+    """A game whose deals do not say which cards an action shows cannot be dealt by the
+    mental-poker deck: the table refuses it before the first message, naming the hook."""
+
+    class Silent(DuelState):
+        __slots__ = ()
+        shown_cards = HandState.shown_cards  # type: ignore[assignment]
+
+    class Mute(Duel):
+        name = "mute"
+
+        def deal(self, *args: Any, **kwargs: Any) -> DuelState:
+            state = super().deal(*args, **kwargs)
+            state.__class__ = Silent
+            return state
+
+    register(Mute())
+    try:
+        with pytest.raises(ValueError, match=r"cannot play Duel.*HandState.shown_cards"):
+            MemoryTable("mute", 2, 1, [heuristic_bot] * 2)
+    finally:
+        GAMES.pop("mute")
+
+
+def test_the_table_bench_plays_it() -> None:
+    from p2pcards.bench.table import table_deals  # noqa: PLC0415
+
+    result = table_deals("duel", 0.0)
+    assert result.deals == 2 and result.messages > 0 and result.spent["engine"] > 0
 
 
 def test_played_at_the_prompt_and_replayed(tmp_path) -> None:

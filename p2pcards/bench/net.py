@@ -31,8 +31,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def play_game(game: str, directory: Path, players: int = 4) -> dict[str, Any]:
-    """One whole game among ``players`` processes; the host's stats."""
+def play_game(game: str, directory: Path, players: int | None = None) -> dict[str, Any]:
+    """One whole game among ``players`` processes (the game's usual number); the host's
+    stats."""
+    if players is None:
+        players = GAMES[game].default_players
     port = _free_port()
     invite = directory / "invite"
     run = [sys.executable, "-m", "p2pcards"]

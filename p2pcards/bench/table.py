@@ -72,7 +72,10 @@ class Split:
 @contextmanager
 def instrumented(split: Split, game: str) -> Iterator[None]:
     """Wrap the layers' entry points for the duration."""
-    state_class = type(GAMES[game].deal(GAMES[game].deck(4, {}), 0, 4, {}))
+    rules = GAMES[game]
+    players = rules.default_players
+    options = rules.resolve_options({})
+    state_class = type(rules.deal(rules.deck(players, options), 0, players, options))
     targets: list[tuple[Any, str, str]] = [
         (curve.Multiplier, "times", "curve"),
         (curve.Multiplier, "__init__", "curve"), (curve, "lift", "curve"),
@@ -130,7 +133,9 @@ def table_deals(game: str, seconds: float, seed: int = 1) -> TableRun:
                 if table is not None:
                     messages += table.messages
                     sent += table.bytes_sent
-                table = MemoryTable(game, 4, f"bench:{seed}:{game_number}", [bot] * 4)
+                players = GAMES[game].default_players
+                table = MemoryTable(game, players, f"bench:{seed}:{game_number}",
+                                    [bot] * players)
                 game_number += 1
             split.stack[:] = [["session", time.perf_counter()]]
             table.play(deals=len(table.sessions[0].finished) + 1)

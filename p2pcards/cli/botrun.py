@@ -1,7 +1,8 @@
 """Bots off the event loop: a decision runs in a worker thread, the Trio loop goes on.
 
-The REPL and the network node (issues 5 and 8) await :func:`decide`; prompts,
-chat and network messages keep flowing while a bot thinks.  A search with
+The REPL awaits :func:`decide` (the network node's driver runs its bots in worker
+threads the same way); prompts, chat and network messages keep flowing while a
+bot thinks.  A search with
 root parallelism (``--workers``) does its work in other processes anyway.
 """
 

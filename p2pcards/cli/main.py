@@ -24,10 +24,24 @@ def _option_pair(text: str) -> tuple[str, int]:
     return key.strip(), int(value)
 
 
+def option_flags() -> dict[str, str]:
+    """Each table option of the registered games, as a flag of ``play`` (``--kitty 5``),
+    with its help: which games have it, and what it does there."""
+    flags: dict[str, list[str]] = {}
+    for game in GAMES.values():
+        for name, spec in game.options.items():
+            allowed = " or ".join(map(str, spec.choices)) if spec.choices else \
+                f"{spec.minimum}-{spec.maximum}"
+            flags.setdefault(name, []).append(
+                f"{game.title}: {spec.help or name} ({allowed}, default {spec.default})")
+    return {name: "; ".join(helps) for name, helps in sorted(flags.items())}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pcards",
-        description="A serverless card table: Control Nut!, Bid Whist, Nullern and Pasur.")
+        description="A serverless card table: "
+        + ", ".join(game.title for game in GAMES.values()) + ".")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = sub.add_parser("play", help="play a game against bots at a local table",
@@ -49,11 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, help="seed for the deals and the bots (same seed, "
                       "same game); random if absent")
     play.add_argument("--players", type=int, help="number of players (where the game allows)")
-    play.add_argument("--target", type=int, help="points that win the game (Control Nut!: "
-                      "to exceed)")
-    play.add_argument("--kitty", type=int, help="Bid Whist: kitty size, 6 or 5")
-    play.add_argument("--clubs", type=int, help="Pasur: points for most clubs, 7 or 13")
-    play.add_argument("--sur", type=int, help="Pasur: points per sur, 5 or 10")
+    for name, help_text in option_flags().items():
+        play.add_argument(f"--{name}", type=int, dest=f"option_{name}", metavar="N",
+                          help=help_text)
     play.add_argument("-o", "--option", type=_option_pair, action="append", default=[],
                       metavar="NAME=N", help="any other table option")
     play.add_argument("--pace", type=float, default=0.6,
@@ -103,8 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
         "deal, and print each deal's verdict.")
     table_p.add_argument("game", choices=sorted(GAMES))
     table_p.add_argument("--seed", type=int, default=1)
-    table_p.add_argument("--players", type=int, default=4,
-                         help="seats (Nullern 2-7, Pasur 2-4; default 4)")
+    table_p.add_argument("--players", type=int,
+                         help="seats (where the game allows; default the game's usual)")
     table_p.add_argument("--bots", default="heuristic", choices=("heuristic", "random"),
                          help="the bot in every seat (default heuristic)")
     table_p.add_argument("--transcript", metavar="FILE",
@@ -145,8 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     options: dict[str, int] = dict(args.option)
-    for key in ("target", "kitty", "clubs", "sur"):
-        value = getattr(args, key)
+    for key in option_flags():
+        value = getattr(args, f"option_{key}")
         if value is not None:
             options[key] = value
     players = args.players if args.players is not None else game.default_players
@@ -249,12 +261,14 @@ def cmd_table(args: argparse.Namespace) -> int:
     from p2pcards.table.memory import MemoryTable  # noqa: PLC0415
 
     bot = heuristic_bot if args.bots == "heuristic" else random_bot
+    game = GAMES[args.game]
+    players = game.default_players if args.players is None else args.players
     try:
-        GAMES[args.game].check_players(args.players)
+        game.check_players(players)
     except OptionError as exc:
         print(f"p2pcards: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
-    table = MemoryTable(args.game, args.players, args.seed, [bot] * args.players)
+    table = MemoryTable(args.game, players, args.seed, [bot] * players)
     table.play()
     seat = table.sessions[0]
     for event in seat.events:

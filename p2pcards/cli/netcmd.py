@@ -65,7 +65,7 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
     host.add_argument("--beacon", default=None, metavar="ADDR:PORT",
                       help="where LAN beacons go (default the p2pcards multicast group)")
     host.add_argument("-o", "--option", type=option_pair, action="append", default=[],
-                      metavar="NAME=N", help="a game option (target=..., kitty=...)")
+                      metavar="NAME=N", help="a table option of the game (see its rules)")
     _common(host)
     host.set_defaults(func=cmd_host)
 

@@ -28,7 +28,7 @@ from p2pcards.games.core import (
     reading,
     whole_number,
 )
-from p2pcards.games.display import Row, dim, seated, trick_row
+from p2pcards.games.display import Row, last_trick, seated, trick_row
 from p2pcards.games.game import Game, OptionSpec
 
 KITTY = 4
@@ -539,7 +539,8 @@ class BidWhistState(HandState):
     def random_action(self, rng: random.Random) -> int:
         if self.phase == DISCARD_PHASE:  # one random discard, not one of 18,564 listed
             return random_discard(self, rng.random)
-        return super().random_action(rng)
+        actions = self.legal_actions()
+        return actions[int(rng.random() * len(actions))]
 
     # ------------------------------------------------------------ the screen
 
@@ -552,11 +553,7 @@ class BidWhistState(HandState):
         return [trick_row("trick", seated(self.leader, self.trick, 4), names)]
 
     def last_trick_row(self, names: Sequence[str]) -> Row:
-        if self.last_trick is None:
-            return dim("no trick has been played yet")
-        leader, cards = self.last_trick
-        return trick_row("last trick", seated(leader, cards, self.players), names,
-                         won_by=names[self.leader])
+        return last_trick(self.last_trick, self.players, names, self.leader)
 
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase]

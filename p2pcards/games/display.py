@@ -63,3 +63,13 @@ def trick_row(label: str, plays: Sequence[tuple[int, Sequence[int]]], names: Seq
 def seated(leader: int, cards: Sequence[int], players: int) -> list[tuple[int, Sequence[int]]]:
     """A trick's cards in play order as ``(seat, (card,))``, from its leader on."""
     return [((leader + i) % players, (card,)) for i, card in enumerate(cards)]
+
+
+def last_trick(trick: tuple[int, Sequence[int]] | None, players: int, names: Sequence[str],
+               winner: int) -> Row:
+    """``last trick: ...; won by NAME`` of a game of one card a play, from ``(leader,
+    cards)`` (None: no trick has been played yet)."""
+    if trick is None:
+        return dim("no trick has been played yet")
+    leader, cards = trick
+    return trick_row("last trick", seated(leader, cards, players), names, won_by=names[winner])

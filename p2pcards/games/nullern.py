@@ -33,7 +33,7 @@ from p2pcards.games.core import (
     reading,
     whole_number,
 )
-from p2pcards.games.display import Cards, Row, dim, seated, trick_row
+from p2pcards.games.display import Cards, Row, last_trick, seated, trick_row
 from p2pcards.games.game import Game
 
 
@@ -392,11 +392,7 @@ class NullernState(HandState):
         return rows
 
     def last_trick_row(self, names: Sequence[str]) -> Row:
-        if self.last_trick is None:
-            return dim("no trick has been played yet")
-        leader, cards = self.last_trick
-        return trick_row("last trick", seated(leader, cards, self.players), names,
-                         won_by=names[self.leader])
+        return last_trick(self.last_trick, self.players, names, self.leader)
 
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase]

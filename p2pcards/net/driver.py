@@ -27,6 +27,7 @@ from p2pcards.bots import Bot
 from p2pcards.games import HandState
 from p2pcards.net.peer import Peer, Refusal
 from p2pcards.net.settings import Settings
+from p2pcards.table.kinds import Kind
 from p2pcards.table.roster import Roster
 
 __all__ = ["CRASH_VARIABLE", "Driver", "Person", "Settings"]  # (Settings: net/settings.py)
@@ -135,7 +136,7 @@ class Driver:
         due, main = self.peer.due(), self.peer.main
         if due is None or main.run is None:
             return
-        mark = {"hello": "deal", "act": "dealt"}.get(due.kind)
+        mark = {Kind.HELLO: "deal", Kind.ACT: "dealt"}.get(due.kind)
         index = main.run.index
         if mark and not any(d == index and m == mark for _, d, m in self.timeline):
             self.timeline.append((time.monotonic(), index, mark))

@@ -5,7 +5,7 @@ A peer runs a session for each seat it plays: its own, and the bots it runs
 of them; every message one of them sends goes to the others here and out to
 the network.  Everything is journaled (:mod:`p2pcards.net.journal`) before it
 is sent, and :meth:`Peer.restore` rebuilds a peer from its journal after a
-crash: the same secrets (a :class:`~protocol.source.KeyedSource` per seat from
+crash: the same secrets (a :class:`~p2pcards.protocol.source.KeyedSource` per seat from
 the journaled seed), the same messages, the same bytes.
 
 ``log`` is every table message in the order this peer took it (from the
@@ -25,6 +25,7 @@ from p2pcards.games import HandState
 from p2pcards.net.journal import Journal, JournalError
 from p2pcards.protocol.source import KeyedSource
 from p2pcards.table.codec import CodecError, open_envelope, private_bytes
+from p2pcards.table.kinds import Kind
 from p2pcards.table.roster import Roster, decode_roster
 from p2pcards.table.session import Rejection, Session
 from p2pcards.table.state import Step
@@ -195,7 +196,7 @@ class Peer:
         for record in records[1:]:
             if record[0] == "out":
                 env = open_envelope(record[1], roster.keys)
-                if env.kind != "silent" and env.sender in peer.sessions:
+                if env.kind != Kind.SILENT and env.sender in peer.sessions:
                     peer.sessions[env.sender].resend[env.seq] = record[1]
         for number, record in enumerate(records[1:], 1):
             kind = record[0]

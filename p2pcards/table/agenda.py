@@ -5,7 +5,8 @@ the protocol steps queued (signing the roster, the draws, each deal's hellos,
 key releases, re-mixes, audits and agreements) and the phase the game is in;
 the deck and the game say what is due when the queue is empty (their passes,
 the player to move).  The phase machine (:mod:`p2pcards.table.phases`) is the
-only writer: the ledger and the handlers return the steps they want queued.
+only writer: the ledger returns the steps it needs, and the handlers ask the
+machine to queue steps or to stop the deal for its audit.
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 A handler raises :class:`~p2pcards.table.state.Refused` before it changes
 anything, so that a refused message leaves the session as it was; every honest
 seat takes or refuses a message alike (moves are checked against the public
-view, what only one seat can see it reports on its turn).  Handlers ask the
-phase machine (:mod:`p2pcards.table.phases`) to queue steps; they never change
-the phase themselves.  :data:`HANDLERS` maps each message class to its handler.
+view, what only one seat can see it reports on its turn).  Handlers change
+neither the steps due nor the phase themselves: they ask the phase machine
+(:mod:`p2pcards.table.phases`) to queue steps, to end a vote, or to stop the
+deal for its audit.  :data:`HANDLERS` maps each message class to its handler.
 """
 
 from __future__ import annotations
@@ -180,7 +181,7 @@ def on_consent(m: PhaseMachine, env: Envelope, message: Consent, step: Step) -> 
         return
     run.consented = run.vote[1]
     run.vote = None
-    m.alarm(run)
+    m.alarm()
     m.events.append(Event("void", f"every seat consents to void the deal ({run.consented})"))
 
 

@@ -5,7 +5,8 @@ A body's fields are exactly the ones its kind declares: a missing, extra or
 mistyped field, or an unknown kind, is a :class:`CodecError` naming it.  Scalars
 (keys, 256-bit) travel as 32-byte big-endian strings; everything else as
 msgpack integers, strings, byte strings and arrays.  The deck's own messages
-(:mod:`protocol.messages`) and joint randomness (:mod:`protocol.randomness`)
+(:mod:`p2pcards.protocol.messages`) and joint randomness
+(:mod:`p2pcards.protocol.randomness`)
 travel as they are, their ``party`` taken from the envelope's signed sender.
 """
 
@@ -16,13 +17,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from p2pcards.protocol.constants import MAX_SLOTS
 from p2pcards.protocol.curve import POINT_BYTES, N
 from p2pcards.protocol.messages import AuditReveal, Locked, Remixed, Shuffled, Unlocked
 from p2pcards.protocol.randomness import SHARE_BYTES, Commit, Reveal
 from p2pcards.table.codec import HASH_BYTES, KEY_BYTES, CodecError
 
-MAX_ITEMS = 4096
-"""Most items in one array of a message body."""
+MAX_ARRAY = MAX_SLOTS
+"""Most items in one array of a message body (as many as a deal has slots)."""
 MAX_TEXT = 200
 """Most characters in a text field (a move, a verdict, a reason)."""
 MAX_SEALED = 16 * 1024
@@ -110,8 +112,8 @@ def _scalar_out(value: int) -> bytes:
 
 def _list(inner: Decoder) -> Decoder:
     def decode(value: Any, what: str) -> tuple[Any, ...]:
-        if not isinstance(value, list) or len(value) > MAX_ITEMS:
-            raise CodecError(f"{what} must be an array of at most {MAX_ITEMS} items")
+        if not isinstance(value, list) or len(value) > MAX_ARRAY:
+            raise CodecError(f"{what} must be an array of at most {MAX_ARRAY} items")
         return tuple(inner(item, f"{what}[{i}]") for i, item in enumerate(value))
     return decode
 

@@ -124,8 +124,9 @@ class Ledger:
     def reconcile(self, view: HandState) -> None:
         """Put the cards shown to everyone where the engine put them (Pasur's opening
         jack goes back onto the stock, its replacement into the pool)."""
+        knows, everyone = self.knows, self.players
         for slot, card in self.deck.opened.items():
-            if not self.shown_to_all(slot):
+            if len(knows.get(slot, ())) != everyone:  # (shown_to_all, inline)
                 continue
             where = view.candidates(self.ids[card])
             place: Place = where[0] if len(where) == 1 else SHOWN
@@ -170,10 +171,11 @@ class Ledger:
         places with fewer)."""
         have = [0] * len(view.count)
         shown = [0] * len(view.count)
+        knows, everyone, retired = self.knows, self.players, self.deck.retired
         for slot, place in self.place.items():
-            if place is SHOWN or slot in self.deck.retired:
+            if place is SHOWN or slot in retired:
                 continue
-            if self.shown_to_all(slot):
+            if len(knows.get(slot, ())) == everyone:  # (shown_to_all, inline: a hot loop)
                 shown[place] += 1
             else:
                 have[place] += 1

@@ -39,6 +39,9 @@ from p2pcards.table.roster import Roster
 from p2pcards.table.state import EVERYONE, WATCHER, DealRun, Event, Phase, Step
 from p2pcards.table.transcript import Transcript
 
+DECK_KINDS = {kind.value: kind for kind in (Kind.UNLOCK, Kind.SHUFFLE, Kind.LOCK, Kind.REMIX)}
+"""The deck's step names as message kinds."""
+
 
 class PhaseMachine:
     """One seat's game: the agenda, the deal in progress, the deals done, the totals."""
@@ -85,7 +88,7 @@ class PhaseMachine:
         if phase in (Phase.DECK, Phase.PLAY) and run is not None:
             expected = run.deck.expected()
             if expected is not None:
-                return Step(Kind(expected[0]), expected[1])
+                return Step(DECK_KINDS[expected[0]], expected[1])
         if phase == Phase.PLAY and run is not None and run.public is not None:
             player = run.public.current_player()
             if player >= 0:
@@ -127,8 +130,9 @@ class PhaseMachine:
             self.run.envelopes.append(env)
         self.agenda.done(env.sender, env.kind)
 
-    def alarm(self, run: DealRun) -> None:
-        """A seat could not open its cards: the deal stops for its audit."""
+    def alarm(self) -> None:
+        """The deal stops for its audit (a seat could not open its cards, a card shown
+        to all did not open, or every seat consented to void the deal)."""
         self.agenda.restart(Phase.AUDIT, (Step(Kind.AUDIT, s) for s in range(self.players)))
 
     def vote_ended(self) -> None:
@@ -148,7 +152,7 @@ class PhaseMachine:
                 open_slots(run, [s for s in range(len(run.ids)) if self.me in run.ledger.knows[s]])
             if phase == Phase.PLAY and run is not None:
                 if run.alarms:
-                    self.alarm(run)
+                    self.alarm()
                 elif run.view is not None:
                     self.dealing.open_taken(run)
                     self.dealing.observe(run)
@@ -175,7 +179,7 @@ class PhaseMachine:
             elif phase == Phase.DEAL:
                 assert run is not None
                 if run.alarms:
-                    self.alarm(run)
+                    self.alarm()
                 else:
                     self._after_deal(run)
             elif phase == Phase.PLAY:
@@ -249,7 +253,7 @@ class PhaseMachine:
             run.deck.open(slot)
         except RemoteProtocolError as error:
             run.problem = run.problem or error.reason
-            self.alarm(run)
+            self.alarm()
 
     # ========================================================= deal's end
 

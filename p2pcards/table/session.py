@@ -24,7 +24,7 @@ than by play.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -60,6 +60,19 @@ keeps the seat's own deck in step with what it sends).  A seat whose move is
 forged stops trusting its own view (it raises the alarm on its next turn)."""
 
 
+def unplayable(game: Game, players: int, options: Mapping[str, int]) -> str | None:
+    """What a game lacks that a table without a dealer needs (None: nothing): which
+    cards an action shows, and how a chance event is made without a dealer."""
+    state = type(game.deal(game.deck(players, options), 0, players, options))
+    if state.shown_cards is HandState.shown_cards:
+        return "its deals do not say which cards an action shows (HandState.shown_cards)"
+    if state.chance_action is not HandState.chance_action \
+            and state.table_chance is HandState.table_chance:
+        return ("its deals have chance events but do not say how a table without a dealer"
+                " makes them (HandState.table_chance)")
+    return None
+
+
 class Session:
     """One seat's side of a table: every deal of a game, in turn with the others."""
 
@@ -69,6 +82,9 @@ class Session:
         """``me``: this peer's seat, or :data:`WATCHER` for a session that only checks
         the others' messages (``p2pcards verify``; it needs no identity).  ``forge``:
         a cheat, for tests (:data:`Forge`)."""
+        problem = unplayable(roster.rules, roster.players, roster.resolved_options())
+        if problem:
+            raise ValueError(f"the table session cannot play {roster.rules.title}: {problem}")
         if me != WATCHER:
             if not 0 <= me < roster.players:
                 raise ValueError(f"seat {me} is not at this table")

@@ -15,6 +15,7 @@ tell a good bid from a bad one.
 from __future__ import annotations
 
 import random
+from typing import cast
 
 from p2pcards.ai.protocol import SearchState
 from p2pcards.bots.registry import Playbook, register
@@ -32,6 +33,7 @@ from p2pcards.games.bidwhist import (
     UPTOWN,
     BidWhistState,
     plain_discard,
+    random_playout,
 )
 from p2pcards.games.cards import SUIT_MASKS, bits
 from p2pcards.games.core import FULL, HandState
@@ -156,18 +158,24 @@ class BidWhistPolicy:
     meets sensible bidders).  The rest is the engine's own (random play, the
     discard's rule of thumb)."""
 
+    # (The search calls these at every step of every iteration: no checks beyond the
+    # rules', the world is a full-information Bid Whist deal.)
+
     def rollout(self, world: SearchState, rng: random.Random) -> None:
-        assert isinstance(world, BidWhistState)
-        if world.phase < PLAY and world.observer == FULL:
-            heuristic_playout(world, rng)
+        deal = cast(BidWhistState, world)
+        if deal.phase < PLAY and deal.observer == FULL:
+            heuristic_playout(deal, rng)
         else:
-            world.rollout(rng)
+            random_playout(deal, rng)
 
     def sampled_move(self, world: SearchState, seat: int, rng: random.Random) -> int | None:
-        assert isinstance(world, BidWhistState)
-        if world.phase in (BID, DECLARE) and seat != world.turn and world.observer == FULL:
-            return bidwhist_action(world, rng)
-        return world.sampled_move(seat, rng)
+        deal = cast(BidWhistState, world)
+        phase = deal.phase
+        if phase == PLAY:
+            return None
+        if phase in (BID, DECLARE) and seat != deal.turn and deal.observer == FULL:
+            return bidwhist_action(deal, rng)
+        return deal.sampled_move(seat, rng)
 
 
 def heuristic(view: HandState, rng: random.Random) -> int:
