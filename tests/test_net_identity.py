@@ -3,6 +3,8 @@ no peer."""
 
 from __future__ import annotations
 
+import os
+import stat
 import struct
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +24,7 @@ from p2pcards.net.identity import (
     device_id,
     load_or_create,
     show_id,
+    write_private_text,
 )
 from p2pcards.net.invite import Invite, InviteError, parse_invite
 from p2pcards.net.wire import Link, LinkClosed
@@ -134,3 +137,19 @@ def test_chat_lines_are_signed_and_shown_once() -> None:
     forged = replace(sender.frame(keys[0], table, 1, "I fold"), seat=1)
     with pytest.raises(FrameError, match="bad signature"):
         reader.take(forged, publics, table)
+
+
+def test_private_text_is_the_owner_s_alone_even_over_a_readable_file(tmp_path: Path) -> None:
+    """The invite file carries the table's token: written mode 0600 whatever the umask,
+    and over a file that was readable by all (as plain write_text leaves it)."""
+    path = tmp_path / "invite"
+    old = os.umask(0o022)
+    try:
+        path.write_text("old\n")  # the way it was written before: readable by all
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644
+        write_private_text(path, "p2pcards://host:1/fp/token\n")
+    finally:
+        os.umask(old)
+    assert path.read_text() == "p2pcards://host:1/fp/token\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert not (tmp_path / "invite.part").exists()

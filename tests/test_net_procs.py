@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -60,6 +61,8 @@ class Table:
                 assert self.procs[name].poll() is None, self.log(name)
                 assert time.monotonic() < deadline, "the host printed no invite"
                 time.sleep(0.05)
+            mode = stat.S_IMODE(self.invite_file.stat().st_mode)
+            assert mode == 0o600, f"the invite file is mode {mode:o}: others can read its token"
 
     def log(self, name: str) -> str:
         return (self.tmp / f"{name}.log").read_text()

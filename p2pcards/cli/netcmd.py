@@ -27,6 +27,7 @@ from p2pcards.net.identity import (
     encode_id,
     load_or_create,
     show_id,
+    write_private_text,
 )
 from p2pcards.net.journal import Journal, JournalError
 from p2pcards.net.peer import Peer
@@ -262,8 +263,8 @@ def cmd_host(args: argparse.Namespace) -> int:
             invite = await nursery.start(host.serve)
             say(f"invite: {invite}")
             say(f"host fingerprint: {show_id(identity.id)}")
-            if args.invite_file:
-                Path(args.invite_file).write_text(f"{invite}\n", encoding="utf-8")
+            if args.invite_file:  # the token in it admits a player: the owner's alone
+                write_private_text(Path(args.invite_file), f"{invite}\n")
 
     return _play(args, serve, prompt, journal, host, expected=OSError, prefix="cannot host: ",
                  status=EXIT_USAGE)
