@@ -138,3 +138,47 @@ def test_a_killed_peer_comes_back_with_the_same_command(table_factory, victim: s
         assert "equivocation" not in table.log(name)
     if victim == "host":  # every joiner lost it and came back
         assert all("lost the host" in table.log(n) for n in table.names()[1:])
+
+
+def test_a_joiner_that_brings_a_bot_and_dies_does_not_freeze_the_table(tmp_path: Path) -> None:
+    """``join --bots 1``, then the process dies (as kill -9 would: no clean-up). Its two
+    seats fall silent together; the two live peers' claims suffice, so the deal is
+    forfeited at both alike instead of the table waiting for ever for the dead bot's
+    claim."""
+    table = Table(tmp_path, "bidwhist")
+    host = table.command("host")
+    host[host.index("--grace") + 1] = "2"  # (the host's settings go to every peer)
+    env = dict(os.environ)
+    env.pop(CRASH_VARIABLE, None)
+    logs = {}
+
+    def spawn(name: str, command: list[str], crash: str | None = None) -> None:
+        logs[name] = (tmp_path / f"{name}.log").open("a")
+        run_env = dict(env, P2PCARDS_HOME=str(tmp_path / name))
+        if crash:
+            run_env[CRASH_VARIABLE] = crash
+        table.procs[name] = subprocess.Popen(command, env=run_env, stdout=logs[name],
+                                             stderr=subprocess.STDOUT, text=True)
+
+    try:
+        spawn("host", host)
+        deadline = time.monotonic() + 30
+        while not table.invite_file.exists():
+            assert time.monotonic() < deadline and table.procs["host"].poll() is None
+            time.sleep(0.05)
+        spawn("p1", [*table.command("p1"), "--bots", "1"], crash="shuffle:1")
+        time.sleep(0.5)  # (p1 takes seats 1 and 2, p2 seat 3)
+        spawn("p2", table.command("p2"))
+        assert table.procs["p1"].wait(60) == 70, table.log("p1")[-3000:]  # died mid-deal
+        deadline = time.monotonic() + 60
+        while not all("forfeits the deal: silent" in table.log(n) for n in ("host", "p2")):
+            assert time.monotonic() < deadline, table.log("host")[-3000:]
+            assert table.procs["host"].poll() is None and table.procs["p2"].poll() is None
+            time.sleep(0.2)
+        for name in ("host", "p2"):
+            log = table.log(name)
+            assert "claimed by seat(s)" in log and "Traceback" not in log
+    finally:
+        table.stop()
+        for handle in logs.values():
+            handle.close()

@@ -160,3 +160,64 @@ def test_a_vote_is_in_turn_and_stands_in_for_a_move() -> None:
         other.propose_void("not my turn")
     with pytest.raises(ValueError, match="no proposal"):
         other.answer_void(True)
+
+
+def exchange(sessions: list[Session]) -> None:
+    """Deliver every message among ``sessions`` (and none to the others) until quiet."""
+    while True:
+        wires = [(s.me, w) for s in sessions for w in s.take_outbox()]
+        if not wires:
+            return
+        for sender, wire in wires:
+            for session in sessions:
+                if session.me != sender:
+                    session.receive(wire)
+
+
+def test_seats_run_by_one_peer_fall_silent_together_and_the_others_claim_them() -> None:
+    """Seat 3 is a bot that seat 2's peer runs: when that peer dies, both fall silent.
+    The claims of seats 0 and 1 suffice (seat 3 could never claim); a claim by seat 3
+    against seat 2 (a peer claiming itself) does not count."""
+    table = MemoryTable("bidwhist", 4, 73, [heuristic_bot] * 4, run_by={3: 2})
+    for _ in range(6):
+        table.step()
+    table.deliver()
+    step = table.sessions[0].due()
+    assert step is not None
+    silent = step.seat
+    peer = {2, 3} if silent in (2, 3) else {silent}
+    alive = [s for s in table.sessions if s.me not in peer]
+    if silent in (2, 3):
+        mate = table.sessions[({2, 3} - {silent}).pop()]
+        with pytest.raises(ValueError, match="run by this seat's peer"):
+            mate.claim_silent()
+    for session in alive:
+        session.claim_silent()
+    exchange(alive)
+    for session in alive:
+        run = session.finished[0]
+        assert run.outcome is not None
+        assert run.outcome.record.forfeit == {"seat": silent, "reason": "silent"}
+        assert run.signers == sorted(s.me for s in alive)  # the dead peer signs nothing
+    assert len({s.hash for s in alive}) == 1
+    assert verify(alive[0].export()).deals[0].signed == [s.me for s in alive]
+
+
+def test_under_the_old_rule_a_dead_peer_s_bot_freezes_the_table(monkeypatch) -> None:
+    """The attack, against the rule as it was (every seat but the silent one must
+    claim): the dead peer's bot never claims, so the claims never complete."""
+    from p2pcards.table.roster import Roster  # noqa: PLC0415
+
+    monkeypatch.setattr(Roster, "others",
+                        lambda self, seat: set(range(self.players)) - {seat})
+    table = MemoryTable("bidwhist", 4, 73, [heuristic_bot] * 4, run_by={3: 2})
+    for _ in range(6):
+        table.step()
+    table.deliver()
+    step = table.sessions[0].due()
+    assert step is not None and step.seat in (2, 3)  # (this seed: the dead peer's turn)
+    alive = [s for s in table.sessions if s.me in (0, 1)]
+    for session in alive:
+        session.claim_silent()
+    exchange(alive)
+    assert all(s.finished == [] and s.due() == step for s in alive)  # stuck for ever

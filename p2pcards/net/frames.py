@@ -51,8 +51,10 @@ from p2pcards.table.codec import KEY_BYTES, MAX_MESSAGE, SIGNATURE_BYTES, CodecE
 from p2pcards.table.roster import MAX_NAME, Roster, decode_roster
 
 PROTOCOL = "p2pcards"
-VERSIONS = (1, 1)
-"""The link protocol versions this node speaks (lowest, highest)."""
+VERSIONS = (2, 2)
+"""The link protocol versions this node speaks (lowest, highest).  1: the first.
+2: claims of silence count only the seats of the other peers (docs/protocol.md,
+"Claims of silence"), so that the two rules never meet at one table."""
 
 # ------------------------------------------------------------------ the limits
 

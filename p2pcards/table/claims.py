@@ -1,14 +1,18 @@
 """Claims of silence: how a seat whose message is due, and does not come, forfeits.
 
-Any seat may claim the seat due silent, once, on the transcript as it stands.
-The claims count only once every seat but the silent one has made one on the
-same transcript; they are then taken in seat order (and forwarded, so that
-every seat that has seen them takes them too).  A claim made on a transcript
+Any seat not run by the silent seat's peer may claim the seat due silent, once,
+on the transcript as it stands.  The claims count only once every such seat has
+made one on the same transcript (the seats one peer runs fall silent together:
+a joiner that brings bots and dies takes its bots with it, and they cannot
+claim); they are then taken in seat order (and forwarded, so that every seat
+that has seen them takes them too).  A claim made on a transcript
 this seat has not reached is held, the latest per seat.  A message of the seat
 claimed, arriving first, wins: the transcript moves on and the claims lapse.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from p2pcards.table.codec import Envelope
 from p2pcards.table.kinds import Silent
@@ -47,13 +51,14 @@ class Claims:
         self.made[env.sender] = (env, message)
         return None
 
-    def complete(self, players: int) -> tuple[int, list[Envelope]] | None:
-        """The silent seat and the claims in seat order, once every other seat has made
-        one (they are then taken: no longer pending); else None."""
+    def complete(self, others: Callable[[int], set[int]]) -> tuple[int, list[Envelope]] | None:
+        """The silent seat and the claims in seat order, once every seat of
+        ``others(silent)`` has made one (they are then taken: no longer pending);
+        else None."""
         if not self.made:
             return None
         silent = next(iter(self.made.values()))[1].seat
-        if set(self.made) != set(range(players)) - {silent}:
+        if set(self.made) != others(silent):
             return None
         taken = [self.made[sender][0] for sender in sorted(self.made)]
         self.made = {}

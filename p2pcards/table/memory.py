@@ -52,6 +52,9 @@ class MemoryTable:
     """How every seat answers a proposal to void the deal."""
     forges: Mapping[int, Forge] = field(default_factory=dict)
     """Seat -> a cheat forging that seat's messages (:data:`Forge`)."""
+    run_by: Mapping[int, int] = field(default_factory=dict)
+    """Seat -> the seat whose peer runs it as a bot (the roster says so; the bots in
+    ``bots`` decide every seat's moves alike)."""
     sessions: list[Session] = field(default_factory=list)
     rejected: list[Delivery] = field(default_factory=list)
     messages: int = 0
@@ -61,7 +64,9 @@ class MemoryTable:
         keys = [seat_identity(self.seed, s) for s in range(self.players)]
         table = hashlib.sha256(f"p2pcards/test-table/{self.seed}".encode()).digest()[:16]
         roster = make_roster(table, self.game, [public_bytes(k.public_key()) for k in keys],
-                             options=self.options)
+                             options=self.options,
+                             bots=["heuristic" if s in self.run_by else ""
+                                   for s in range(self.players)], run_by=self.run_by)
         self.sessions = [Session(roster, s, keys[s], SeededSource(f"{self.seed}:secrets:{s}"),
                                  keep_states=self.keep_states, forge=self.forges.get(s))
                          for s in range(self.players)]

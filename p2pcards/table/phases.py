@@ -297,10 +297,10 @@ class PhaseMachine:
     def silenced(self, seat: int) -> None:
         """``seat`` forfeits the deal: the game's penalty against it, the deal scored as
         played so far for the others (docs/rules/common.md); its secrets never came, so
-        the record keeps no cards.  Before the first deal, or at a table of two (where
-        one seat's word would be all it takes), the table breaks up instead; at the
-        agreement the result stands without its signature; a deal already void stays
-        void."""
+        the record keeps no cards, and the seats its peer runs do not sign the result.
+        Before the first deal, or at a table of two (where one seat's word would be
+        all it takes), the table breaks up instead; at the agreement the result stands
+        without its peer's signatures; a deal already void stays void."""
         run = self.run
         if run is None or self.players == 2:
             self.agenda.restart(Phase.OVER)
@@ -308,9 +308,10 @@ class PhaseMachine:
             self.events.append(Event("over", f"seat {seat} was silent: the table breaks up",
                                      seat))
             return
+        alive = self.roster.others(seat)  # (its peer's other seats fall silent with it)
         if self.agenda.phase == Phase.AGREE:
-            self.agenda.drop(lambda step: step.seat == seat)
-            run.signers = [s for s in run.signers if s != seat]
+            self.agenda.drop(lambda step: step.seat not in alive)
+            run.signers = [s for s in run.signers if s in alive]
             return
         reason = "refused audit" if self.agenda.phase == Phase.AUDIT else "silent"
         run.outcome = forfeit(run.ledger.setup, run.ledger.blank_deck(), [], {}, seat=seat,
@@ -330,7 +331,7 @@ class PhaseMachine:
             run.verdict = f"seat {seat} forfeits the deal: {reason}"
         run.points = run.outcome.points
         run.agree_hash = self.transcript.hash
-        run.signers = [s for s in range(self.players) if s != seat]
+        run.signers = sorted(alive)
         self.agenda.restart(Phase.AGREE, (Step(Kind.AGREE, s) for s in run.signers))
         self.events.append(Event("forfeit", run.verdict, seat))
 

@@ -106,6 +106,21 @@ class Roster:
     def resolved_options(self) -> dict[str, int]:
         return self.rules.resolve_options(dict(self.options))
 
+    def process_of(self, seat: int) -> int:
+        """The seat whose peer runs ``seat``: itself, or for a bot the seat it names
+        (followed through bots run by bots).  Seats of one peer fall silent together."""
+        for _ in range(self.players):
+            entry = self.seats[seat]
+            if not entry.bot or entry.run_by is None:
+                return seat
+            seat = entry.run_by
+        return seat
+
+    def others(self, seat: int) -> set[int]:
+        """The seats not run by ``seat``'s peer: those whose word counts against it."""
+        mine = self.process_of(seat)
+        return {s for s in range(self.players) if self.process_of(s) != mine}
+
     def to_wire(self) -> list[Any]:
         return [self.table, self.game, dict(sorted(self.options.items())),
                 [s.to_wire() for s in self.seats]]
@@ -141,12 +156,15 @@ def decode_roster(data: bytes) -> Roster:
 
 def make_roster(table: bytes, game: str, identities: Sequence[bytes], *,
                 names: Sequence[str] | None = None, bots: Sequence[str] | None = None,
-                options: Mapping[str, int] | None = None) -> Roster:
-    """A roster for ``identities`` (seat order); a seat with a bot is run by seat 0's
-    peer unless it is seat 0."""
+                options: Mapping[str, int] | None = None,
+                run_by: Mapping[int, int] | None = None) -> Roster:
+    """A roster for ``identities`` (seat order); a seat with a bot is run by the peer
+    of the seat ``run_by`` names for it, else by seat 0's."""
     names = list(names or [f"seat{i}" for i in range(len(identities))])
     bots = list(bots or [""] * len(identities))
-    seats = tuple(SeatEntry(names[i], identities[i], bots[i], 0 if bots[i] else None)
+    runners = run_by or {}
+    seats = tuple(SeatEntry(names[i], identities[i], bots[i],
+                            runners.get(i, 0) if bots[i] else None)
                   for i in range(len(identities)))
     rules = GAMES[game]
     return Roster(table, game, rules.non_default(rules.resolve_options(dict(options or {}))),

@@ -220,6 +220,8 @@ class Session:
         step = self.due()
         if step is None or self.me in (step.seat, WATCHER):
             raise ValueError("no other seat's message is due")
+        if self.me not in self.roster.others(step.seat):
+            raise ValueError(f"seat {step.seat} is run by this seat's peer")
         transcript = self.transcript
         if step.seat in transcript.forked and (not forked or transcript.equivocations):
             raise ValueError(f"seat {step.seat} is not silent: its message came on another"
@@ -409,6 +411,9 @@ class Session:
             return Rejection(sender, "silent", "claims this seat silent: it is here")
         if step is None or step.seat != message.seat or message.seat == sender:
             return Rejection(sender, "turn", f"seat {message.seat} is not the seat due")
+        if sender not in self.roster.others(message.seat):
+            return Rejection(sender, "turn", f"seat {sender} is run by the peer of seat"
+                                             f" {message.seat}: its word does not count")
         known = sender in self.claims.made
         rejection = self.claims.add(env, message)
         if rejection is None and not known:
@@ -418,7 +423,7 @@ class Session:
     def _settle(self) -> None:
         """Take the claims once they are complete (every seat but the silent one), in seat
         order; forward them, so that every seat that has seen them takes them too."""
-        complete = self.claims.complete(self.players)
+        complete = self.claims.complete(self.roster.others)
         if complete is None:
             return
         silent, taken = complete
