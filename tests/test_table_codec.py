@@ -155,3 +155,49 @@ def test_the_golden_vectors_hold() -> None:
         env = open_envelope(bytes.fromhex(vector["wire"]), PUBLIC)
         assert (env.sender, env.seq, env.kind, env.payload.hex()) == (
             vector["sender"], vector["seq"], vector["kind"], vector["payload"])
+
+
+# ------------------------------------------------- text from another peer
+
+FORGERIES = [
+    "cards\n[host] ana left the table",  # a forged line
+    "ok\r[host] fake",  # a carriage return over the line
+    "\x1b]0;pwned\x07 title",  # OSC: the window title
+    "\x1b[2J cleared",  # the screen cleared
+    "right\u202eto left",  # a bidirectional override
+    "tab\there",
+    "nul\x00byte",
+]
+
+
+@pytest.mark.parametrize("text", FORGERIES)
+def test_text_from_a_peer_is_one_safe_line(text: str) -> None:
+    shown = kinds.printable(text)
+    assert shown.isprintable() and "\n" not in shown and "\x1b" not in shown
+    assert len(shown) == len(text)  # one mark for each character made safe
+    assert len(kinds.printable(text * 100, 80)) == 80
+
+
+@pytest.mark.parametrize("text", FORGERIES)
+def test_a_message_text_that_is_not_one_printable_line_is_refused(text: str) -> None:
+    """Without the check the text decodes as it is and reaches every screen that shows
+    the alarm (the attack); with it the message is malformed, and says which field."""
+    assert not text.isprintable()  # what the old check (a length) let through
+    with pytest.raises(CodecError, match=r"alarm\.problem must be printable text on one line"):
+        kinds.decode_body("alarm", {"problem": text}, 1)
+    with pytest.raises(CodecError, match=r"void\.reason must be printable"):
+        kinds.decode_body("void", {"reason": text}, 1)
+    assert kinds.decode_body("alarm", {"problem": kinds.clip(text)}, 1) \
+        == kinds.Alarm(problem=kinds.printable(text))  # what a seat itself sends is safe
+
+
+def test_a_field_name_or_a_kind_from_a_peer_is_not_echoed_raw() -> None:
+    with pytest.raises(CodecError) as caught:
+        kinds.decode_body("alarm", {"problem": "x", "evil\n[host] y": 1}, 1)
+    assert "\n" not in str(caught.value) and "unknown field(s) evil?[host] y" in str(caught.value)
+    key = identities()[0]
+    wire = seal_envelope(key, table=b"t" * 16, deal=0, sender=0, seq=0, prior=b"p" * 32,
+                         kind="a\x1b[2Jb", body={}).wire
+    with pytest.raises(CodecError, match="payload kind must be a short word") as refused:
+        open_envelope(wire, [key.public_key()])
+    assert "\x1b" not in str(refused.value)

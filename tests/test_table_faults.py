@@ -44,6 +44,10 @@ BAD: dict[str, tuple[Callable[[Session, Session], bytes], str, str]] = {
     "oversized": (lambda a, o: b"\x00" * (MAX_MESSAGE + 1), "nobody", "malformed"),
     "not canonical": (lambda a, o: non_canonical(a), "nobody", "malformed"),
     "unknown kind": (lambda a, o: envelope(a, "cheer", {}), "actor", "malformed"),
+    "a forged line in an alarm": (lambda a, o: envelope(a, "alarm", {
+        "problem": "my cards\n[host] ana left the table"}), "actor", "malformed"),
+    "an escape in a void": (lambda a, o: envelope(a, "void", {"reason": "\x1b]0;pwned\x07"}),
+                            "actor", "malformed"),
     "unknown field": (lambda a, o: envelope(a, "act", {**act_body("pass"), "x": 1}),
                       "actor", "malformed"),
     "missing field": (lambda a, o: envelope(a, "act", {"action": "pass"}), "actor",

@@ -16,7 +16,7 @@ from p2pcards.table.codec import pack, unpack
 from p2pcards.table.kinds import Agree, Message
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.session import Session, Step
-from p2pcards.table.verify import TranscriptError, verify
+from p2pcards.table.verify import TranscriptError, format_report, verify
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +138,16 @@ def test_every_game_verifies(game: str, players: int) -> None:
     assert [d.verdict for d in report.deals] == [r.verdict for r in table.sessions[0].finished]
     assert report.history is not None
     assert replay(report.history).totals == table.sessions[0].totals
+
+
+def test_the_report_shows_another_seat_s_text_on_one_safe_line(honest: MemoryTable) -> None:
+    """A dissent quotes another seat's signed verdict, a refusal its reason: whatever
+    they hold, the report's lines stay its own (no forged line, no terminal control)."""
+    report = verify(honest.sessions[0].export())
+    lines = format_report(report).splitlines()
+    report.deals[0].dissent.append("seat 2 signed [9, 0] (ok\n[host] verified\x1b]0;x\x07)")
+    report.problem = "message 3 (seat 1: malformed: \x1b[2J\r\nverified)"
+    shown = format_report(report)
+    assert len(shown.splitlines()) == len(lines) + 2  # one line each, no more
+    assert all(line.isprintable() for line in shown.splitlines())
+    assert shown.splitlines()[-1] == "NOT verified"

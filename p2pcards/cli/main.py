@@ -13,6 +13,7 @@ from p2pcards.bots import BOT_NAMES, SearchBot, arena, make_bot
 from p2pcards.cli import netcmd, repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import DEFAULT_NAMES, LocalGame
+from p2pcards.table.kinds import printable
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_MALFORMED = 0, 1, 2
 
@@ -273,9 +274,9 @@ def cmd_table(args: argparse.Namespace) -> int:
     seat = table.sessions[0]
     for event in seat.events:
         if event.kind != "act":
-            print(event.text)
+            print(printable(event.text, 1000))
     for rejection in table.rejected:
-        print(f"seat {rejection.at} refused {rejection.rejection}")
+        print(printable(f"seat {rejection.at} refused {rejection.rejection}", 1000))
     print(f"{table.messages} messages, {table.bytes_sent // 1024} KiB")
     if args.transcript:
         with open(args.transcript, "wb") as f:

@@ -31,6 +31,7 @@ from p2pcards.net.identity import (
 )
 from p2pcards.net.journal import Journal, JournalError
 from p2pcards.net.peer import Peer
+from p2pcards.table.kinds import printable
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_PORT = 45450
@@ -148,7 +149,8 @@ async def _hear(listen: tuple[str, int], name: str | None, seconds: float
     if name is None:
         tables = listener.tables()
         for t in tables:
-            print(f"{t.name:<16} {t.game:<10} {t.free} free  {t.address}:{t.port}"
+            print(f"{printable(t.name, 32):<16} {printable(t.game, 16):<10} {t.free} free"
+                  f"  {t.address}:{t.port}"
                   f"  {show_id(t.fingerprint, 4)}")
         if not tables:
             print(f"no tables heard in {seconds:g} s")
@@ -290,7 +292,8 @@ def cmd_join(args: argparse.Namespace) -> int:
             print(f"p2pcards: no table of {args.lan!r} heard in {args.wait:g} s",
                   file=sys.stderr)
             return EXIT_FAILED
-        print(f"heard {table.name}'s {table.game} table at {table.address}:{table.port}")
+        print(f"heard {printable(table.name, 32)}'s {printable(table.game, 16)} table at"
+              f" {table.address}:{table.port}")
         print(f"its fingerprint is {show_id(table.fingerprint)}; is it the one the host"
               " shows?")
         if not args.yes and input("type yes to join: ").strip().lower() != "yes":

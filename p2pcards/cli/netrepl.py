@@ -26,6 +26,7 @@ from p2pcards.cli.helptext import help_text
 from p2pcards.cli.repl import MoveCompleter, Turn, legal_summary, parse_move
 from p2pcards.games import GAMES, HandState
 from p2pcards.net.driver import Settings
+from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster
 
 COMMANDS = ("help", "hand", "table", "who", "say", "hint", "quit")
@@ -89,7 +90,7 @@ class NetPrompt:
             self._refresh()
 
     async def answer(self, question: str) -> bool:
-        self.question = question
+        self.question = question = printable(question)
         self.show(f"{question}: answer yes or no")
         send, receive = trio.open_memory_channel[int | bool](1)
         self.chosen = send

@@ -27,7 +27,7 @@ from p2pcards.bots import Bot
 from p2pcards.games import HandState
 from p2pcards.net.peer import Peer, Refusal
 from p2pcards.net.settings import Settings
-from p2pcards.table.kinds import Kind
+from p2pcards.table.kinds import Kind, printable
 from p2pcards.table.roster import Roster
 
 __all__ = ["CRASH_VARIABLE", "Driver", "Person", "Settings"]  # (Settings: net/settings.py)
@@ -148,10 +148,10 @@ class Driver:
             text = event.text
             if event.kind == "act" and event.seat is not None:  # "seat 2: ..." by name
                 text = f"{names[event.seat]}{text[text.index(':'):]}"
-            self.say(text)
+            self.say(printable(text, SHOWN_LINE))  # (events quote other seats' text)
         self.events_shown = len(events)
         for refusal in self.peer.refusals[self.refusals_shown:]:
-            self.say(_refusal_text(refusal))
+            self.say(printable(_refusal_text(refusal), SHOWN_LINE))
         self.refusals_shown = len(self.peer.refusals)
 
     def _decide(self) -> None:
@@ -215,6 +215,8 @@ class Driver:
                     self.post("claim", self.peer.progress, forked)
 
 
+SHOWN_LINE = 400
+"""Most characters of a line the driver shows (an event, a refusal)."""
 CRASH_VARIABLE = "P2PCARDS_CRASH_AFTER"
 """Fault injection for the durability tests: ``KIND:N`` ends this process abruptly
 (no clean-up, as a kill would) right after it has sent its N-th message of KIND."""

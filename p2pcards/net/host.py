@@ -423,7 +423,7 @@ class Host:
             await link.send(Error(reason=reason))
 
     def _log(self, line: str) -> None:
-        self.say(f"[host] {line}")
+        self.say(f"[host] {links.printable(line, 400)}")  # (reasons quote what links sent)
 
     def _notice(self, line: str) -> None:
         """A join or a leave: shown here and at every joiner."""

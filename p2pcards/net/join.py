@@ -116,10 +116,11 @@ class Joiner:
                 if trio.current_time() - reached > GIVE_UP:
                     raise JoinError(f"the host has been unreachable for {GIVE_UP:g} s; the"
                                     " same command resumes the game later") from exc
-                self.say(f"lost the host ({exc or 'no answer'}); connecting again in"
-                         f" {pause:.1f} s")
+                self.say(f"lost the host ({links.printable(exc or 'no answer')}); connecting"
+                         f" again in {pause:.1f} s")
             except FrameError as exc:
-                raise JoinError(f"the host sent what it should not: {exc}") from exc
+                raise JoinError(f"the host sent what it should not: {links.printable(exc)}"
+                                ) from exc
             await trio.sleep(pause)
             pause = min(RETRY_MOST, pause * 2)
 

@@ -20,15 +20,15 @@ from p2pcards.net.frames import (
     Hello,
     kind_of,
 )
+from p2pcards.table import kinds
 
 CHAT_DOMAIN = b"p2pcards/chat/v1\x00"
 HANDSHAKE_SECONDS = 15
 
 
 def printable(value: object, most: int = 200) -> str:
-    """Text from another peer, safe to print: no control characters, no escapes."""
-    text = str(value)[:most]
-    return "".join(c if c.isprintable() else "?" for c in text)
+    """Text from another peer, safe to print (:func:`p2pcards.table.kinds.printable`)."""
+    return kinds.printable(value, most)
 
 
 def negotiate(frame: Frame) -> int:

@@ -173,8 +173,9 @@ def open_envelope(wire: bytes, keys: list[Ed25519PublicKey]) -> Envelope:
     _uint(sender, "payload sender", len(keys))
     _uint(seq, "payload seq")
     _blob(prior, HASH_BYTES, "payload prior")
-    if not isinstance(kind, str) or not 0 < len(kind) <= 16:
-        raise CodecError("payload kind must be a short string")
+    if not isinstance(kind, str) or not 0 < len(kind) <= 16 or not kind.isascii() \
+            or not kind.isidentifier():
+        raise CodecError("payload kind must be a short word")
     if not isinstance(body, dict):
         raise CodecError(f"{kind} body must be a map")
     try:

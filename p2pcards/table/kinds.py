@@ -55,9 +55,20 @@ class Kind(StrEnum):
 Decoder = Callable[[Any, str], Any]
 
 
-def clip(text: str, most: int = MAX_TEXT) -> str:
-    """``text`` cut to ``most`` characters (text that quotes a peer's must still fit)."""
+def printable(value: object, most: int = MAX_TEXT) -> str:
+    """``value`` as text that is safe to show and to log: every character that is not
+    printable (a newline, an escape, a bell, a bidirectional override ...) becomes
+    ``?``, so that it stays on one line and cannot drive a terminal, and it is cut to
+    ``most`` characters.  Every string that came from another peer goes through this
+    before anyone sees it."""
+    text = "".join(c if c.isprintable() else "?" for c in str(value))
     return text if len(text) <= most else text[:most - 1] + "…"
+
+
+def clip(text: str, most: int = MAX_TEXT) -> str:
+    """``text`` made safe and cut to ``most`` characters, for a message's text field
+    (text that quotes a peer's must still fit): :func:`printable`."""
+    return printable(text, most)
 
 Encoder = Callable[[Any], Any]
 
@@ -80,6 +91,8 @@ def _sint(value: Any, what: str) -> int:  # (points may be negative)
 def _text(value: Any, what: str) -> str:
     if not isinstance(value, str) or len(value) > MAX_TEXT:
         raise CodecError(f"{what} must be a string of at most {MAX_TEXT} characters")
+    if not value.isprintable():
+        raise CodecError(f"{what} must be printable text on one line")
     return value
 
 
@@ -339,7 +352,7 @@ Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixe
 
 def _fields_of(spec: KindSpec, body: dict[str, Any], where: str) -> dict[str, Any]:
     if set(body) != set(spec.fields):
-        extra = sorted(set(body) - set(spec.fields))
+        extra = sorted(printable(name, 40) for name in set(body) - set(spec.fields))
         missing = sorted(set(spec.fields) - set(body))
         detail = "; ".join(x for x in (extra and f"unknown field(s) {', '.join(extra)}",
                                        missing and f"missing field(s) {', '.join(missing)}") if x)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from p2pcards.history import History
 from p2pcards.table.codec import CodecError, unpack
+from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster, decode_roster
 from p2pcards.table.session import TRANSCRIPT_FORMAT, WATCHER, Rejection, Session
 
@@ -143,4 +144,4 @@ def format_report(report: Report) -> str:
         lines.append(f"REFUSED: {report.problem}")
     lines.append(f"totals {report.totals}; winner {report.winner}")
     lines.append("verified" if report.ok else "NOT verified")
-    return "\n".join(lines)
+    return "\n".join(printable(line, 1000) for line in lines)  # (verdicts quote the seats)
