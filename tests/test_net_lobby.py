@@ -215,3 +215,33 @@ def test_seats_of_a_peer_are_its_own_and_its_bots() -> None:
     assert seats_of(entries, b"c" * 32) == {3}
     assert seats_of(entries, b"?" * 32) == set()
 
+
+
+@pytest.mark.parametrize("second", ["ana", "Ana", "ANA", " ana", "ａｎａ"])
+def test_a_name_already_seated_is_refused(second: str) -> None:
+    """Two seats called alike could pass one for the other in every line the table
+    prints: the second "ana" (in any case or width) is told to pick another."""
+    room = lobby()
+    room.take(room.admit(auth("ana"), NONCE))
+    with pytest.raises(FrameError, match=r"is taken \(seat 1\)"):
+        room.admit(auth("joe", display=second), NONCE)
+    room.take(room.admit(auth("joe", display="ann"), NONCE))  # a different name is fine
+
+
+def test_two_joiners_of_one_name_arriving_together_get_one_seat() -> None:
+    room = lobby()
+    first = room.admit(auth("ana"), NONCE)
+    second = room.admit(auth("joe", display="ana"), NONCE)  # both checked before either sat
+    room.take(first)
+    with pytest.raises(FrameError, match="is taken"):
+        room.take(second)
+    assert [e.name for e in room.entries].count("ana") == 1
+
+
+def test_without_the_check_two_seats_are_called_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The attack, against the lobby as it was: nothing stopped a second "ana"."""
+    monkeypatch.setattr(Lobby, "_check_name", lambda self, name: None)
+    room = lobby()
+    room.take(room.admit(auth("ana"), NONCE))
+    room.take(room.admit(auth("joe", display="ana"), NONCE))
+    assert [e.name for e in room.entries].count("ana") == 2

@@ -39,15 +39,15 @@ def raw_link(host: Host) -> Link:
     return Link(memory_stream(host), "test")
 
 
-async def admitted(host: Host, identity: Identity, token: bytes | None = None
-                   ) -> tuple[Link, Frame]:
+async def admitted(host: Host, identity: Identity, token: bytes | None = None,
+                   name: str = "eve") -> tuple[Link, Frame]:
     invite = host.invite()
     link = raw_link(host)
     await link.send(Hello())
     first = await link.receive()
     assert isinstance(first, Hello) and first.nonce is not None
     token = invite.token if token is None else token
-    await link.send(Auth(key=identity.public, name="eve", token=token, bot="", bots=(),
+    await link.send(Auth(key=identity.public, name=name, token=token, bot="", bots=(),
                          sig=proof(identity.key, first.nonce, invite.fingerprint or b"",
                                    token)))
     return link, await link.receive()
@@ -335,7 +335,7 @@ async def test_what_a_seated_joiner_cannot_do_to_the_lobby(tmp_path: Path) -> No
         link, _ = await admitted(host, eve)  # then gone at once
         await link.stream.aclose()
         await all_free()
-        pair = [await admitted(host, load_or_create(tmp_path / n)) for n in ("m1", "m2")]
+        pair = [await admitted(host, load_or_create(tmp_path / n), name=n) for n in ("m1", "m2")]
         assert [type(a) for _, a in pair] == [Welcome, Welcome]
         for lost, _ in pair:  # two links lost at the same moment
             await lost.stream.aclose()

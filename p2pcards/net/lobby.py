@@ -21,6 +21,7 @@ is run by that seat: :func:`seats_of`.
 from __future__ import annotations
 
 import hmac
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -172,7 +173,16 @@ class Lobby:
         if any(e.identity in keys for e in entries) or \
                 len({e.identity for e in entries}) != len(entries):
             raise FrameError("an identity already at the table")
+        self._check_name(auth.name)
         return tuple(entries)
+
+    def _check_name(self, name: str) -> None:
+        """Two seats are never called alike (a name is compared without case, width
+        or accents of composition): a second "ana" could pass for the first."""
+        taken = {same_name(e.name): i for i, e in enumerate(self.entries)}
+        if same_name(name) in taken:
+            raise FrameError(f"the name {name!r} is taken (seat {taken[same_name(name)]}):"
+                             " join under another (join --name)")
 
     def take(self, request: Request) -> frozenset[int]:
         """The seats of an admitted request, numbered now (others may have sat since
@@ -183,9 +193,11 @@ class Lobby:
         if {e.identity for e in self.entries} & {e.identity for e in entries}:
             raise FrameError("an identity already at the table")  # sat meanwhile
         base = len(self.entries)
-        self.entries.extend(
-            SeatEntry(e.name if i == 0 else f"{e.bot}-{base + i}", e.identity, e.bot,
-                      None if e.run_by is None else base) for i, e in enumerate(entries))
+        seated = [SeatEntry(e.name if i == 0 else f"{e.bot}-{base + i}", e.identity, e.bot,
+                            None if e.run_by is None else base) for i, e in enumerate(entries)]
+        for entry in seated:  # (another may have sat under one of these names meanwhile)
+            self._check_name(entry.name)
+        self.entries.extend(seated)
         self.joined[request.key] = request.name
         return frozenset(range(base, base + len(entries)))
 
@@ -235,3 +247,9 @@ def describe_roster(roster: Roster) -> str:
             show_id(device_id(entry.identity), 4)
         parts.append(f"{seat} {entry.name} ({who})")
     return "; ".join(parts)
+
+
+def same_name(name: str) -> str:
+    """A name as compared with the others at the table: Unicode-normalised (NFKC),
+    without case, inner spaces folded."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
