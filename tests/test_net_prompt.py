@@ -17,7 +17,7 @@ from p2pcards.cli import guest
 from p2pcards.cli.netrepl import NetPrompt
 from p2pcards.net.driver import Settings
 from p2pcards.net.host import Host, HostConfig
-from p2pcards.net.identity import load_or_create
+from p2pcards.net.identity import device_id, load_or_create, show_id
 from p2pcards.net.journal import Journal
 from tests.net_helpers import Lines, make_joiner, maker
 
@@ -63,7 +63,8 @@ def test_a_person_plays_chats_and_sees_the_roster(tmp_path: Path) -> None:
     shown = "\n".join(prompt.transcript)
     assert host.peer is not None and host.peer.over
     assert f"safety number: {host.peer.roster.safety_number()}" in shown
-    assert "1: joe (heuristic bot run by seat 1)" in shown
+    joe = show_id(device_id(host.peer.roster.seats[1].identity), 4)
+    assert f"1: joe [{joe}] (heuristic bot run by seat 1)" in shown  # a short id by each name
     assert "\njoe: play " in shown or shown.startswith("joe: play ")  # moves by name
     assert "joe: hi, joe here" in shown
     assert "hosty: hello from the host" in joiner_lines

@@ -26,6 +26,7 @@ from p2pcards.cli.helptext import help_text
 from p2pcards.cli.repl import MoveCompleter, Turn, legal_summary, parse_move
 from p2pcards.games import GAMES, HandState
 from p2pcards.net.driver import Settings
+from p2pcards.net.identity import device_id, show_id
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster
 
@@ -111,7 +112,8 @@ class NetPrompt:
         self.hint_allowed = settings.hint
         self.chat = chat
         self.roster_text = "\n".join(
-            [f"{i}: {e.name}" + (f" ({e.bot} bot run by seat {e.run_by})" if e.bot else "")
+            [f"{i}: {e.name} [{show_id(device_id(e.identity), 4)}]"
+             + (f" ({e.bot} bot run by seat {e.run_by})" if e.bot else "")
              + (" (you)" if i == seat else "") for i, e in enumerate(roster.seats)]
             + [f"safety number: {roster.safety_number()} (compare it aloud)",
                f"table: {settings.describe()}"])
