@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 
 from p2pcards.bots import heuristic_bot
 from p2pcards.cli.main import main
 from p2pcards.history import load as load_history
 from p2pcards.history import replay
-from p2pcards.table.codec import pack, unpack
+from p2pcards.table.codec import pack, public_bytes, unpack
 from p2pcards.table.kinds import Agree, Message
-from p2pcards.table.memory import MemoryTable
+from p2pcards.table.memory import MemoryTable, seat_identity
+from p2pcards.table.roster import make_roster
 from p2pcards.table.session import Session, Step
-from p2pcards.table.verify import TranscriptError, format_report, verify
+from p2pcards.table.verify import (
+    MAX_TRANSCRIPT,
+    TRANSCRIPT_FORMAT,
+    TranscriptError,
+    format_report,
+    load,
+    verify,
+)
 
 
 @pytest.fixture(scope="module")
@@ -151,3 +161,45 @@ def test_the_report_shows_another_seat_s_text_on_one_safe_line(honest: MemoryTab
     assert len(shown.splitlines()) == len(lines) + 2  # one line each, no more
     assert all(line.isprintable() for line in shown.splitlines())
     assert shown.splitlines()[-1] == "NOT verified"
+
+
+def crafted(messages: bytes, count: int) -> bytes:
+    """A transcript map whose ``messages`` array holds ``count`` copies of ``messages``
+    (raw msgpack), with a real roster."""
+    roster = make_roster(b"T" * 16, "pasur", [public_bytes(seat_identity(1, s).public_key())
+                                              for s in range(2)]).encode()
+    head = b"\x83" + b"".join(msgpack.packb(x) for x in (
+        "format", TRANSCRIPT_FORMAT, "roster", roster, "messages"))
+    return head + b"\xdd" + count.to_bytes(4, "big") + messages * count
+
+
+def test_a_crafted_transcript_is_refused_before_it_is_built() -> None:
+    """An array of empty arrays (one byte each) decoded whole becomes tens of bytes of
+    memory per byte of file (the attack, shown with msgpack alone); read item by item
+    it is refused at its first item, having built nothing of it (the reader holds one
+    copy of the file)."""
+    data = crafted(b"\x90", 3_000_000)  # 3 MB of empty arrays
+    tracemalloc.start()
+    try:
+        msgpack.unpackb(data)  # the whole file at once, as verify read it before
+        _, whole = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        with pytest.raises(TranscriptError, match=r"message 0 \(bytes\) is not where"):
+            load(data)
+        _, item_by_item = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert whole > 20 * len(data)  # the amplification
+    assert item_by_item < 2 * len(data)  # (the reader's copy of the file, and no more)
+
+
+@pytest.mark.parametrize(("data", "reason"), [
+    (b"\xc1", "not a p2pcards-transcript/1 file"),
+    (pack([1, 2, 3]), "not a p2pcards-transcript/1 file"),
+    (crafted(b"\x91" * 1000 + b"\x90", 1), r"message 0 \(bytes\)"),  # nested arrays
+    (crafted(b"\xc4\x01x", 2) + b"\x00", "bytes after the transcript"),
+    (b"\x83" + b"\x00" * (MAX_TRANSCRIPT + 1), "more than the"),
+])
+def test_what_is_not_a_transcript_is_named(data: bytes, reason: str) -> None:
+    with pytest.raises(TranscriptError, match=reason):
+        load(data)

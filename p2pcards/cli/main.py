@@ -286,11 +286,16 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from p2pcards.table.verify import TranscriptError, format_report, verify  # noqa: PLC0415
+    from p2pcards.table.verify import (  # noqa: PLC0415
+        MAX_TRANSCRIPT,
+        TranscriptError,
+        format_report,
+        verify,
+    )
 
     try:
         with open(args.file, "rb") as f:
-            data = f.read()
+            data = f.read(MAX_TRANSCRIPT + 1)  # (a larger file is refused, not read)
         report = verify(data)
     except OSError as exc:
         print(f"p2pcards: {args.file}: {exc.strerror}", file=sys.stderr)

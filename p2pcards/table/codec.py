@@ -71,7 +71,7 @@ def pack(value: Any) -> bytes:
     return packed
 
 
-def _no_ext(code: int, data: bytes) -> Any:
+def no_ext(code: int, data: bytes) -> Any:
     raise CodecError(f"msgpack extension type {code} is not allowed")
 
 
@@ -83,7 +83,7 @@ def unpack(data: bytes, what: str, limit: int = MAX_MESSAGE) -> Any:
     if len(data) > limit:
         raise CodecError(f"{what}: {len(data)} bytes, more than the {limit} allowed")
     try:
-        value = msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=_no_ext,
+        value = msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=no_ext,
                                 use_list=True)
     except CodecError:
         raise

@@ -14,9 +14,12 @@ its position and the seat it claims to come from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
 
 from p2pcards.history import History
-from p2pcards.table.codec import CodecError, unpack
+from p2pcards.table.codec import MAX_MESSAGE, CodecError, no_ext
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster, decode_roster
 from p2pcards.table.session import TRANSCRIPT_FORMAT, WATCHER, Rejection, Session
@@ -54,8 +57,14 @@ class Report:
             not d.dissent and d.signed == d.signers for d in self.deals)
 
 
-MAX_TRANSCRIPT = 256 * 1024 * 1024
-"""The largest transcript file read (a whole 7-seat Nullern game is a few MiB)."""
+MAX_TRANSCRIPT = 32 * 1024 * 1024
+"""The largest transcript file read: the longest game of fixed length, Nullern at seven
+seats (20 deals), makes about 2.3 MiB and 1,900 messages; this leaves room for games
+that tie on for many deals (some 350 deals of Control Nut!)."""
+MAX_MESSAGES = 50_000
+"""The most messages a transcript file may hold."""
+_BIN = (0xC4, 0xC5, 0xC6)
+_STR = (*range(0xA0, 0xC0), 0xD9, 0xDA, 0xDB)
 
 
 class TranscriptError(ValueError):
@@ -63,20 +72,52 @@ class TranscriptError(ValueError):
 
 
 def load(data: bytes) -> tuple[Roster, list[bytes]]:
+    """The roster and the messages of a transcript file, read one item at a time: a
+    map of exactly ``format``, ``roster`` (bytes) and ``messages`` (byte strings),
+    each item's type checked before it is decoded, so that nothing in the file is
+    built larger than the file says (no array of empty arrays, no nesting)."""
+    if len(data) > MAX_TRANSCRIPT:
+        raise TranscriptError(f"{len(data)} bytes, more than the {MAX_TRANSCRIPT} a"
+                              " transcript may have")
+    reader = msgpack.Unpacker(raw=False, strict_map_key=True, ext_hook=no_ext,
+                              max_buffer_size=len(data) + 1, max_bin_len=MAX_MESSAGE,
+                              max_str_len=64, max_array_len=MAX_MESSAGES, max_map_len=3)
+    reader.feed(data)
+
+    def next_item(allowed: tuple[int, ...], what: str) -> Any:
+        at = reader.tell()
+        if at >= len(data) or data[at] not in allowed:
+            raise TranscriptError(f"{what} is not where a {TRANSCRIPT_FORMAT} file has it")
+        return reader.unpack()
+
+    doc: dict[str, Any] = {}
     try:
-        doc = unpack(data, "transcript", MAX_TRANSCRIPT)
-    except CodecError as error:
-        raise TranscriptError(str(error)) from None
-    if not isinstance(doc, dict) or doc.get("format") != TRANSCRIPT_FORMAT:
+        if not data or data[0] != 0x83:  # a map of three fields
+            raise TranscriptError(f"not a {TRANSCRIPT_FORMAT} file")
+        reader.read_map_header()
+        for _ in range(3):
+            key = next_item(_STR, "a field name")
+            if key not in {"format", "roster", "messages"} or key in doc:
+                raise TranscriptError("expected exactly the fields format, roster, messages")
+            if key == "format":
+                doc[key] = next_item(_STR, "the format")
+            elif key == "roster":
+                doc[key] = next_item(_BIN, "the roster (bytes)")
+            else:
+                if data[reader.tell()] not in (*range(0x90, 0xA0), 0xDC, 0xDD):
+                    raise TranscriptError("the messages are not a list")
+                count = reader.read_array_header()
+                doc[key] = [next_item(_BIN, f"message {i} (bytes)") for i in range(count)]
+        if reader.tell() != len(data):
+            raise TranscriptError("bytes after the transcript")
+    except TranscriptError:
+        raise
+    except Exception as error:  # msgpack raises several types for bad input
+        raise TranscriptError(f"not msgpack ({type(error).__name__}: {error})") from None
+    if doc["format"] != TRANSCRIPT_FORMAT:
         raise TranscriptError(f"not a {TRANSCRIPT_FORMAT} file")
-    if set(doc) != {"format", "roster", "messages"}:
-        raise TranscriptError("expected exactly the fields format, roster, messages")
-    roster_bytes, messages = doc["roster"], doc["messages"]
-    if not isinstance(roster_bytes, bytes) or not isinstance(messages, list) \
-            or not all(isinstance(m, bytes) for m in messages):
-        raise TranscriptError("the roster and every message must be byte strings")
     try:
-        return decode_roster(roster_bytes), messages
+        return decode_roster(doc["roster"]), doc["messages"]
     except CodecError as error:
         raise TranscriptError(str(error)) from None
 
