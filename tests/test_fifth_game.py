@@ -18,11 +18,11 @@ import pytest
 from p2pcards.bots import SearchBot, arena, heuristic_bot, random_bot
 from p2pcards.cli import repl
 from p2pcards.games import CHANCE, GAMES, HandState, get_game, register
-from p2pcards.games.cards import bits
+from p2pcards.games.cards import STANDARD, bits
 from p2pcards.history import History, load, loads, replay
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.verify import verify
-from tests.duel import DISCARD, GAME, Duel, DuelState, register_duel, unregister_duel
+from tests.duel import DISCARD, DISCARDS, GAME, Duel, DuelState, register_duel, unregister_duel
 from tests.test_repl import player, seated
 from tests.test_table import history_of
 
@@ -72,9 +72,9 @@ def test_every_seat_s_view_follows_the_deal() -> None:
 def test_a_discard_is_face_down_for_the_other_seat() -> None:
     state = GAME.deal(GAME.deck(2, {}), 0, 2, GAME.resolve_options({}))
     assert isinstance(state, DuelState) and state.phase == DISCARD
-    action = state.legal_actions()[0]
-    assert state.format_action(action, seat=1).startswith("discard ") \
-        and state.format_action(action, seat=0) == "discard ?"
+    action = state.legal_actions()[0]  # seat 1's (dealer 0): it sees its own card
+    assert state.format_action(action, seat=1) == f"discard {STANDARD.name(action - DISCARDS)}"
+    assert state.format_action(action, seat=0) == "discard ?"
 
 
 @pytest.mark.parametrize("seed", [1, 2])

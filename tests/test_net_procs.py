@@ -29,10 +29,11 @@ def free_port() -> int:
 
 
 class Table:
-    def __init__(self, tmp_path: Path, game: str, players: int = 4):
+    def __init__(self, tmp_path: Path, game: str, players: int = 4, grace: float = 60):
         self.tmp = tmp_path
         self.game = game
         self.players = players
+        self.grace = grace
         self.port = free_port()
         self.procs: dict[str, subprocess.Popen[str]] = {}
         self.invite_file = tmp_path / "invite"
@@ -42,18 +43,19 @@ class Table:
                   "--seed", "5"]
         if name == "host":
             return [sys.executable, "-m", "p2pcards", "host", self.game, "--bind", "127.0.0.1",
-                    "--port", str(self.port), "--players", str(self.players), "--grace", "60",
+                    "--port", str(self.port), "--players", str(self.players),
+                    "--grace", f"{self.grace:g}",
                     "--invite-file", str(self.invite_file), *SHORT[self.game], *common]
         return [sys.executable, "-m", "p2pcards", "join", self.invite_file.read_text().strip(),
                 *common]
 
-    def start(self, name: str, crash: str | None = None) -> None:
+    def start(self, name: str, crash: str | None = None, extra: tuple[str, ...] = ()) -> None:
         env = dict(os.environ, P2PCARDS_HOME=str(self.tmp / name))
         env.pop(CRASH_VARIABLE, None)
         if crash:
             env[CRASH_VARIABLE] = crash
         log = (self.tmp / f"{name}.log").open("a")
-        self.procs[name] = subprocess.Popen(self.command(name), env=env, stdout=log,
+        self.procs[name] = subprocess.Popen([*self.command(name), *extra], env=env, stdout=log,
                                             stderr=subprocess.STDOUT, text=True)
         if name == "host" and not self.invite_file.exists():
             deadline = time.monotonic() + 30
@@ -145,31 +147,13 @@ def test_a_joiner_that_brings_a_bot_and_dies_does_not_freeze_the_table(tmp_path:
     seats fall silent together; the two live peers' claims suffice, so the deal is
     forfeited at both alike instead of the table waiting for ever for the dead bot's
     claim."""
-    table = Table(tmp_path, "bidwhist")
-    host = table.command("host")
-    host[host.index("--grace") + 1] = "2"  # (the host's settings go to every peer)
-    env = dict(os.environ)
-    env.pop(CRASH_VARIABLE, None)
-    logs = {}
-
-    def spawn(name: str, command: list[str], crash: str | None = None) -> None:
-        logs[name] = (tmp_path / f"{name}.log").open("a")
-        run_env = dict(env, P2PCARDS_HOME=str(tmp_path / name))
-        if crash:
-            run_env[CRASH_VARIABLE] = crash
-        table.procs[name] = subprocess.Popen(command, env=run_env, stdout=logs[name],
-                                             stderr=subprocess.STDOUT, text=True)
-
+    table = Table(tmp_path, "bidwhist", grace=2)  # (the host's settings go to every peer)
     try:
-        spawn("host", host)
-        deadline = time.monotonic() + 30
-        while not table.invite_file.exists():
-            assert time.monotonic() < deadline and table.procs["host"].poll() is None
-            time.sleep(0.05)
-        spawn("p1", [*table.command("p1"), "--bots", "1"], crash="shuffle:1")
-        time.sleep(0.5)  # (p1 takes seats 1 and 2, p2 seat 3)
-        spawn("p2", table.command("p2"))
-        assert table.procs["p1"].wait(60) == 70, table.log("p1")[-3000:]  # died mid-deal
+        table.start("host")
+        table.start("p1", "shuffle:1", extra=("--bots", "1"))  # seats 1 and 2
+        time.sleep(0.5)
+        table.start("p2")  # seat 3
+        assert table.wait("p1", 60) == 70, table.log("p1")[-3000:]  # died mid-deal
         deadline = time.monotonic() + 60
         while not all("forfeits the deal: silent" in table.log(n) for n in ("host", "p2")):
             assert time.monotonic() < deadline, table.log("host")[-3000:]
@@ -180,5 +164,3 @@ def test_a_joiner_that_brings_a_bot_and_dies_does_not_freeze_the_table(tmp_path:
             assert "claimed by seat(s)" in log and "Traceback" not in log
     finally:
         table.stop()
-        for handle in logs.values():
-            handle.close()

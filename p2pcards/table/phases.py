@@ -218,7 +218,7 @@ class PhaseMachine:
         deck = Deck(context, self.me, self.source)
         setup = DealSetup(self.game, self.players, self.options, self.dealer, self.scored)
         ledger = Ledger(setup, deck, ids)
-        self.run = DealRun(index, self.scored, self.dealer, deck, ids, seal_private, ledger)
+        self.run = DealRun(index, deck, ids, seal_private, ledger)
         self.agenda.enter(Phase.HELLO, (Step(Kind.HELLO, s) for s in range(self.players)))
         self.events.append(Event("deal", f"deal {index + 1}, dealer seat {self.dealer}"))
 

@@ -122,8 +122,6 @@ class DealRun:
     """One deal in progress at this peer."""
 
     index: int
-    number: int
-    dealer: int
     deck: Deck
     ids: list[int]
     seal_private: X25519PrivateKey
@@ -164,3 +162,12 @@ class DealRun:
     """What went wrong opening this seat's cards (reported in its ``opened``)."""
     alarms: dict[int, str] = field(default_factory=dict)
     opened: bool = False
+
+    @property
+    def dealer(self) -> int:
+        return self.ledger.setup.dealer
+
+    @property
+    def number(self) -> int:
+        """The deal's place in the match: the deals scored before it."""
+        return self.ledger.setup.number
