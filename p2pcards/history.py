@@ -255,8 +255,9 @@ def _hand_from_json(raw: Any, where: str, players: int, expected: list[int],
         if not isinstance(forfeit, dict) or set(forfeit) != {"seat", "reason"}:
             raise _fail(f"{where}, forfeit", 'expected {"seat", "reason"}')
         _expect_int(forfeit["seat"], f"{where}, forfeit seat", 0, players - 1)
-        if forfeit["reason"] not in ("silent", "refused audit"):
-            raise _fail(f"{where}, forfeit reason", 'expected "silent" or "refused audit"')
+        if forfeit["reason"] not in ("silent", "refused audit", "equivocation"):
+            raise _fail(f"{where}, forfeit reason",
+                        'expected "silent", "refused audit" or "equivocation"')
         record.forfeit = dict(forfeit)
     if sum(x is not None for x in (record.penalty, record.forfeit)) + record.void > 1:
         raise _fail(where, "a deal ends by at most one of penalty, forfeit and void")

@@ -12,6 +12,7 @@ from p2pcards.net.peer import Peer
 from p2pcards.protocol.source import KeyedSource
 from p2pcards.table.codec import open_envelope
 from tests.net_helpers import Relay
+from tests.table_helpers import act_body, envelope
 
 KILL_POINTS = [  # every kill point, in real processes: tests/test_net_procs.py
     ("bidwhist", 2, "keys", 1),  # during key delivery
@@ -112,3 +113,43 @@ def test_corrupt_journal_is_named(tmp_path: Path) -> None:
     path.write_bytes(b"")
     with pytest.raises(JournalError, match="does not begin with its table"):
         Peer.restore(Journal.open(path))
+
+
+@pytest.mark.parametrize("weakened", [True, False])
+def test_a_flood_of_evidence_costs_one_copy_of_each_proof(
+        tmp_path: Path, weakened: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A seat signs sixty forks of the move it owes and sixty second versions of its first
+    message.  Under the weakened rule (every fork and every version kept as evidence, as
+    before) each peer journals and logs all of them; under the table's rule one fork and
+    one proof, whatever the flood."""
+    if weakened:
+        monkeypatch.setattr("p2pcards.net.peer.kept_as_evidence",
+                            lambda r: r.rule in ("transcript", "equivocation"))
+    relay = Relay(tmp_path, "nullern", 4, "flood")
+    while not any(peer.decisions() for peer in relay.live()):
+        assert relay.step() is not None
+    relay.deliver()
+    cheat = next(peer for peer in relay.live() if peer.decisions())
+    seat = next(iter(cheat.decisions()))
+    session = cheat.sessions[seat]
+    view = session.decision()
+    assert view is not None
+    sign = next(env for env in session.transcript if env.sender == seat)
+    action = view.format_action(view.legal_actions()[0])
+    flood = [envelope(session, "act", act_body(action), prior=bytes([n]) * 32)
+             for n in range(1, 61)]
+    flood += [envelope(session, "sign", {"roster": bytes([n]) * 32}, seq=sign.seq,
+                       prior=sign.prior, deal=sign.deal) for n in range(1, 61)]
+    victim = next(peer for peer in relay.live() if peer is not cheat)
+    assert victim.journal is not None
+    logged = len(victim.log)
+    for wire in flood:
+        victim.receive(wire)
+    victim.take_outgoing()
+    kept = [w for w in victim.log[logged:] if w in flood]
+    journaled = [r for r in read(victim.journal.path)[0] if r[0] == "in" and r[1] in flood]
+    if weakened:
+        assert len(kept) == len(journaled) == 120
+    else:
+        assert len(kept) == len(journaled) == 2
+    assert len(victim.main.rejections) <= len(flood)

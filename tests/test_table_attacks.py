@@ -247,11 +247,10 @@ def test_a_hand_victim_that_re_mixes_no_cards_is_named_and_the_thief_is_not_stuc
     assert any(e.kind == "alarm" and "opens to no card" in e.text for e in honest[0].events)
 
 
-def test_two_signed_versions_of_one_message_are_proof() -> None:
-    """A seat that signs two different moves with one sequence number is caught by any
-    seat that sees both, and a seat after it in turn, refused for building on the
-    other version, is not claimed silent."""
-    table = MemoryTable("bidwhist", 4, 59, [heuristic_bot] * 4)
+def _split(table: MemoryTable) -> tuple[Session, Session, list[Session], bytes, bytes]:
+    """The seat to move signs two different moves with one sequence number: the next
+    seat takes one and answers on it, the others take the other.  (cheat, next seat,
+    the others, the two versions)."""
     table.deliver()
     cheat, nxt, _ = roles(table)
     others = [s for s in table.sessions if s not in (cheat, nxt)]
@@ -266,6 +265,15 @@ def test_two_signed_versions_of_one_message_are_proof() -> None:
     move = nxt.decision()
     assert move is not None
     nxt.act(heuristic_bot(move.clone(), table.rngs[nxt.me]))
+    return cheat, nxt, others, first, second
+
+
+def test_two_signed_versions_of_one_message_are_proof() -> None:
+    """A seat that signs two different moves with one sequence number is caught by any
+    seat that sees both; a seat after it in turn, refused for building on the other
+    version, is not claimed silent, and no silence is claimed while the proof is."""
+    table = MemoryTable("bidwhist", 4, 59, [heuristic_bot] * 4)
+    cheat, nxt, others, first, _ = _split(table)
     (answer,) = nxt.take_outbox()
     for session in others:
         rejection = session.receive(answer)
@@ -273,10 +281,79 @@ def test_two_signed_versions_of_one_message_are_proof() -> None:
         with pytest.raises(ValueError, match="not silent"):
             session.claim_silent()
         proof = session.receive(first)
-        assert proof is not None and proof.rule == "equivocation"
+        assert proof is not None and proof.rule == "equivocation" and proof.evidence
         assert session.equivocations[cheat.me][0] != session.equivocations[cheat.me][1]
-        with pytest.raises(ValueError, match="not silent"):  # the fork is explained
+        assert session.decision() is None  # it claims the cheat at once, and waits
+        assert [open_envelope(w, session.roster.keys).kind
+                for w in session.take_outbox()] == ["cheat"]
+        with pytest.raises(ValueError, match="proof of equivocation"):
             session.claim_silent(forked=True)
+        again = session.receive(first)  # the same proof again is no news
+        assert again is not None and not again.evidence
+
+
+def test_a_proven_equivocation_ends_the_deal_against_the_cheat_at_every_seat() -> None:
+    """The seats split by the two versions (one took each) meet again at the point
+    where the versions part: the cheat forfeits the deal there at every seat alike,
+    the next deal is played, and the transcript verifies."""
+    table = MemoryTable("bidwhist", 4, 59, [heuristic_bot] * 4)
+    cheat, nxt, others, first, second = _split(table)
+    (answer,) = nxt.outbox
+    table.deliver()
+    nxt.receive(second)  # the relay brings every version to every seat
+    for session in others:
+        session.receive(first)
+    table.deliver()  # and every claim
+    hashes = {s.hash for s in table.sessions}
+    assert len(hashes) == 1, "the seats did not meet again"
+    for session in table.sessions:
+        run = session.finished[-1] if session.finished else session.run
+        assert run is not None and run.outcome is not None
+        assert run.outcome.record.forfeit == {"seat": cheat.me, "reason": "equivocation"}
+        assert run.verdict.startswith(f"seat {cheat.me} forfeits the deal: equivocation")
+    taken = {env.wire for env in nxt.transcript}
+    assert first not in taken and answer not in taken, \
+        "the cheat's version and the answer on it were not taken back"
+    table.play()  # the game goes on to its end
+    assert all(s.over for s in table.sessions)
+    assert len({s.hash for s in table.sessions}) == 1
+    report = verify(table.sessions[0].export())
+    assert report.ok, report
+
+
+def test_a_proof_of_an_earlier_deal_ends_the_deal_in_progress() -> None:
+    """A seat that signs a second version of a message of a deal already played (its
+    first ``sign``) is punished in the deal in progress, once: the same proof sent again
+    later is no news, and the deal after is played as usual."""
+    table = MemoryTable("pasur", 3, 17, [heuristic_bot] * 3)
+    table.play(deals=1)
+    cheat = table.sessions[1]
+    sign = next(env for env in cheat.transcript if env.sender == cheat.me)
+    second = envelope(cheat, "sign", {"roster": b"\x01" * 32}, seq=sign.seq, prior=sign.prior,
+                      deal=sign.deal)
+    for session in table.sessions:
+        if session is not cheat:
+            rejection = session.receive(second)
+            assert rejection is not None and rejection.rule == "equivocation"
+    table.deliver()
+    deal = len(table.sessions[0].finished)
+    for session in table.sessions:
+        record = (session.finished[deal - 1] if len(session.finished) == deal
+                  else session.run)
+        assert record is not None and record.outcome is not None
+        assert record.outcome.record.forfeit == {"seat": 1, "reason": "equivocation"}
+    assert len({s.hash for s in table.sessions}) == 1
+    for session in table.sessions:
+        if session is not cheat:
+            again = session.receive(second)
+            assert again is not None and not again.evidence
+            assert not session.equivocations
+    table.play()
+    assert all(s.over for s in table.sessions)
+    assert all(r.outcome is not None and r.outcome.record.forfeit is None
+               for r in table.sessions[0].finished[deal:])
+    report = verify(table.sessions[0].export())
+    assert report.ok, report
 
 
 def test_a_fork_nobody_else_saw_is_claimed_after_the_second_grace_period() -> None:
@@ -300,3 +377,41 @@ def test_a_fork_nobody_else_saw_is_claimed_after_the_second_grace_period() -> No
     table.deliver()
     assert all(any(e.kind == "forfeit" and e.seat == forker.me for e in s.events)
                for s in others)
+
+
+@pytest.mark.parametrize("weakened", [True, False])
+def test_fork_and_fall_silent_cannot_freeze_the_table(weakened: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The attack: sign a second version of an earlier message, then, when due, send one
+    message on an invented transcript and fall silent.  Under the weakened rule (a proof
+    is only kept, never claimed) no seat can ever claim the cheat: the table is frozen.
+    Under the table's rule the proof ends the deal against the cheat at once."""
+    if weakened:
+        monkeypatch.setattr(Session, "_claim_cheats", lambda self: None)
+    table = MemoryTable("nullern", 4, 23, [heuristic_bot] * 4)
+    table.deliver()
+    cheat, _, _ = roles(table)
+    honest = [s for s in table.sessions if s is not cheat]
+    sign = next(env for env in cheat.transcript if env.sender == cheat.me)
+    second = envelope(cheat, "sign", {"roster": b"\x02" * 32}, seq=sign.seq, prior=sign.prior,
+                      deal=sign.deal)
+    view = cheat.decision()
+    assert view is not None
+    fork = envelope(cheat, "act", act_body(view.format_action(view.legal_actions()[0])),
+                    prior=b"\x07" * 32)
+    for session in honest:
+        session.receive(second)
+        session.receive(fork)
+    table.deliver()
+    if weakened:
+        for session in honest:
+            with pytest.raises(ValueError):
+                session.claim_silent(forked=True)
+        table.deliver()
+        assert all(s.due() is not None and s.due().seat == cheat.me for s in honest)
+        assert not any(e.kind == "forfeit" for s in honest for e in s.events)
+        return
+    for session in honest:
+        assert any(e.kind == "forfeit" and e.seat == cheat.me and "equivocation" in e.text
+                   for e in session.events)
+    assert len({s.hash for s in table.sessions}) == 1

@@ -30,9 +30,12 @@ from p2pcards.table.roster import Roster, decode_roster
 from p2pcards.table.session import Rejection, Session
 from p2pcards.table.state import Step
 
-EVIDENCE = frozenset({"transcript", "equivocation"})
-"""Refusals that still change a session (a fork or two versions seen): kept, so that a
-peer restored from its journal knows them too, and relayed, so that every seat does."""
+
+def kept_as_evidence(rejection: Rejection) -> bool:
+    """Whether a refused message is kept (journaled, logged, relayed) as evidence: only
+    what a session kept as new evidence, so that a cheat's flood of forks and second
+    versions costs every peer one copy of each proof at most."""
+    return rejection.evidence
 
 
 @dataclass
@@ -70,14 +73,17 @@ class Peer:
 
     def receive(self, wire: bytes) -> tuple[bool, list[Refusal]]:
         """A table message from the network (each wire once; repeats are ignored):
-        whether it was kept (taken or held by a seat here, or kept as evidence of a
-        fork), and the refusals.  A message every seat here refused changed nothing:
-        it is neither journaled nor logged (nor relayed, by a host)."""
+        whether it was kept (taken or held by a seat here, or kept as new evidence:
+        :attr:`~p2pcards.table.state.Rejection.evidence`), and the refusals.  A
+        message every seat here refused changed nothing: it is neither journaled nor
+        logged (nor relayed, by a host).  Evidence is bounded by the sessions (one
+        fork per seat and transcript, one proof per seat until it is punished), so
+        what a cheat can make a peer journal and relay is bounded too."""
         if wire in self.known:
             return True, []
         refused = self._feed(wire, None)
-        kept = len(refused) < len(self.sessions) or \
-            any(r.rejection.rule in EVIDENCE for r in refused)
+        kept = len(refused) < len(self.sessions) or any(kept_as_evidence(r.rejection)
+                                                        for r in refused)
         if kept:
             if self.journal is not None:
                 self.journal.append("in", wire)
@@ -196,7 +202,7 @@ class Peer:
         for record in records[1:]:
             if record[0] == "out":
                 env = open_envelope(record[1], roster.keys)
-                if env.kind != Kind.SILENT and env.sender in peer.sessions:
+                if env.kind not in (Kind.SILENT, Kind.CHEAT) and env.sender in peer.sessions:
                     peer.sessions[env.sender].resend[env.seq] = record[1]
         for number, record in enumerate(records[1:], 1):
             kind = record[0]

@@ -222,6 +222,7 @@ def on_act(m: PhaseMachine, env: Envelope, message: Act, step: Step) -> None:
         if doubles:
             run.suspect = run.suspect or f"seat {sender} showed a card this seat holds"
     before = public.clone()
+    run.played.append((len(m.transcript), before))
     apply_both(run, code, private, m.keep_states)
     run.acts.append((sender, message))
     for slot, keys in message.shown:

@@ -29,6 +29,10 @@ MAX_TEXT = 200
 """Most characters in a text field (a move, a verdict, a reason)."""
 MAX_SEALED = 16 * 1024
 """Most bytes in one sealed body."""
+MAX_PROOF = 96 * 1024
+"""Most bytes of each of the two signed messages a proof of equivocation quotes (the
+largest message of a real deal, a 128-card audit, is under 40 KiB; two of them and the
+claim's own framing stay well under the envelope's cap)."""
 
 
 class Kind(StrEnum):
@@ -47,6 +51,7 @@ class Kind(StrEnum):
     ALARM = "alarm"
     ACT = "act"
     SILENT = "silent"
+    CHEAT = "cheat"
     VOID = "void"
     CONSENT = "consent"
     AUDIT = "audit"
@@ -107,6 +112,12 @@ def _bytes(size: int) -> Decoder:
 def _any_bytes(value: Any, what: str) -> bytes:
     if not isinstance(value, bytes) or len(value) > MAX_SEALED:
         raise CodecError(f"{what} must be a byte string of at most {MAX_SEALED} bytes")
+    return value
+
+
+def _proof_part(value: Any, what: str) -> bytes:
+    if not isinstance(value, bytes) or len(value) > MAX_PROOF:
+        raise CodecError(f"{what} must be a signed message of at most {MAX_PROOF} bytes")
     return value
 
 
@@ -266,6 +277,18 @@ class Silent:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Cheat:
+    """A claim that ``seat`` signed two different messages with one sequence number:
+    ``first`` and ``second``, both as it signed them, are the proof.  When every seat
+    not run by its peer has claimed it on the same transcript, ``seat`` forfeits the
+    deal (docs/protocol.md, "Proof of equivocation")."""
+
+    seat: int
+    first: bytes
+    second: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Void:
     """Sent instead of a move: a proposal to void the deal, which every other seat then
     answers in turn (``consent``); with every seat's consent the deal is void."""
@@ -339,6 +362,8 @@ SPECS: dict[Kind, KindSpec] = {spec.kind: spec for spec in (
     KindSpec(Kind.ALARM, Alarm, {"problem": TEXT}),
     KindSpec(Kind.ACT, Act, {"action": TEXT, "shown": SHOWN_KEYS, "slots": UINTS}),
     KindSpec(Kind.SILENT, Silent, {"seat": UINT}),
+    KindSpec(Kind.CHEAT, Cheat, {"seat": UINT, "first": (_proof_part, _same),
+                                 "second": (_proof_part, _same)}),
     KindSpec(Kind.VOID, Void, {"reason": TEXT}),
     KindSpec(Kind.CONSENT, Consent, {"agree": BOOL}),
     KindSpec(Kind.AUDIT, Audit, {"reveal": (lambda v, w: v, _same), "seal_secret": KEY}),
@@ -347,7 +372,7 @@ SPECS: dict[Kind, KindSpec] = {spec.kind: spec for spec in (
 KIND_OF: dict[type, Kind] = {spec.cls: spec.kind for spec in SPECS.values()}
 
 Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixed | Keys \
-    | Opened | Alarm | Act | Silent | Void | Consent | Audit | Agree
+    | Opened | Alarm | Act | Silent | Cheat | Void | Consent | Audit | Agree
 
 
 def _fields_of(spec: KindSpec, body: dict[str, Any], where: str) -> dict[str, Any]:

@@ -69,6 +69,8 @@ class PhaseMachine:
         self.totals = [0] * self.game.unit_count(self.players)
         self.winner: int | list[int] | None = None
         self.run: DealRun | None = None
+        self.deal_start = 0
+        """The transcript's length when the deal in progress began (0 before the first)."""
         self.finished: list[DealRun] = []
         self.dealing = Dealing(self.table, self.players, me, self.source,
                                keep_states=keep_states, events=self.events)
@@ -129,6 +131,18 @@ class PhaseMachine:
         if self.run is not None and self.agenda.phase not in (Phase.SEATING, Phase.DRAW):
             self.run.envelopes.append(env)
         self.agenda.done(env.sender, env.kind)
+
+    def rewound(self, point: int, dropped: int) -> None:
+        """The transcript went back to ``point`` (a cheat's, in the deal in progress),
+        ``dropped`` messages fewer: the deal as everyone saw it there."""
+        run = self.run
+        if run is None:
+            return
+        del run.envelopes[max(0, len(run.envelopes) - dropped):]
+        later = [state for position, state in run.played if position >= point]
+        if later:
+            run.public = later[0]
+        run.played = [(p, state) for p, state in run.played if p < point]
 
     def alarm(self) -> None:
         """The deal stops for its audit (a seat could not open its cards, a card shown
@@ -219,6 +233,7 @@ class PhaseMachine:
         setup = DealSetup(self.game, self.players, self.options, self.dealer, self.scored)
         ledger = Ledger(setup, deck, ids)
         self.run = DealRun(index, deck, ids, seal_private, ledger)
+        self.deal_start = len(self.transcript)
         self.agenda.enter(Phase.HELLO, (Step(Kind.HELLO, s) for s in range(self.players)))
         self.events.append(Event("deal", f"deal {index + 1}, dealer seat {self.dealer}"))
 
@@ -280,6 +295,7 @@ class PhaseMachine:
         void = run.outcome is not None and run.outcome.void
         for unit, points in enumerate(run.points):
             self.totals[unit] += points
+        run.played = []  # (only a deal in progress can be taken back)
         self.finished.append(run)
         self.deals += 1
         self.scored += 0 if void else 1
@@ -294,26 +310,31 @@ class PhaseMachine:
         self.dealer = self.game.next_dealer(self.dealer, self.players, void)
         self._begin_deal()
 
-    def silenced(self, seat: int) -> None:
+    def silenced(self, seat: int, cheated: int | None = None) -> None:
         """``seat`` forfeits the deal: the game's penalty against it, the deal scored as
         played so far for the others (docs/rules/common.md); its secrets never came, so
         the record keeps no cards, and the seats its peer runs do not sign the result.
         Before the first deal, or at a table of two (where one seat's word would be
         all it takes), the table breaks up instead; at the agreement the result stands
-        without its peer's signatures; a deal already void stays void."""
+        without its peer's signatures; a deal already void stays void.  ``cheated``:
+        the sequence number of a message it was proven to have signed in two versions
+        (the forfeit's reason is then "equivocation", at the agreement too)."""
         run = self.run
+        what = "was silent" if cheated is None else \
+            f"signed two versions of its message {cheated}"
         if run is None or self.players == 2:
             self.agenda.restart(Phase.OVER)
             self.run = None
-            self.events.append(Event("over", f"seat {seat} was silent: the table breaks up",
+            self.events.append(Event("over", f"seat {seat} {what}: the table breaks up",
                                      seat))
             return
         alive = self.roster.others(seat)  # (its peer's other seats fall silent with it)
-        if self.agenda.phase == Phase.AGREE:
+        if self.agenda.phase == Phase.AGREE and cheated is None:
             self.agenda.drop(lambda step: step.seat not in alive)
             run.signers = [s for s in run.signers if s in alive]
             return
-        reason = "refused audit" if self.agenda.phase == Phase.AUDIT else "silent"
+        reason = "equivocation" if cheated is not None else \
+            "refused audit" if self.agenda.phase == Phase.AUDIT else "silent"
         run.outcome = forfeit(run.ledger.setup, run.ledger.blank_deck(), [], {}, seat=seat,
                               reason=reason)
         public = run.public
@@ -328,7 +349,8 @@ class PhaseMachine:
                 played = public.clone()  # the deal as played so far, the penalty applied
                 played.penalize(seat, reason)
                 run.outcome.state = played
-            run.verdict = f"seat {seat} forfeits the deal: {reason}"
+            run.verdict = f"seat {seat} forfeits the deal: {reason}" if cheated is None \
+                else f"seat {seat} forfeits the deal: equivocation ({what})"
         run.points = run.outcome.points
         run.agree_hash = self.transcript.hash
         run.signers = sorted(alive)

@@ -34,10 +34,11 @@ from p2pcards.games.game import Game
 from p2pcards.protocol.curve import SecretSource
 from p2pcards.protocol.source import SystemSource
 from p2pcards.table import kinds
-from p2pcards.table.claims import Claims
+from p2pcards.table.claims import CheatClaim, Claims
 from p2pcards.table.codec import CodecError, Envelope, open_envelope, pack, public_bytes
-from p2pcards.table.kinds import Alarm, Consent, Kind, Message, Silent, Void, clip
+from p2pcards.table.kinds import Alarm, Cheat, Consent, Kind, Message, Silent, Void, clip
 from p2pcards.table.phases import PhaseMachine
+from p2pcards.table.proofs import proof_problem
 from p2pcards.table.roster import Roster
 from p2pcards.table.state import (
     EVERYONE,
@@ -191,7 +192,7 @@ class Session:
         run = self.machine.run
         if step is None or step.kind != Kind.ACT or step.seat != self.me or run is None:
             return None
-        if self.machine.forced() is not None or run.suspect:
+        if self.machine.forced() is not None or run.suspect or self._accusing():
             return None
         return run.view
 
@@ -213,19 +214,24 @@ class Session:
 
         A seat whose message came on another transcript is not silent: another seat may
         have signed two versions of an earlier message, and it saw the other.  The relay
-        brings every version to every seat, so once that has had time (the driver's
-        second grace period: ``forked=True``) and still no seat is proven to have
-        equivocated, the other transcript exists nowhere but in its own messages, and it
-        may be claimed like a silent seat."""
+        brings every version to every seat, and a seat that holds such a proof claims
+        it at once (the equivocator forfeits the deal).  So once the relay has had time
+        (the driver's second grace period: ``forked=True``) and no proof is pending,
+        nothing explains the other transcript: it exists nowhere but in its own
+        messages, and it may be claimed like a silent seat."""
         step = self.due()
         if step is None or self.me in (step.seat, WATCHER):
             raise ValueError("no other seat's message is due")
         if self.me not in self.roster.others(step.seat):
             raise ValueError(f"seat {step.seat} is run by this seat's peer")
         transcript = self.transcript
-        if step.seat in transcript.forked and (not forked or transcript.equivocations):
+        if transcript.equivocations:
+            cheats = ", ".join(str(seat) for seat in sorted(transcript.equivocations))
+            raise ValueError(f"a proof of equivocation by seat(s) {cheats} is being claimed")
+        if step.seat in transcript.forked and not forked:
             raise ValueError(f"seat {step.seat} is not silent: its message came on another"
-                             " transcript (an earlier message was sent in two versions)")
+                             " transcript (an earlier message may have been sent in two"
+                             " versions)")
         self._own_claim(Silent(seat=step.seat))
 
     def propose_void(self, reason: str) -> None:
@@ -261,6 +267,7 @@ class Session:
             self._retry_held()
         else:
             self.rejections.append(rejection)
+        self._claim_cheats()
         return rejection
 
     def export(self) -> bytes:
@@ -281,7 +288,7 @@ class Session:
         transcript = self.transcript
         if env.table != self.table:
             return Rejection(sender, "table", "a message of another table")
-        if env.kind == Kind.SILENT:
+        if env.kind in (Kind.SILENT, Kind.CHEAT):
             return self._claim(env, wire)
         if self.claims.names(self.me, sender) and env.prior == transcript.hash:
             return Rejection(sender, "silent", f"this seat has claimed seat {sender} silent on"
@@ -302,9 +309,10 @@ class Session:
         step = self.due()
         if env.prior != transcript.hash:
             if step is not None and step.seat == sender:
-                transcript.forked[sender] = wire
+                new = sender not in transcript.forked  # (one per seat and transcript)
+                transcript.forked.setdefault(sender, wire)
                 return Rejection(sender, "transcript", "sent on another transcript than this"
-                                 " seat's (a fork: its signed message proves it)")
+                                 " seat's (a fork: its signed message proves it)", evidence=new)
             held = transcript.held.get(sender)
             if held is not None and held != wire:
                 return Rejection(sender, "transcript", f"two different messages with sequence"
@@ -390,6 +398,8 @@ class Session:
             return None  # a claim already taken, forwarded by another seat
         if sender == self.me:
             return Rejection(sender, "replay", "a message in this seat's own name")
+        if env.kind == Kind.CHEAT:
+            return self._cheat_claim(env, wire)
         if env.seq < transcript.seq_in[sender]:
             return Rejection(sender, "replay", f"a claim with sequence number {env.seq},"
                                                f" already used")
@@ -420,21 +430,123 @@ class Session:
             self._settle()
         return rejection
 
-    def _settle(self) -> None:
-        """Take the claims once they are complete (every seat but the silent one), in seat
-        order; forward them, so that every seat that has seen them takes them too."""
-        complete = self.claims.complete(self.roster.others)
-        if complete is None:
+    def _cheat_claim(self, env: Envelope, wire: bytes) -> Rejection | None:
+        """A claim of a cheat from another seat, at the cheat's point (held until this
+        seat has reached that point)."""
+        sender = env.sender
+        try:
+            message = kinds.decode_body(env.kind, env.body, sender)
+        except CodecError as error:
+            return Rejection(sender, "malformed", str(error))
+        assert isinstance(message, Cheat)
+        problem = proof_problem(message, self.roster.keys, self.table)
+        if problem is None and (message.seat == sender
+                                or sender not in self.roster.others(message.seat)):
+            problem = f"seat {sender} is run by the peer of seat {message.seat}"
+        if problem is not None:
+            return Rejection(sender, "proof", f"a claim that seat {message.seat} cheated:"
+                                              f" {problem}")
+        point = self._point(message)
+        if point is None or env.prior != self.transcript.marks[point][0]:
+            self.claims.held_cheats[sender] = wire  # (a point this seat has not reached)
+            return None
+        if env.seq != self.transcript.marks[point][1][sender] \
+                or env.deal != self.machine.deal_index():
+            return Rejection(sender, "order", "a claim of a cheat not numbered as its sender"
+                                              " was at the cheat's point")
+        claim = CheatClaim(env, message, point)
+        known = self.claims.cheat(sender)
+        rejection = self.claims.add_cheat(claim)
+        if rejection is None and (known is None or known.env.wire != wire):
+            self._learn(message)
+            self._settle()
+        return rejection
+
+    def _point(self, proof: Cheat) -> int | None:
+        """The cheat's point of a proof (None: this seat has not reached it)."""
+        first = open_envelope(proof.first, self.roster.keys)
+        parted = self.transcript.positions.get(first.prior)
+        return None if parted is None else max(parted, self.machine.deal_start)
+
+    def _learn(self, proof: Cheat) -> None:
+        """A proof another seat sent: this seat claims it too (:meth:`_claim_cheats`)."""
+        transcript = self.transcript
+        seq = open_envelope(proof.first, self.roster.keys).seq
+        if proof.seat not in transcript.equivocations \
+                and (proof.seat, seq) not in transcript.punished:
+            transcript.equivocations[proof.seat] = (proof.first, proof.second)
+
+    def _accusing(self) -> bool:
+        """Whether this seat holds a proof of another peer's equivocation not yet
+        punished (it then sends nothing but its claim)."""
+        return self.me != WATCHER and any(self.me in self.roster.others(seat)
+                                          for seat in self.transcript.equivocations)
+
+    def _claim_cheats(self) -> None:
+        """Claim the cheat of the earliest point (then the lowest seat) this seat holds
+        a pending proof of, unless it has claimed it already; take the claims of
+        others held until this seat reached their point."""
+        for sender, wire in sorted(self.claims.held_cheats.items()):
+            env = open_envelope(wire, self.roster.keys)
+            if env.prior in self.transcript.positions:
+                del self.claims.held_cheats[sender]
+                rejection = self._cheat_claim(env, wire)
+                if rejection is not None:
+                    self.rejections.append(rejection)
+        if not self._accusing() or self.due() is None:
             return
-        silent, taken = complete
-        for env in taken:
-            if env.sender != self.me:
-                self.outbox.append(env.wire)
-            self.transcript.record(env)
-            self.machine.recorded(env)
-        self.machine.silenced(silent)
+        candidates = []
+        for seat, (first, second) in self.transcript.equivocations.items():
+            proof = Cheat(seat=seat, first=first, second=second)
+            point = self._point(proof)
+            if point is not None and self.me in self.roster.others(seat):
+                candidates.append((point, seat, proof))
+        if not candidates:
+            return
+        point, _, proof = min(candidates, key=lambda c: c[:2])
+        made = self.claims.cheat(self.me)
+        if made is not None and made.order <= (point, proof.seat):
+            return
+        kind, body = kinds.encode_body(proof)
+        assert self.identity is not None
+        env = self.transcript.seal_at(self.identity, point, self.machine.deal_index(), kind,
+                                      body)
+        self.claims.add_cheat(CheatClaim(env, proof, point))
+        self.outbox.append(env.wire)
+        self._settle()
+
+    def _settle(self) -> None:
+        """Take the claims once they are complete (every seat but the one claimed), in
+        seat order; forward them, so that every seat that has seen them takes them too.
+        Claims of a cheat first take the transcript back to the cheat's point."""
+        cheat = self.claims.cheat_complete(self.roster.others)
+        if cheat is not None:
+            claim, taken = cheat
+            dropped = self.transcript.rewind(claim.point)
+            self.machine.rewound(claim.point, len(dropped))
+            seqs = set()
+            for made in taken:
+                self._take_claim(made.env)
+                seqs.add(open_envelope(made.message.first, self.roster.keys).seq)
+            for seq in seqs:
+                self.transcript.punish(claim.message.seat, seq)
+            self.machine.silenced(claim.message.seat, cheated=min(seqs))
+        else:
+            complete = self.claims.complete(self.roster.others)
+            if complete is None:
+                return
+            silent, silence = complete
+            for env in silence:
+                self._take_claim(env)
+            self.machine.silenced(silent)
         self.machine.advance()
         self._pump()
+
+    def _take_claim(self, env: Envelope) -> None:
+        if env.sender != self.me:
+            self.outbox.append(env.wire)
+        self.transcript.record(env)
+        self.machine.recorded(env)
 
     # ================================================================= sending
 
@@ -470,8 +582,9 @@ class Session:
         machine = self.machine
         while True:
             step = self.due()
-            if step is None or step.seat != self.me or step.kind == Kind.CONSENT:
-                return
+            if step is None or step.seat != self.me or step.kind == Kind.CONSENT \
+                    or self._accusing():
+                return  # (a seat that claims a cheat waits for the claims to complete)
             run = machine.run
             if step.kind == Kind.ACT and run is not None and run.suspect:
                 self._send(Alarm(problem=clip(run.suspect)), Step(Kind.ALARM, self.me))

@@ -82,6 +82,10 @@ class Rejection:
     sender: int | None
     rule: str
     reason: str
+    evidence: bool = False
+    """Whether the message, refused, was kept as new evidence (a fork or a proof of
+    equivocation this seat did not have): worth journaling and relaying, unlike every
+    other refused message."""
 
     def __str__(self) -> str:
         who = "unknown sender" if self.sender is None else f"seat {self.sender}"
@@ -145,6 +149,9 @@ class DealRun:
     own_code: int = -1
     """This seat's last move as its own view knows it (the public text hides cards)."""
     acts: list[tuple[int, Act]] = field(default_factory=list)
+    played: list[tuple[int, HandState]] = field(default_factory=list)
+    """(position in the transcript of each move, the public view before it): where a
+    proven cheat takes the deal back to."""
     audits: dict[int, Audit] = field(default_factory=dict)
     agrees: dict[int, Agree] = field(default_factory=dict)
     agree_hash: bytes = b""
