@@ -24,11 +24,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pcards.games import HandState
 from p2pcards.net.journal import Journal, JournalError
 from p2pcards.protocol.source import KeyedSource
-from p2pcards.table.codec import CodecError, open_envelope, private_bytes
+from p2pcards.table.codec import CodecError, private_bytes, unpack
 from p2pcards.table.kinds import Kind
 from p2pcards.table.roster import Roster, decode_roster
 from p2pcards.table.session import Rejection, Session
-from p2pcards.table.state import Step
+from p2pcards.table.state import WATCHER, Step
 
 
 def kept_as_evidence(rejection: Rejection) -> bool:
@@ -53,9 +53,15 @@ class Peer:
         self.seed = seed
         self.settings = dict(settings or {})
         self.journal = journal
-        self.sessions = {seat: Session(roster, seat, key,
-                                       KeyedSource(seed, b"p2pcards/seat/%d" % seat))
-                         for seat, key in sorted(keys.items())}
+        self.replace = str(self.settings.get("table", {}).get("replace", ""))
+        self.replayed: dict[int, set[bytes]] = {}
+        """Messages a stand-in made in this routing has taken already."""
+        self.resend: dict[int, dict[int, bytes]] = {}
+        """Seat -> its messages sent before a restart, for a stand-in not yet made again."""
+        """The bot kind this peer puts in a seat gone silent when it is the runner."""
+        self.sessions: dict[int, Session] = {}
+        for seat, key in sorted(keys.items()):
+            self._add(seat, Session(roster, seat, key, self._source(seat)))
         self.main = self.sessions[min(self.sessions)]
         self.log: list[bytes] = []
         self.known: set[bytes] = set()
@@ -148,7 +154,41 @@ class Peer:
         """The transcript hash of the main seat: it changes whenever the table moves."""
         return self.main.hash
 
+    @property
+    def current(self) -> Roster:
+        """The roster as it stands (seats change hands at deal boundaries; ``roster``
+        stays the one every seat first signed)."""
+        return self.main.roster
+
     # ================================================================ inside
+
+    def _source(self, seat: int) -> KeyedSource:
+        return KeyedSource(self.seed, b"p2pcards/seat/%d" % seat)
+
+    def _add(self, seat: int, session: Session) -> None:
+        session.machine.seats.replace = self.replace
+        session.transcript.resend = self.resend.pop(seat, {})
+        self.sessions[seat] = session
+
+    def _take_over(self) -> bool:
+        """Sessions for the stand-ins this peer's runner seat has just put in: each
+        replays the transcript as a watcher and takes its seat at the ``seat`` message
+        (docs/protocol.md, "Seats that change hands").  True if one was made."""
+        made = False
+        for session in list(self.sessions.values()):
+            for seat, key in session.machine.seats.keys.items():
+                held = self.sessions.get(seat)
+                if held is not None and held.identity is key:
+                    continue  # (a stand-in given back stays, benched, till replaced)
+                stand_in = Session(self.roster, WATCHER, key, self._source(seat))
+                self._add(seat, stand_in)
+                for env in session.transcript:
+                    stand_in.receive(env.wire)
+                self.replayed[seat] = {env.wire for env in session.transcript}  # (not fed
+                # to it again while this routing goes on)
+                assert stand_in.me == seat, "the stand-in did not take its seat"
+                made = True
+        return made
 
     def _took(self, wire: bytes) -> None:
         self.known.add(wire)
@@ -156,8 +196,8 @@ class Peer:
 
     def _feed(self, wire: bytes, source: int | None) -> list[Refusal]:
         refused = []
-        for seat, session in self.sessions.items():
-            if seat == source:
+        for seat, session in list(self.sessions.items()):
+            if seat == source or wire in self.replayed.get(seat, ()):
                 continue
             rejection = session.receive(wire)
             if rejection is not None:
@@ -169,8 +209,8 @@ class Peer:
         """Carry each local session's messages to the others here and to the network."""
         moved = True
         while moved:
-            moved = False
-            for seat, session in self.sessions.items():
+            moved = self._take_over()
+            for seat, session in list(self.sessions.items()):
                 for wire in session.take_outbox():
                     moved = True
                     if wire in self.known:
@@ -181,6 +221,7 @@ class Peer:
                     self.mine.append(wire)
                     self.outgoing.append(wire)
                     self._feed(wire, seat)
+        self.replayed = {}
 
     # ============================================================ restoring
 
@@ -201,9 +242,11 @@ class Peer:
                                ) from exc
         for record in records[1:]:
             if record[0] == "out":
-                env = open_envelope(record[1], roster.keys)
-                if env.kind not in (Kind.SILENT, Kind.CHEAT) and env.sender in peer.sessions:
-                    peer.sessions[env.sender].resend[env.seq] = record[1]
+                sender, seq, kind = _sent(record[1])
+                if kind not in (Kind.SILENT, Kind.CHEAT, Kind.BACK):
+                    peer.resend.setdefault(sender, {})[seq] = record[1]
+        for seat, session in peer.sessions.items():
+            session.transcript.resend = peer.resend.pop(seat, {})
         for number, record in enumerate(records[1:], 1):
             kind = record[0]
             try:
@@ -222,3 +265,13 @@ class Peer:
         peer.outgoing = []
         peer.journal = journal
         return peer
+
+
+def _sent(wire: bytes) -> tuple[int, int, str]:
+    """(sender, sequence number, kind) of a message this peer sent (its own journal's:
+    its signer may be a stand-in the roster does not name yet)."""
+    try:
+        payload = unpack(unpack(wire, "envelope")[0], "payload")
+        return int(payload[3]), int(payload[4]), str(payload[6])
+    except (CodecError, IndexError, TypeError, ValueError) as exc:
+        raise JournalError(f"a message this peer sent does not read ({exc})") from exc

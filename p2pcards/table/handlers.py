@@ -28,11 +28,14 @@ from p2pcards.table.kinds import (
     Agree,
     Alarm,
     Audit,
+    Back,
+    Cheat,
     Consent,
     Hello,
     Keys,
     Kind,
     Opened,
+    Seats,
     Sign,
     Silent,
     Void,
@@ -54,6 +57,14 @@ def _deal(m: PhaseMachine) -> DealRun:
 def on_sign(m: PhaseMachine, env: Envelope, message: Sign, step: Step) -> None:
     if message.roster != m.roster.digest():
         raise Refused("roster", "signed another roster than this seat's")
+
+
+def on_seat(m: PhaseMachine, env: Envelope, message: Seats, step: Step) -> None:
+    """The runner's ``seat`` message: stand-ins for the seats gone, seats given back."""
+    problem = m.seats.problem(m.roster, env.sender, message)
+    if problem is not None:
+        raise Refused("seat", problem)
+    m.amend(message)
 
 
 def on_draw(m: PhaseMachine, env: Envelope, message: Commit | Reveal, step: Step) -> None:
@@ -314,6 +325,7 @@ HANDLERS: dict[type, Handler] = {
     Sign: on_sign, Commit: on_draw, Reveal: on_draw, Hello: on_hello,
     Unlocked: on_deck, Shuffled: on_deck, Locked: on_deck, Remixed: on_deck,
     Keys: on_keys, Opened: on_opened, Alarm: on_alarm, Void: on_void, Consent: on_consent,
-    Act: on_act, Audit: on_audit, Agree: on_agree, Silent: _never,
+    Act: on_act, Audit: on_audit, Agree: on_agree, Silent: _never, Cheat: _never,
+    Back: _never, Seats: on_seat,
 }
 """Each message class's handler."""

@@ -52,6 +52,8 @@ class Kind(StrEnum):
     ACT = "act"
     SILENT = "silent"
     CHEAT = "cheat"
+    SEAT = "seat"
+    BACK = "back"
     VOID = "void"
     CONSENT = "consent"
     AUDIT = "audit"
@@ -119,6 +121,15 @@ def _proof_part(value: Any, what: str) -> bytes:
     if not isinstance(value, bytes) or len(value) > MAX_PROOF:
         raise CodecError(f"{what} must be a signed message of at most {MAX_PROOF} bytes")
     return value
+
+
+def _seat_change(value: Any, what: str) -> SeatChange:
+    if not isinstance(value, list) or len(value) != 5:
+        raise CodecError(f"{what} must be [seat, name, identity, bot, run_by]")
+    seat, name, identity, bot, run_by = value
+    return (_uint(seat, f"{what}.seat"), _text(name, f"{what}.name"),
+            _bytes(KEY_BYTES)(identity, f"{what}.identity"), _text(bot, f"{what}.bot"),
+            None if run_by is None else _uint(run_by, f"{what}.run_by"))
 
 
 def _scalar(value: Any, what: str) -> int:
@@ -288,6 +299,27 @@ class Cheat:
     second: bytes
 
 
+SeatChange = tuple[int, str, bytes, str, int | None]
+"""(seat, name, identity, bot kind, run_by): a seat's new roster entry."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Seats:
+    """At a deal boundary, from the seat that runs the table's stand-ins: the seats
+    that change hands (a bot for a seat gone silent, the person back in its seat); none
+    when nothing changes (docs/protocol.md, "Seats that change hands")."""
+
+    changes: tuple[SeatChange, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Back:
+    """From a person whose seat a bot holds, signed with the person's own identity: it
+    is back, and takes its seat again at the next deal boundary (never recorded)."""
+
+    seat: int
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Void:
     """Sent instead of a move: a proposal to void the deal, which every other seat then
@@ -362,6 +394,9 @@ SPECS: dict[Kind, KindSpec] = {spec.kind: spec for spec in (
     KindSpec(Kind.ALARM, Alarm, {"problem": TEXT}),
     KindSpec(Kind.ACT, Act, {"action": TEXT, "shown": SHOWN_KEYS, "slots": UINTS}),
     KindSpec(Kind.SILENT, Silent, {"seat": UINT}),
+    KindSpec(Kind.SEAT, Seats, {"changes": (_list(_seat_change),
+                                            lambda v: [list(c) for c in v])}),
+    KindSpec(Kind.BACK, Back, {"seat": UINT}),
     KindSpec(Kind.CHEAT, Cheat, {"seat": UINT, "first": (_proof_part, _same),
                                  "second": (_proof_part, _same)}),
     KindSpec(Kind.VOID, Void, {"reason": TEXT}),
@@ -372,7 +407,7 @@ SPECS: dict[Kind, KindSpec] = {spec.kind: spec for spec in (
 KIND_OF: dict[type, Kind] = {spec.cls: spec.kind for spec in SPECS.values()}
 
 Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixed | Keys \
-    | Opened | Alarm | Act | Silent | Cheat | Void | Consent | Audit | Agree
+    | Opened | Alarm | Act | Silent | Cheat | Seats | Back | Void | Consent | Audit | Agree
 
 
 def _fields_of(spec: KindSpec, body: dict[str, Any], where: str) -> dict[str, Any]:

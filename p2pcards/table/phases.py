@@ -32,10 +32,23 @@ from p2pcards.table.codec import Envelope, private_bytes, public_bytes, seal
 from p2pcards.table.dealing import Dealing, open_slots
 from p2pcards.table.handlers import HANDLERS
 from p2pcards.table.judge import Deal, KeyStep, judge
-from p2pcards.table.kinds import Act, Agree, Audit, Hello, Keys, Kind, Message, Opened, Sign, clip
+from p2pcards.table.kinds import (
+    Act,
+    Agree,
+    Audit,
+    Hello,
+    Keys,
+    Kind,
+    Message,
+    Opened,
+    Seats,
+    Sign,
+    clip,
+)
 from p2pcards.table.ledger import Ledger
 from p2pcards.table.replay import forfeit
 from p2pcards.table.roster import Roster
+from p2pcards.table.seats import SeatChanges
 from p2pcards.table.state import EVERYONE, WATCHER, DealRun, Event, Phase, Step
 from p2pcards.table.transcript import Transcript
 
@@ -69,8 +82,13 @@ class PhaseMachine:
         self.totals = [0] * self.game.unit_count(self.players)
         self.winner: int | list[int] | None = None
         self.run: DealRun | None = None
+        self.seats = SeatChanges(roster)
+        """Seats gone, stand-ins and returns (:mod:`p2pcards.table.seats`)."""
         self.deal_start = 0
-        """The transcript's length when the deal in progress began (0 before the first)."""
+        """The transcript's length when the deal in progress began (0 before the first;
+        after its ``seat`` message and roster signatures, if any)."""
+        self.boundary = 0
+        """The transcript's length when the deal in progress was due to begin."""
         self.finished: list[DealRun] = []
         self.dealing = Dealing(self.table, self.players, me, self.source,
                                keep_states=keep_states, events=self.events)
@@ -183,6 +201,8 @@ class PhaseMachine:
                 rng = random.Random(self.draw.seed())
                 self.dealer = self.game.first_dealer(self.players, rng)
                 self._begin_deal()
+            elif phase == Phase.SEATS:
+                self._begin_deal(seated=True)  # (a seat taken: its deck is made anew)
             elif phase == Phase.HELLO:
                 agenda.enter(Phase.DECK)
             elif phase == Phase.DECK:
@@ -224,7 +244,27 @@ class PhaseMachine:
 
     # ================================================================ a deal
 
-    def _begin_deal(self) -> None:
+    def amend(self, message: Seats) -> None:
+        """The runner's ``seat`` message (checked): the roster with its changes, which
+        every seat then signs; this session takes the seat its identity now holds."""
+        if not message.changes:
+            return
+        self.roster = self.seats.amend(self.roster, message)
+        self.transcript.keys = self.roster.keys
+        self.events.append(Event("seats", self.seats.describe(self.roster, message)))
+        if self.identity is not None:
+            mine = public_bytes(self.identity.public_key())
+            seat = next((s for s, e in enumerate(self.roster.seats) if e.identity == mine),
+                        WATCHER)
+            self.me = self.dealing.me = self.transcript.me = seat
+            if seat != WATCHER:
+                self.transcript.seq_out = self.transcript.seq_in[seat]
+        self.deal_start = len(self.transcript) + 1  # (a cheat's point never goes back
+        self.agenda.expect(Step(Kind.SIGN, s) for s in range(self.players))  # past it)
+
+    def _begin_deal(self, *, seated: bool = False) -> None:
+        """A deal begins: first, when seats change hands, the runner's ``seat`` message
+        (and the roster signed again); then each seat's ``hello``."""
         index = self.deals
         ids = self.game.deck(self.players, self.options)
         context = DeckContext(self.table, index, self.players, len(ids))
@@ -234,6 +274,12 @@ class PhaseMachine:
         ledger = Ledger(setup, deck, ids)
         self.run = DealRun(index, deck, ids, seal_private, ledger)
         self.deal_start = len(self.transcript)
+        runner = self.seats.runner(self.roster)
+        if not seated:
+            self.boundary = self.deal_start
+        if not seated and runner is not None and self.seats.due(self.roster):
+            self.agenda.enter(Phase.SEATS, [Step(Kind.SEAT, runner)])
+            return
         self.agenda.enter(Phase.HELLO, (Step(Kind.HELLO, s) for s in range(self.players)))
         self.events.append(Event("deal", f"deal {index + 1}, dealer seat {self.dealer}"))
 
@@ -296,6 +342,8 @@ class PhaseMachine:
         for unit, points in enumerate(run.points):
             self.totals[unit] += points
         run.played = []  # (only a deal in progress can be taken back)
+        if run.outcome is not None:
+            run.outcome.record.players = self.seats.names(self.roster)
         self.finished.append(run)
         self.deals += 1
         self.scored += 0 if void else 1
@@ -329,6 +377,8 @@ class PhaseMachine:
                                      seat))
             return
         alive = self.roster.others(seat)  # (its peer's other seats fall silent with it)
+        if cheated is None:
+            self.seats.went(self.roster, seat)  # (a bot takes them at the next deal)
         if self.agenda.phase == Phase.AGREE and cheated is None:
             self.agenda.drop(lambda step: step.seat not in alive)
             run.signers = [s for s in run.signers if s in alive]
@@ -369,6 +419,8 @@ class PhaseMachine:
             return self.current_draw().commit()
         if kind == Kind.SHARE:
             return self.current_draw().reveal()
+        if kind == Kind.SEAT:
+            return self.seats.make(self.roster, self.me, self.source)
         assert run is not None
         if kind == Kind.HELLO:
             return Hello(seal_key=public_bytes(run.seal_private.public_key()))

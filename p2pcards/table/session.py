@@ -34,11 +34,11 @@ from p2pcards.games.game import Game
 from p2pcards.protocol.curve import SecretSource
 from p2pcards.protocol.source import SystemSource
 from p2pcards.table import kinds
-from p2pcards.table.claims import CheatClaim, Claims
+from p2pcards.table.claiming import Claiming
+from p2pcards.table.claims import Claims
 from p2pcards.table.codec import CodecError, Envelope, open_envelope, pack, public_bytes
-from p2pcards.table.kinds import Alarm, Cheat, Consent, Kind, Message, Silent, Void, clip
+from p2pcards.table.kinds import Alarm, Consent, Kind, Message, Silent, Void, clip
 from p2pcards.table.phases import PhaseMachine
-from p2pcards.table.proofs import proof_problem
 from p2pcards.table.roster import Roster
 from p2pcards.table.state import (
     EVERYONE,
@@ -74,15 +74,17 @@ def unplayable(game: Game, players: int, options: Mapping[str, int]) -> str | No
     return None
 
 
-class Session:
+class Session(Claiming):
     """One seat's side of a table: every deal of a game, in turn with the others."""
 
     def __init__(self, roster: Roster, me: int, identity: Ed25519PrivateKey | None,
                  source: SecretSource | None = None, *, keep_states: bool = False,
                  forge: Forge | None = None):
         """``me``: this peer's seat, or :data:`WATCHER` for a session that only checks
-        the others' messages (``p2pcards verify``; it needs no identity).  ``forge``:
-        a cheat, for tests (:data:`Forge`)."""
+        the others' messages (``p2pcards verify``; it needs no identity; given one, it
+        takes the seat the roster gives that identity, when a ``seat`` message does:
+        a bot's stand-in session, docs/protocol.md "Seats that change hands").
+        ``forge``: a cheat, for tests (:data:`Forge`)."""
         problem = unplayable(roster.rules, roster.players, roster.resolved_options())
         if problem:
             raise ValueError(f"the table session cannot play {roster.rules.title}: {problem}")
@@ -92,9 +94,8 @@ class Session:
             if identity is None or \
                     public_bytes(identity.public_key()) != roster.seats[me].identity:
                 raise ValueError(f"this identity is not seat {me}'s in the roster")
-        self.roster = roster
-        self.me = me
-        self.identity = identity
+        self.home = roster
+        """The roster as every seat first signed it (the transcript file starts with it)."""
         self.source: SecretSource = SystemSource() if source is None else source
         self.forge = forge
         self.game: Game = roster.rules
@@ -104,11 +105,27 @@ class Session:
         self.claims = Claims()
         self.machine = PhaseMachine(roster, me, identity, self.source, self.transcript,
                                     keep_states=keep_states)
+        self.back_sent = -1
+        """The deal in which this seat, benched, last said it is back."""
         self.rejections: list[Rejection] = []
         self.outbox: list[bytes] = []
         self._pump()
 
     # ================================================================ the state
+
+    @property
+    def roster(self) -> Roster:
+        """The roster as it stands (seats change hands at deal boundaries)."""
+        return self.machine.roster
+
+    @property
+    def me(self) -> int:
+        """This session's seat (:data:`WATCHER` while it holds none)."""
+        return self.machine.me
+
+    @property
+    def identity(self) -> Ed25519PrivateKey | None:
+        return self.machine.identity
 
     @property
     def phase(self) -> Phase:
@@ -268,12 +285,13 @@ class Session:
         else:
             self.rejections.append(rejection)
         self._claim_cheats()
+        self._say_back()
         return rejection
 
     def export(self) -> bytes:
         """The transcript as a file for ``p2pcards verify``: the roster and every
         accepted message, in order."""
-        return pack({"format": TRANSCRIPT_FORMAT, "roster": self.roster.encode(),
+        return pack({"format": TRANSCRIPT_FORMAT, "roster": self.home.encode(),
                      "messages": [env.wire for env in self.transcript]})
 
     # ============================================================== receiving
@@ -282,6 +300,9 @@ class Session:
         try:
             env = open_envelope(wire, self.roster.keys)
         except CodecError as error:
+            back = self._back(wire, error)
+            if back is not None:
+                return back if isinstance(back, Rejection) else None
             return Rejection(error.sender, "malformed" if error.sender is None else "signature",
                              str(error))
         sender = env.sender
@@ -376,177 +397,6 @@ class Session:
                         self.rejections.append(rejection)
                     progress = True
                     break
-
-    # ================================================================== claims
-
-    def _own_claim(self, message: Silent) -> None:
-        if self.me in self.claims.made:
-            raise ValueError("this seat has made its claim on this transcript already")
-        kind, body = kinds.encode_body(message)
-        assert self.identity is not None
-        env = self.transcript.seal(self.identity, self.machine.deal_index(), kind, body,
-                                   journaled=False)
-        self.claims.add(env, message)
-        self.outbox.append(env.wire)
-        self._settle()
-
-    def _claim(self, env: Envelope, wire: bytes) -> Rejection | None:
-        """A claim of silence from another seat (see :mod:`p2pcards.table.claims`)."""
-        sender = env.sender
-        transcript = self.transcript
-        if wire in self.claims.settled:
-            return None  # a claim already taken, forwarded by another seat
-        if sender == self.me:
-            return Rejection(sender, "replay", "a message in this seat's own name")
-        if env.kind == Kind.CHEAT:
-            return self._cheat_claim(env, wire)
-        if env.seq < transcript.seq_in[sender]:
-            return Rejection(sender, "replay", f"a claim with sequence number {env.seq},"
-                                               f" already used")
-        if env.seq > transcript.seq_in[sender]:
-            return Rejection(sender, "order", f"a claim with sequence number {env.seq}, but"
-                                              f" {transcript.seq_in[sender]} is next")
-        if env.prior != transcript.hash:  # its sender saw more, or less: held, the latest
-            self.claims.held[sender] = wire  # (a claim is about one transcript only)
-            return None
-        if env.deal != self.machine.deal_index():
-            return Rejection(sender, "deal", f"a claim for deal {env.deal}")
-        try:
-            message = kinds.decode_body(env.kind, env.body, sender)
-        except CodecError as error:
-            return Rejection(sender, "malformed", str(error))
-        assert isinstance(message, Silent)
-        step = self.due()
-        if message.seat == self.me:
-            return Rejection(sender, "silent", "claims this seat silent: it is here")
-        if step is None or step.seat != message.seat or message.seat == sender:
-            return Rejection(sender, "turn", f"seat {message.seat} is not the seat due")
-        if sender not in self.roster.others(message.seat):
-            return Rejection(sender, "turn", f"seat {sender} is run by the peer of seat"
-                                             f" {message.seat}: its word does not count")
-        known = sender in self.claims.made
-        rejection = self.claims.add(env, message)
-        if rejection is None and not known:
-            self._settle()
-        return rejection
-
-    def _cheat_claim(self, env: Envelope, wire: bytes) -> Rejection | None:
-        """A claim of a cheat from another seat, at the cheat's point (held until this
-        seat has reached that point)."""
-        sender = env.sender
-        try:
-            message = kinds.decode_body(env.kind, env.body, sender)
-        except CodecError as error:
-            return Rejection(sender, "malformed", str(error))
-        assert isinstance(message, Cheat)
-        problem = proof_problem(message, self.roster.keys, self.table)
-        if problem is None and (message.seat == sender
-                                or sender not in self.roster.others(message.seat)):
-            problem = f"seat {sender} is run by the peer of seat {message.seat}"
-        if problem is not None:
-            return Rejection(sender, "proof", f"a claim that seat {message.seat} cheated:"
-                                              f" {problem}")
-        point = self._point(message)
-        if point is None or env.prior != self.transcript.marks[point][0]:
-            self.claims.held_cheats[sender] = wire  # (a point this seat has not reached)
-            return None
-        if env.seq != self.transcript.marks[point][1][sender] \
-                or env.deal != self.machine.deal_index():
-            return Rejection(sender, "order", "a claim of a cheat not numbered as its sender"
-                                              " was at the cheat's point")
-        claim = CheatClaim(env, message, point)
-        known = self.claims.cheat(sender)
-        rejection = self.claims.add_cheat(claim)
-        if rejection is None and (known is None or known.env.wire != wire):
-            self._learn(message)
-            self._settle()
-        return rejection
-
-    def _point(self, proof: Cheat) -> int | None:
-        """The cheat's point of a proof (None: this seat has not reached it)."""
-        first = open_envelope(proof.first, self.roster.keys)
-        parted = self.transcript.positions.get(first.prior)
-        return None if parted is None else max(parted, self.machine.deal_start)
-
-    def _learn(self, proof: Cheat) -> None:
-        """A proof another seat sent: this seat claims it too (:meth:`_claim_cheats`)."""
-        transcript = self.transcript
-        seq = open_envelope(proof.first, self.roster.keys).seq
-        if proof.seat not in transcript.equivocations \
-                and (proof.seat, seq) not in transcript.punished:
-            transcript.equivocations[proof.seat] = (proof.first, proof.second)
-
-    def _accusing(self) -> bool:
-        """Whether this seat holds a proof of another peer's equivocation not yet
-        punished (it then sends nothing but its claim)."""
-        return self.me != WATCHER and any(self.me in self.roster.others(seat)
-                                          for seat in self.transcript.equivocations)
-
-    def _claim_cheats(self) -> None:
-        """Claim the cheat of the earliest point (then the lowest seat) this seat holds
-        a pending proof of, unless it has claimed it already; take the claims of
-        others held until this seat reached their point."""
-        for sender, wire in sorted(self.claims.held_cheats.items()):
-            env = open_envelope(wire, self.roster.keys)
-            if env.prior in self.transcript.positions:
-                del self.claims.held_cheats[sender]
-                rejection = self._cheat_claim(env, wire)
-                if rejection is not None:
-                    self.rejections.append(rejection)
-        if not self._accusing() or self.due() is None:
-            return
-        candidates = []
-        for seat, (first, second) in self.transcript.equivocations.items():
-            proof = Cheat(seat=seat, first=first, second=second)
-            point = self._point(proof)
-            if point is not None and self.me in self.roster.others(seat):
-                candidates.append((point, seat, proof))
-        if not candidates:
-            return
-        point, _, proof = min(candidates, key=lambda c: c[:2])
-        made = self.claims.cheat(self.me)
-        if made is not None and made.order <= (point, proof.seat):
-            return
-        kind, body = kinds.encode_body(proof)
-        assert self.identity is not None
-        env = self.transcript.seal_at(self.identity, point, self.machine.deal_index(), kind,
-                                      body)
-        self.claims.add_cheat(CheatClaim(env, proof, point))
-        self.outbox.append(env.wire)
-        self._settle()
-
-    def _settle(self) -> None:
-        """Take the claims once they are complete (every seat but the one claimed), in
-        seat order; forward them, so that every seat that has seen them takes them too.
-        Claims of a cheat first take the transcript back to the cheat's point."""
-        cheat = self.claims.cheat_complete(self.roster.others)
-        if cheat is not None:
-            claim, taken = cheat
-            dropped = self.transcript.rewind(claim.point)
-            self.machine.rewound(claim.point, len(dropped))
-            seqs = set()
-            for made in taken:
-                self._take_claim(made.env)
-                seqs.add(open_envelope(made.message.first, self.roster.keys).seq)
-            for seq in seqs:
-                self.transcript.punish(claim.message.seat, seq)
-            self.machine.silenced(claim.message.seat, cheated=min(seqs))
-        else:
-            complete = self.claims.complete(self.roster.others)
-            if complete is None:
-                return
-            silent, silence = complete
-            for env in silence:
-                self._take_claim(env)
-            self.machine.silenced(silent)
-        self.machine.advance()
-        self._pump()
-
-    def _take_claim(self, env: Envelope) -> None:
-        if env.sender != self.me:
-            self.outbox.append(env.wire)
-        self.transcript.record(env)
-        self.machine.recorded(env)
 
     # ================================================================= sending
 

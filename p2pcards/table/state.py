@@ -52,6 +52,9 @@ class Phase(Enum):
     """Every seat signs the roster."""
     DRAW = "draw"
     """The joint draw of the first dealer."""
+    SEATS = "seats"
+    """Seats change hands before a deal: the runner's ``seat`` message, the roster
+    signed again."""
     HELLO = "hello"
     """A deal begins: every seat announces its sealing key."""
     DECK = "deck"

@@ -1,0 +1,110 @@
+"""A table goes on when a friend leaves: a bot takes the seat of a peer gone silent
+from the next deal, under a roster every live peer signs again, and the person takes
+the seat back at a deal boundary after coming back (docs/protocol.md, "Seats that
+change hands").  Peers wired in memory (tests/net_helpers.py); in real processes:
+tests/test_net_procs.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p2pcards.history import History
+from p2pcards.net.peer import Peer
+from p2pcards.table.state import WATCHER
+from p2pcards.table.verify import verify
+from tests.net_helpers import Relay
+
+
+def drive(relay: Relay, until: int | None = None) -> None:
+    """Play on, claiming the seat due silent whenever the table is stuck (the clock's
+    part), until every live peer is over or has finished ``until`` deals."""
+    for _ in range(2000):
+        if all(p.over for p in relay.live()):
+            return
+        if until is not None and all(len(p.main.finished) >= until for p in relay.live()):
+            return
+        if relay.step() is None and not all(p.over for p in relay.live()):
+            claimed = [seat for peer in relay.live() for seat in peer.claim_silent()]
+            assert claimed, "stuck, and nobody can claim the seat due"
+    raise AssertionError("the game did not end")
+
+
+def history(peer: Peer) -> History:
+    report = verify(peer.main.export())
+    assert report.ok, report.problem
+    assert report.history is not None
+    return report.history
+
+
+def test_a_bot_takes_the_seat_of_a_peer_gone_for_good(tmp_path: Path) -> None:
+    relay = Relay(tmp_path, "nullern", 4, "stand-in", replace="heuristic")
+    assert relay.play(after=lambda seat, kind: seat == 2 and kind == "act")  # gone for good
+    drive(relay)
+    live = relay.live()
+    assert len(live) == 3 and all(p.over for p in live)
+    assert len({p.main.hash for p in live}) == 1
+    runner = live[0]
+    assert 2 in runner.sessions and runner.sessions[2].me == 2  # seat 0's peer runs it
+    current = runner.current
+    assert current.seats[2].bot == "heuristic" and current.seats[2].run_by == 0
+    assert current.seats[2].identity != relay.roster.seats[2].identity
+    changed = [e.text for e in runner.main.events if e.kind == "seats"]
+    assert len(changed) == 1 and "played by a heuristic bot run by seat 0" in changed[0]
+    assert current.safety_number() in changed[0]
+    hands = history(runner).hands
+    forfeited = next(k for k, h in enumerate(hands) if h.forfeit is not None)
+    assert hands[forfeited].forfeit == {"seat": 2, "reason": "silent"}
+    assert all(h.players is None for h in hands[:forfeited + 1])
+    assert all(h.players is not None and h.players[2].endswith("(bot)")
+               for h in hands[forfeited + 1:])
+    assert all(h.forfeit is None for h in hands[forfeited + 1:]), "the stand-in forfeited"
+    assert len({history(p).dumps() for p in live}) == 1
+
+
+def test_without_a_replacement_kind_the_seat_forfeits_every_deal(tmp_path: Path) -> None:
+    """The weakened rule (no stand-in: the table as it was): a seat gone for good
+    forfeits every deal it is due in, and the game drags through the grace periods."""
+    relay = Relay(tmp_path, "nullern", 4, "stand-in", replace="")
+    assert relay.play(after=lambda seat, kind: seat == 2 and kind == "act")
+    drive(relay, until=3)
+    runs = relay.live()[0].main.finished[:3]
+    assert [r.outcome.record.forfeit for r in runs if r.outcome is not None] == \
+        [{"seat": 2, "reason": "silent"}] * 3
+    assert relay.live()[0].current == relay.roster
+
+
+def test_the_person_takes_the_seat_back_at_the_next_boundary(tmp_path: Path) -> None:
+    relay = Relay(tmp_path, "nullern", 4, "come back", replace="heuristic")
+    assert relay.play(after=lambda seat, kind: seat == 2 and kind == "act")
+    drive(relay, until=2)  # the forfeit, then a deal with the stand-in
+    assert relay.live()[0].current.seats[2].bot == "heuristic"
+    back = relay.restart(2)  # the same identity, from its journal
+    assert back.sessions[2].me == WATCHER  # benched: it watches its seat played by the bot
+    drive(relay)
+    live = relay.live()
+    assert len(live) == 4 and all(p.over for p in live)
+    assert back.sessions[2].me == 2 and back.current.seats[2] == relay.roster.seats[2]
+    assert len({p.main.hash for p in live}) == 1
+    hands = history(back).hands
+    stand_in = [k for k, h in enumerate(hands) if h.players is not None]
+    assert stand_in and hands[stand_in[-1] + 1].players is None  # back in its own seat
+    assert len({history(p).dumps() for p in live}) == 1
+
+
+@pytest.mark.parametrize("game", ["pasur", "bidwhist"])
+def test_a_joiner_with_a_bot_gone_for_good_is_replaced_whole(tmp_path: Path,
+                                                             game: str) -> None:
+    """A peer that ran two seats (its person's and a bot's): both fall silent together,
+    and both get stand-ins run by the lowest live person's peer."""
+    players = 3 if game == "pasur" else 4
+    relay = Relay(tmp_path, game, players, "two seats", replace="heuristic",
+                  run_by={players - 1: 1})
+    assert relay.play(after=lambda seat, kind: seat == 1 and kind == "hello")
+    drive(relay)
+    runner = relay.live()[0]
+    current = runner.current
+    assert {current.seats[1].run_by, current.seats[players - 1].run_by} == {0}
+    assert all(p.over for p in relay.live())
+    assert len({history(p).dumps() for p in relay.live()}) == 1
