@@ -386,10 +386,10 @@ class Host:
         env = self.referee.screen(seated.conduct, wire)
         if env is None:
             return  # sent again after a reconnection: already relayed
-        # relayed at once (the next seat is waiting for it), then judged here: a link
-        # whose message the host's own sessions refuse is closed, so it gets no further
-        self._broadcast(Msg(wire=wire), but=seated)
-        self.referee.judge(seated.conduct, wire, env)
+        # judged here first: only what the host's own sessions keep goes on (a message
+        # refused as late, or evidence already held, is counted against its sender)
+        if self.referee.judge(seated.conduct, wire, env):
+            self._broadcast(Msg(wire=wire), but=seated)
         self.driver.post("poke")
 
     def _chat(self, seated: Seated, line: ChatLine) -> None:
