@@ -21,6 +21,12 @@ pytestmark = pytest.mark.slow  # real processes
 SHORT = {"bidwhist": ["-o", "target=3"], "controlnut": ["-o", "target=200"],
          "pasur": ["-o", "target=30"], "nullern": []}
 
+LIMITED = ("import resource, runpy, sys;"
+           " resource.setrlimit(resource.RLIMIT_NOFILE, ({files}, {files}));"
+           " sys.argv[0] = 'p2pcards'; runpy.run_module('p2pcards', run_name='__main__')")
+"""``python -c`` this, then the arguments: ``python -m p2pcards`` allowed ``files`` open
+files at most."""
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -49,13 +55,19 @@ class Table:
         return [sys.executable, "-m", "p2pcards", "join", self.invite_file.read_text().strip(),
                 *common]
 
-    def start(self, name: str, crash: str | None = None, extra: tuple[str, ...] = ()) -> None:
+    def start(self, name: str, crash: str | None = None, extra: tuple[str, ...] = (),
+              files: int | None = None) -> None:
+        """Start peer ``name`` (``files``: the most files it may hold open)."""
         env = dict(os.environ, P2PCARDS_HOME=str(self.tmp / name))
         env.pop(CRASH_VARIABLE, None)
         if crash:
             env[CRASH_VARIABLE] = crash
         log = (self.tmp / f"{name}.log").open("a")
-        self.procs[name] = subprocess.Popen([*self.command(name), *extra], env=env, stdout=log,
+        command = self.command(name)
+        if files is not None:  # python -m p2pcards, within the limit
+            assert command[1:3] == ["-m", "p2pcards"]
+            command[1:3] = ["-c", LIMITED.format(files=files)]
+        self.procs[name] = subprocess.Popen([*command, *extra], env=env, stdout=log,
                                             stderr=subprocess.STDOUT, text=True)
         if name == "host" and not self.invite_file.exists():
             deadline = time.monotonic() + 30

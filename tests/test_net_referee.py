@@ -9,7 +9,7 @@ import pytest
 from p2pcards.net.frames import FrameError
 from p2pcards.net.links import Chat
 from p2pcards.net.peer import Peer
-from p2pcards.net.referee import CHAT_WINDOW, MAX_CHATS, MAX_LATE, Conduct, Referee
+from p2pcards.net.referee import CHAT_WINDOW, MAX_CHATS, MAX_REFUSED, Conduct, Referee
 from p2pcards.table.codec import public_bytes, seal_envelope
 from p2pcards.table.memory import seat_identity
 from p2pcards.table.roster import make_roster
@@ -53,7 +53,7 @@ def test_a_message_is_screened_relayed_once_and_judged() -> None:
     joe = Conduct(PUBLICS[1])
     env = referee.screen(joe, wire)
     assert env is not None and env.sender == 1
-    referee.judge(joe, wire, env)
+    assert referee.judge(joe, wire, env)  # kept: relayed
     assert wire in referee.peer.known
     with pytest.raises(FrameError, match="a replay of seat 1's message 0"):
         referee.screen(joe, wire)
@@ -89,13 +89,21 @@ def test_a_refused_message_closes_the_link_and_lateness_is_counted() -> None:
     (claim,) = peers[1].take_outgoing()
     env = referee.screen(joe, claim)
     assert env is not None
-    referee.judge(joe, claim, env)  # refused as late: the link stays
-    assert joe.late == 1
-    again = Conduct(PUBLICS[1], late=MAX_LATE)
-    env = referee.screen(again, claim)
+    assert not referee.judge(joe, claim, env)  # refused as late: not relayed, the link stays
+    record = referee.records[PUBLICS[1]]
+    assert len(record.refused) == 1
+    back = Conduct(PUBLICS[1])  # joe comes back, and sends it again: not counted again
+    env = referee.screen(back, claim)
+    assert env is not None and not referee.judge(back, claim, env)
+    assert len(record.refused) == 1
+    spent = Referee(referee.peer, Chat())  # the same, for an identity whose budget is spent
+    again = Conduct(PUBLICS[1])
+    spent.record(again).refused.update(bytes([i]) * 32 for i in range(MAX_REFUSED))
+    env = spent.screen(again, claim)
     assert env is not None
-    with pytest.raises(FrameError, match=f"{MAX_LATE + 1} messages refused as late: a flood"):
-        referee.judge(again, claim, env)
+    with pytest.raises(FrameError, match=f"{MAX_REFUSED + 1} of its messages refused as late"
+                                         " or as evidence already held: a flood"):
+        spent.judge(again, claim, env)
 
 
 def test_chat_is_checked_and_floods_are_stopped() -> None:
@@ -107,9 +115,28 @@ def test_chat_is_checked_and_floods_are_stopped() -> None:
     line = speaker.frame(KEYS[1], b"T" * 16, 1, "one too many")
     with pytest.raises(FrameError, match=f"more than {MAX_CHATS} chat lines in 10 s"):
         referee.chat(joe, line, now=101.5)
-    later = Conduct(PUBLICS[1], chats=list(joe.chats))
+    later = Conduct(PUBLICS[1])  # joe comes back once the window has passed
     assert referee.chat(later, line, now=101.5 + CHAT_WINDOW) == (1, "one too many")
     with pytest.raises(FrameError, match="chat in seat 2's name"):
         referee.chat(joe, Chat().frame(KEYS[2], b"T" * 16, 2, "hello"), now=500.0)
     with pytest.raises(FrameError, match="shown again"):
         referee.chat(Conduct(PUBLICS[1]), line, now=600.0)
+
+
+def test_coming_back_does_not_reset_the_chat_limit() -> None:
+    """A peer sends chat as fast as it can for 20 s and comes back each time its link is
+    closed for flooding: the table sees MAX_CHATS lines in all (counted per link, as
+    they were, it saw MAX_CHATS per return: 2,730 lines in 20 s)."""
+    referee, _peers = table()
+    speaker = Chat()
+    shown = returns = 0
+    link = Conduct(PUBLICS[1])
+    for tick in range(2000):  # a line every 10 ms
+        line = speaker.frame(KEYS[1], b"T" * 16, 1, "spam")
+        try:
+            referee.chat(link, line, now=tick / 100)
+            shown += 1
+        except FrameError:
+            link = Conduct(PUBLICS[1])  # closed: back at once
+            returns += 1
+    assert returns > 1000 and shown == MAX_CHATS

@@ -56,6 +56,7 @@ class Driver:
     say: Callable[[str], None] = print
     seed: int | None = None
     refusals_shown: int = 0
+    """How many of the peer's refusals (:attr:`Peer.refused`) have been shown."""
     events_shown: int = 0
     thinking: set[int] = field(default_factory=set)
     claimed: tuple[bytes, bool] | None = None
@@ -150,9 +151,13 @@ class Driver:
                 text = f"{names[event.seat]}{text[text.index(':'):]}"
             self.say(printable(text, SHOWN_LINE))  # (events quote other seats' text)
         self.events_shown = len(events)
-        for refusal in self.peer.refusals[self.refusals_shown:]:
+        new = self.peer.refused - self.refusals_shown
+        kept = list(self.peer.refusals)
+        if new > len(kept):
+            self.say(f"({new - len(kept)} more refusals, not kept, are not shown)")
+        for refusal in kept[len(kept) - min(new, len(kept)):]:
             self.say(printable(_refusal_text(refusal), SHOWN_LINE))
-        self.refusals_shown = len(self.peer.refusals)
+        self.refusals_shown = self.peer.refused
 
     def _decide(self) -> None:
         progress = self.peer.progress

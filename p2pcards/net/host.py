@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import math
 import secrets
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -35,6 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.bots import Bot
 from p2pcards.net import lan, links, tls
+from p2pcards.net.door import Door, Quietly, reason_of
 from p2pcards.net.driver import Driver, Person
 from p2pcards.net.frames import (
     NONCE_BYTES,
@@ -50,10 +52,11 @@ from p2pcards.net.frames import (
     Welcome,
     kind_of,
 )
+from p2pcards.net.gate import PREAUTH_FRAME
 from p2pcards.net.identity import Identity, device_id, show_id
 from p2pcards.net.invite import TOKEN_BYTES, Invite
 from p2pcards.net.journal import Journal
-from p2pcards.net.lobby import Lobby, Rejoin, describe_roster
+from p2pcards.net.lobby import Lobby, Rejoin, Request, describe_roster
 from p2pcards.net.peer import Peer
 from p2pcards.net.referee import Conduct, Referee
 from p2pcards.net.settings import Settings
@@ -66,6 +69,9 @@ DRAIN_SECONDS = 2.0
 """How long a closing link's queue may take to go out."""
 FAREWELL_SECONDS = 5.0
 """How long, once the game is over, the links' queues may take to go out."""
+MAX_CLOSED_REASONS = 100
+"""Reasons kept of links closed (the newest; :attr:`Host.closed_count` counts them all):
+enough to read what a misbehaving link did, bounded against a flood of them."""
 
 
 @dataclass(eq=False)
@@ -126,7 +132,9 @@ class Host:
         self.referee: Referee | None = None
         self.started = trio.Event()
         self.port = 0
-        self.closed_reasons: list[str] = []
+        self.closed_reasons: deque[str] = deque(maxlen=MAX_CLOSED_REASONS)
+        self.closed_count = 0
+        self.door = Door(self._closed, self._log)
         self.chats = links.Chat()
         self._nursery: trio.Nursery | None = None
         if journal.records:
@@ -233,11 +241,12 @@ class Host:
         finally:
             self._nursery = None
 
-    def accept(self, stream: trio.abc.Stream) -> None:
-        """Take a link already open (any byte stream) as the listener's are taken."""
+    def accept(self, stream: trio.abc.Stream, address: str = "local") -> None:
+        """Take a link already open (any byte stream) as the listener's are taken, as if
+        from ``address``."""
         if self._nursery is None:
             raise trio.ClosedResourceError("the host is not running")
-        self._nursery.start_soon(self.handle, stream)
+        self._nursery.start_soon(self.handle, stream, address)
 
     async def _farewell(self) -> None:
         for seated in list(self.links):
@@ -249,17 +258,33 @@ class Host:
 
     # ================================================================== a link
 
-    async def handle(self, stream: trio.abc.Stream) -> None:
+    async def handle(self, stream: trio.abc.Stream, address: str | None = None) -> None:
         """One link, from its handshake to its end.  Whatever it sends, only it is closed:
         nothing raised here reaches the listener (Trio would take the host down)."""
-        link = Link(stream, "a joiner")
+        entered = await self.door.enter(stream, address, self._authenticate)
+        if entered is not None:
+            await self._play(*entered)
+
+    async def _authenticate(self, link: Link) -> Request | Rejoin:
+        links.negotiate(await link.receive(PREAUTH_FRAME))
+        nonce = secrets.token_bytes(NONCE_BYTES)
+        await link.send(Hello(nonce=nonce, game=self.config.game, name=self.config.name,
+                              free=self.free))
+        auth = await link.receive(PREAUTH_FRAME)
+        if not isinstance(auth, Auth):
+            raise FrameError(f"expected auth, got {kind_of(auth)!r}")
+        return self.lobby.admit(auth, nonce)
+
+    async def _play(self, link: Link, admitted: Request | Rejoin, where: str) -> None:
+        """An authenticated link, from its seating to its end."""
         seated: Seated | None = None
         try:
             try:
                 with trio.fail_after(links.HANDSHAKE_SECONDS):
-                    seated = await self._admit(link)
+                    seated = await self._seat(link, admitted)
             except trio.TooSlowError:
                 raise FrameError("did not finish the handshake in time") from None
+            self.door.seated(seated.key, where, isinstance(admitted, Rejoin))
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._writer, seated, nursery.cancel_scope)
                 try:
@@ -271,10 +296,12 @@ class Host:
                 with trio.move_on_after(DRAIN_SECONDS):
                     await seated.drained.wait()
                 nursery.cancel_scope.cancel()
+        except Quietly as exc:
+            self._closing(seated, str(exc))
         except FrameError as exc:
             await self._close(link, seated, str(exc))
         except Exception as exc:  # a broken link, or a fault of ours: this link only
-            reason = _reason(exc)
+            reason = reason_of(exc)
             self._log(f"{seated.name if seated else 'a joiner'} left ({reason})")
         finally:
             if seated is not None:
@@ -282,15 +309,7 @@ class Host:
             with contextlib.suppress(Exception):
                 await link.aclose()
 
-    async def _admit(self, link: Link) -> Seated:
-        links.negotiate(await link.receive())
-        nonce = secrets.token_bytes(NONCE_BYTES)
-        await link.send(Hello(nonce=nonce, game=self.config.game, name=self.config.name,
-                              free=self.free))
-        auth = await link.receive()
-        if not isinstance(auth, Auth):
-            raise FrameError(f"expected auth, got {kind_of(auth)!r}")
-        admitted = self.lobby.admit(auth, nonce)
+    async def _seat(self, link: Link, admitted: Request | Rejoin) -> Seated:
         if isinstance(admitted, Rejoin):
             return await self._rejoin(link, admitted)
         await link.send(Welcome(seat=admitted.seat, resume=False))
@@ -304,6 +323,7 @@ class Host:
 
     async def _rejoin(self, link: Link, rejoin: Rejoin) -> Seated:
         assert self.peer is not None
+        await self.door.pace(rejoin.key)
         stale = next((s for s in self.links if s.key == rejoin.key), None)
         if stale is not None:  # its old link is dead but not yet noticed: replaced
             self.links.remove(stale)
@@ -366,10 +386,10 @@ class Host:
         env = self.referee.screen(seated.conduct, wire)
         if env is None:
             return  # sent again after a reconnection: already relayed
-        # relayed at once (the next seat is waiting for it), then judged here: a link
-        # whose message the host's own sessions refuse is closed, so it gets no further
-        self._broadcast(Msg(wire=wire), but=seated)
-        self.referee.judge(seated.conduct, wire, env)
+        # judged here first: only what the host's own sessions keep goes on (a message
+        # refused as late, or evidence already held, is counted against its sender)
+        if self.referee.judge(seated.conduct, wire, env):
+            self._broadcast(Msg(wire=wire), but=seated)
         self.driver.post("poke")
 
     def _chat(self, seated: Seated, line: ChatLine) -> None:
@@ -415,7 +435,12 @@ class Host:
     def _closing(self, seated: Seated | None, reason: str) -> None:
         who = f"{seated.name} (seats {self._seats(seated)})" if seated else "a joiner"
         self._log(f"closed the link of {who}: {reason}")
+        self._closed(reason)
+
+    def _closed(self, reason: str) -> None:
+        """Remember why a link was closed (the door logs its own, not each)."""
         self.closed_reasons.append(reason)
+        self.closed_count += 1
 
     async def _close(self, link: Link, seated: Seated | None, reason: str) -> None:
         self._closing(seated, reason)
@@ -429,12 +454,6 @@ class Host:
         """A join or a leave: shown here and at every joiner."""
         self._log(line)
         self._broadcast(Notice(text=line))
-
-
-def _reason(exc: BaseException) -> str:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _seated(link: Link, key: bytes, name: str) -> Seated:

@@ -132,7 +132,9 @@ class Joiner:
                 raise JoinError(str(exc)) from exc
         link = Link(stream, "the host")
         try:
-            await self._pin(seen)
+            if not await self._pin(seen):
+                return  # confirmed by a person, who may take longer than the host waits
+                # for a joiner's auth (gate.AUTH_SECONDS): dialled again, now pinned
             with trio.fail_after(links.HANDSHAKE_SECONDS):
                 await self._hello(link)
             self.link = link
@@ -151,21 +153,23 @@ class Joiner:
             self.link = None
             await link.aclose()
 
-    async def _pin(self, seen: bytes) -> None:
-        """Check the device id of the host at the other end against the invite's
-        (or, with none in it, ask the person to confirm it)."""
+    async def _pin(self, seen: bytes) -> bool:
+        """Check the device id of the host at the other end against the invite's:
+        True if it is the one pinned.  With none in the invite, ask the person to confirm
+        it and pin it (False: the link is not used, it may have waited too long)."""
         if self.invite.fingerprint is not None:
             if seen != self.invite.fingerprint:
                 raise JoinError(
                     f"the host at {self.invite.host}:{self.invite.port} is"
                     f" {show_id(seen, 4)}, not the {show_id(self.invite.fingerprint, 4)}"
                     " of the invite: someone may be in between; not joining")
-            return
+            return True
         question = (f"the host's fingerprint is {show_id(seen)}; is it the one the host"
                     " shows?")
         if self.confirm is None or not await self.confirm(question):
             raise JoinError(f"the host's fingerprint {show_id(seen, 4)} was not confirmed")
         self.invite = Invite(self.invite.host, self.invite.port, seen, self.invite.token)
+        return False
 
     async def _hello(self, link: Link) -> None:
         await link.send(Hello())

@@ -15,6 +15,7 @@ part it missed.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,10 @@ from p2pcards.table.kinds import Kind
 from p2pcards.table.roster import Roster, decode_roster
 from p2pcards.table.session import Rejection, Session
 from p2pcards.table.state import WATCHER, Step
+
+MAX_REFUSALS = 200
+"""Refusals a peer remembers (the newest; Peer.refused counts them all): the driver shows
+each as it comes, and a peer flooded with refused messages must not keep them all."""
 
 
 def kept_as_evidence(rejection: Rejection) -> bool:
@@ -68,7 +73,9 @@ class Peer:
         self.mine: list[bytes] = []
         """What this peer's seats sent (sent again to a host after reconnecting)."""
         self.outgoing: list[bytes] = []
-        self.refusals: list[Refusal] = []
+        self.refusals: deque[Refusal] = deque(maxlen=MAX_REFUSALS)
+        self.refused = 0
+        """Refusals so far (more than :attr:`refusals` keeps)."""
         if journal is not None and not journal.records:
             journal.append("table", {
                 "roster": roster.encode(), "seed": seed, "settings": self.settings,
@@ -203,6 +210,7 @@ class Peer:
             if rejection is not None:
                 refused.append(Refusal(seat, rejection))
         self.refusals.extend(refused)
+        self.refused += len(refused)
         return refused
 
     def _route(self) -> None:

@@ -5,16 +5,22 @@ sends what is let through to the other links, and closes a link whose frame
 raises :class:`~p2pcards.net.frames.FrameError` (the reason says why).
 
 A table message must verify, be of this table, come from one of the link's
-seats and not be sent twice on the link.  The host relays it at once (the
-next seat is waiting for it), then judges it with its own sessions: a link
-whose message they refuse is closed, unless the refusal is one an honest
-peer earns by arriving late (:data:`LATE`), of which a link may earn
-:data:`MAX_LATE`.  A chat line must be signed by one of the link's seats,
-and a link may send :data:`MAX_CHATS` in :data:`CHAT_WINDOW` seconds.
+seats and not be sent twice on the link.  The host then judges it with its own
+sessions, and relays it only if they keep it (taken, held for its turn, or new
+evidence of a fork or of two versions).  A message they refuse closes the link,
+unless the refusal is one an honest peer earns by arriving late (:data:`LATE`) or
+is evidence the host already holds: such a message is not relayed, and counts
+against its sender's identity, which may have :data:`MAX_REFUSED` (a message
+refused once is not counted again when it is sent again after a reconnection).
+A chat line must be signed by one of the link's seats, and an identity may send
+:data:`MAX_CHATS` in :data:`CHAT_WINDOW` seconds.  Both counts are kept per
+identity, not per link: a peer does not reset them by coming back.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections import deque
 from dataclasses import dataclass, field
 
 from p2pcards.net.frames import ChatLine, FrameError
@@ -22,13 +28,24 @@ from p2pcards.net.links import Chat
 from p2pcards.net.lobby import seats_of
 from p2pcards.net.peer import Peer
 from p2pcards.table.codec import CodecError, Envelope, open_envelope
+from p2pcards.table.kinds import Kind
 
 LATE = frozenset({"silent", "turn"})
 """Refusals an honest peer can earn by arriving late (a claim of silence, or another
-message, got in first): the message is not relayed, the link stays (up to MAX_LATE)."""
-MAX_LATE = 50
+message, got in first): the message is not relayed, the link stays (up to
+MAX_REFUSED)."""
+HELD = frozenset({"transcript", "equivocation"})
+"""Refusals of evidence (a fork, a second version): new evidence is kept (and relayed);
+a copy of evidence the host holds already is refused, counted, and not relayed."""
+MAX_REFUSED = 50
+"""Messages of one identity that the host's sessions may refuse as late, or as evidence
+they hold already, in a whole game.  An honest peer earns a late refusal only when its
+claim of silence or its move crosses another seat's message, a few times in a long
+game at most; fifty is far more, and bounds what the host checks and remembers
+(a digest of each) for a peer that sends such messages on purpose."""
 MAX_CHATS = 10
-"""Chat lines a link may send in CHAT_WINDOW seconds."""
+"""Chat lines an identity may send in CHAT_WINDOW seconds: a person types fewer; a
+flood reaches every peer at most this fast, however often it comes back."""
 CHAT_WINDOW = 10.0
 
 
@@ -40,9 +57,16 @@ class Conduct:
     """The identity of the peer at the other end."""
     sent: set[bytes] = field(default_factory=set)
     """The table messages it sent."""
-    late: int = 0
-    chats: list[float] = field(default_factory=list)
-    """When it sent its chat lines of the last CHAT_WINDOW seconds."""
+
+
+@dataclass
+class Record:
+    """What the host remembers of one seated identity, across its links."""
+
+    refused: set[bytes] = field(default_factory=set)
+    """The digests of its messages refused as late, or as evidence already held."""
+    chats: deque[float] = field(default_factory=lambda: deque(maxlen=MAX_CHATS + 1))
+    """When it sent its last chat lines."""
 
 
 class Referee:
@@ -51,50 +75,78 @@ class Referee:
     def __init__(self, peer: Peer, chats: Chat):
         self.peer = peer
         self.chats = chats
+        self.records: dict[bytes, Record] = {}
+        """By identity (only seated ones: a link is screened once it is seated)."""
+
+    def record(self, conduct: Conduct) -> Record:
+        return self.records.setdefault(conduct.key, Record())
 
     def seats(self, conduct: Conduct) -> frozenset[int]:
-        return seats_of(self.peer.roster.seats, conduct.key)
+        """The seats the link's peer speaks for in the roster as it stands (its own,
+        its bots', the stand-ins it runs)."""
+        return seats_of(self.peer.current.seats, conduct.key)
+
+    def _back(self, wire: bytes, conduct: Conduct) -> Envelope | None:
+        """A benched person's return (``back``), signed with the identity the first
+        roster gives its seat; None if ``wire`` is not one."""
+        try:
+            env = open_envelope(wire, self.peer.roster.keys)
+        except CodecError:
+            return None
+        home = seats_of(self.peer.roster.seats, conduct.key)
+        return env if env.kind == Kind.BACK and env.sender in home else None
 
     def screen(self, conduct: Conduct, wire: bytes) -> Envelope | None:
         """A table message from a link, checked: its envelope if it is new here (relay
         it, then :meth:`judge` it); None if the host has it already (sent again after a
         reconnection: nothing to do)."""
         try:
-            env = open_envelope(wire, self.peer.roster.keys)
+            env = open_envelope(wire, self.peer.current.keys)
         except CodecError as exc:
-            raise FrameError(f"a table message that does not verify: {exc}") from exc
+            back = self._back(wire, conduct)
+            if back is None:
+                raise FrameError(f"a table message that does not verify: {exc}") from exc
+            env = back
         if env.table != self.peer.roster.table:
             raise FrameError("a message of another table")
-        if env.sender not in self.seats(conduct):
+        if env.sender not in self.seats(conduct) and env.kind != Kind.BACK:
             raise FrameError(f"a message for seat {env.sender}, not one of its seats")
         if wire in conduct.sent:
             raise FrameError(f"a replay of seat {env.sender}'s message {env.seq}")
         conduct.sent.add(wire)
         return None if wire in self.peer.known else env
 
-    def judge(self, conduct: Conduct, wire: bytes, env: Envelope) -> None:
+    def judge(self, conduct: Conduct, wire: bytes, env: Envelope) -> bool:
         """The host's sessions take a screened message (``env``, as :meth:`screen`
-        returned it): FrameError if they refuse it for anything but lateness, or if the
-        link has been late too often."""
+        returned it): whether they kept it (then relay it).  FrameError if they refuse it
+        for anything but lateness or evidence already held, or if its identity has had
+        more than MAX_REFUSED refused."""
+        record = self.record(conduct)
+        digest = hashlib.sha256(wire).digest()
+        if digest in record.refused:
+            return False  # refused before, sent again after a reconnection
         kept, refused = self.peer.receive(wire)
         if kept:
-            return
-        wrong = [r.rejection for r in refused if r.rejection.rule not in LATE]
+            return True
+        wrong = [r.rejection for r in refused if r.rejection.rule not in LATE | HELD]
         if wrong:
             raise FrameError(f"seat {env.sender}'s message {env.seq} is refused:"
                              f" {wrong[0].rule}: {wrong[0].reason}")
-        conduct.late += 1
-        if conduct.late > MAX_LATE:
-            raise FrameError(f"{conduct.late} messages refused as late: a flood")
+        record.refused.add(digest)
+        if len(record.refused) > MAX_REFUSED:
+            raise FrameError(f"{len(record.refused)} of its messages refused as late or as"
+                             " evidence already held: a flood")
+        return False
 
     def chat(self, conduct: Conduct, line: ChatLine, now: float) -> tuple[int, str]:
         """A chat line from a link at time ``now`` (seconds): its seat and printable
         text, to relay and show; FrameError for a flood, a bad line, another's seat."""
-        conduct.chats = [t for t in conduct.chats if now - t < CHAT_WINDOW] + [now]
-        if len(conduct.chats) > MAX_CHATS:
+        chats = self.record(conduct).chats
+        chats.append(now)
+        if len(chats) > MAX_CHATS and now - chats[0] < CHAT_WINDOW:
             raise FrameError(f"more than {MAX_CHATS} chat lines in {CHAT_WINDOW:g} s:"
                              " a flood")
         seat, text = self.chats.take(line, self.peer.roster.keys, self.peer.roster.table)
-        if seat not in self.seats(conduct):
+        if seat not in seats_of(self.peer.roster.seats, conduct.key):  # (a person's own)
             raise FrameError(f"chat in seat {seat}'s name")
         return seat, text

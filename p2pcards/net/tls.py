@@ -68,3 +68,20 @@ async def dial(host: str, port: int) -> tuple[trio.abc.Stream, bytes]:
     except BaseException:
         await trio.aclose_forcefully(stream)
         raise
+
+
+def peer_address(stream: trio.abc.Stream) -> str:
+    """The IP address at the other end of ``stream`` (a TLS stream on TCP), or "local"
+    for a stream on no socket (a memory stream in tests)."""
+    inner: object = stream
+    for _ in range(4):  # a TLS stream over a socket stream, at most
+        sock = getattr(inner, "socket", None)
+        if sock is not None:
+            try:
+                return str(sock.getpeername()[0])
+            except OSError:  # gone already
+                return "unknown"
+        inner = getattr(inner, "transport_stream", None)
+        if inner is None:
+            break
+    return "local"

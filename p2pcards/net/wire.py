@@ -52,19 +52,21 @@ class Link:
             self.buffer += chunk
         return True
 
-    async def receive(self) -> Frame:
-        """The next frame, checked (:class:`FrameError` if it is not one)."""
-        return from_map(await self.receive_map())
+    async def receive(self, most: int = MAX_FRAME) -> Frame:
+        """The next frame, checked (:class:`FrameError` if it is not one); ``most``: its
+        cap in bytes, checked before a byte of its body is read or decoded."""
+        return from_map(await self.receive_map(most))
 
-    async def receive_map(self) -> dict[str, Any]:
+    async def receive_map(self, most: int = MAX_FRAME) -> dict[str, Any]:
         """The next frame as its msgpack map (only its ``t`` checked)."""
         if not await self._fill(HEADER.size):
             if self.buffer:
                 raise FrameError("the link closed inside a frame header")
             raise LinkClosed(f"{self.peer} closed the link")
         (size,) = HEADER.unpack_from(self.buffer)
-        if size > MAX_FRAME:
-            raise FrameError(f"a frame of {size} bytes is over the {MAX_FRAME}-byte cap")
+        if size > most:
+            raise FrameError(f"a frame of {size} bytes is over the {most}-byte cap"
+                             + ("" if most == MAX_FRAME else " before authentication"))
         if not await self._fill(HEADER.size + size):
             raise FrameError(f"the link closed inside a frame ({len(self.buffer) - 4} of"
                              f" {size} bytes)")

@@ -6,6 +6,8 @@ equivocation" and "Seats that change hands").
 
 from __future__ import annotations
 
+from collections import deque
+
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.table import kinds
@@ -32,7 +34,7 @@ class Claiming:
     transcript: Transcript
     machine: PhaseMachine
     outbox: list[bytes]
-    rejections: list[Rejection]
+    rejections: deque[Rejection]
     table: bytes
     back_sent: int
 

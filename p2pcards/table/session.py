@@ -24,6 +24,7 @@ than by play.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping
 from functools import partial
 
@@ -53,6 +54,8 @@ from p2pcards.table.state import (
 from p2pcards.table.transcript import Transcript
 
 TRANSCRIPT_FORMAT = "p2pcards-transcript/1"
+MAX_REJECTIONS = 200
+"""Refusals a session remembers (the newest): bounded whatever another peer sends."""
 Forge = Callable[["Session", Step, Callable[[], Message]], Message]
 """A cheat, for tests: ``forge(session, step, make)`` returns the message the seat
 sends for ``step`` in place of the honest one, which ``make()`` returns (calling it
@@ -107,7 +110,7 @@ class Session(Claiming):
                                     keep_states=keep_states)
         self.back_sent = -1
         """The deal in which this seat, benched, last said it is back."""
-        self.rejections: list[Rejection] = []
+        self.rejections: deque[Rejection] = deque(maxlen=MAX_REJECTIONS)  # the newest
         self.outbox: list[bytes] = []
         self._pump()
 
