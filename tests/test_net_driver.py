@@ -78,3 +78,25 @@ async def test_a_hung_seat_forfeits_after_the_grace_period(
     assert all(d.signers == [0, 1, 3] for d in report.deals)
     assert [verify(relay.peers[s].main.export()).totals for s in (1, 3)] == \
         [report.totals, report.totals]  # type: ignore[union-attr]
+
+
+async def test_a_table_of_two_adjourns_when_a_seat_goes_silent(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
+    """At a table of two one seat's word would settle a forfeit, so the peer left alone
+    does not claim: after the grace period it says why the game stops, and stops with
+    its journal (the same command resumes it)."""
+    relay = Relay(tmp_path, "pasur", 2, "two", {"target": 30})
+    drivers = wire_drivers(relay, Settings(grace=60), silent_after={1: 8})
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(drivers[0].run)
+        nursery.start_soon(drivers[1].run)
+        with trio.fail_after(3600):
+            while not drivers[0].adjourned:
+                await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+    assert trio.current_time() >= 60
+    peer = relay.peers[0]
+    assert peer is not None and not peer.over
+    assert "a table of two cannot go on" in drivers[0].adjourned
+    assert not any(e.kind in ("forfeit", "over") for e in peer.main.events)
+    assert not any(s.claims.made for s in peer.sessions.values())  # nobody claimed

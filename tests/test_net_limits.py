@@ -22,6 +22,7 @@ from p2pcards.net.peer import MAX_REFUSALS, Peer
 from p2pcards.net.referee import Referee
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
+from p2pcards.table.codec import seal_envelope
 from p2pcards.table.kinds import Kind
 from p2pcards.table.session import MAX_REJECTIONS
 from tests.net_helpers import Lines, make_host
@@ -101,9 +102,10 @@ async def pump(link: Link, peer: Peer, until_due: Callable[[Peer], bool]) -> lis
 @pytest.mark.parametrize("weakened", [True, False])
 async def test_a_message_the_host_refuses_as_late_is_not_relayed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, weakened: bool) -> None:
-    """The host's seat is due (its person thinks): eve claims it silent, which the host's
-    session refuses as late (it is here).  Ann is not sent the claim (she was, when the
-    host relayed a message before judging it)."""
+    """The host's seat is due (its person thinks): eve claims ann's seat silent, as a claim
+    that crossed ann's move would, which the host's session refuses as late (``turn``).
+    Ann is not sent the claim (she was, when the host relayed a message before judging
+    it)."""
     if weakened:  # relay whatever is screened, as the host did
         judge = Referee.judge
         monkeypatch.setattr(Referee, "judge", lambda *a: judge(*a) or True)
@@ -131,8 +133,11 @@ async def test_a_message_the_host_refuses_as_late_is_not_relayed(
             async with trio.open_nursery() as both:
                 both.start_soon(pump, eve, peers[0], host_due)
                 both.start_soon(pump, ann, peers[1], host_due)
-        peers[0].claim_silent()
-        (claim,) = peers[0].take_outgoing()
+        session = next(iter(peers[0].sessions.values()))
+        ann_seat = next(iter(peers[1].sessions))
+        claim = seal_envelope(eve_id.key, table=session.table, deal=session.run.index
+                              if session.run else 0, sender=session.me, seq=session.seq_out,
+                              prior=session.hash, kind="silent", body={"seat": ann_seat}).wire
         await eve.send(Msg(wire=claim))
         await eve.send(Msg(wire=b"junk"))  # closes her link, after the claim is judged
         with trio.fail_after(10):

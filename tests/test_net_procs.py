@@ -176,3 +176,37 @@ def test_a_joiner_that_brings_a_bot_and_dies_does_not_freeze_the_table(tmp_path:
             assert "claimed by seat(s)" in log and "Traceback" not in log
     finally:
         table.stop()
+
+
+def _wait_for(table: Table, names: tuple[str, ...], text: str, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while not all(text in table.log(n) for n in names):
+        assert time.monotonic() < deadline, table.log(names[0])[-3000:]
+        assert all(table.procs[n].poll() is None for n in names), table.log(names[0])[-3000:]
+        time.sleep(0.2)
+
+
+def test_a_bot_takes_the_seat_of_a_joiner_gone_and_gives_it_back(tmp_path: Path) -> None:
+    """kill -9 of a joiner: its seat forfeits one deal, then a stand-in bot run by the
+    host plays it under a roster every live peer signs; started again with the same
+    command, the joiner takes its seat back at the next deal, and all four finish with
+    one hand history that records the deals the bot played."""
+    table = Table(tmp_path, "pasur", grace=2)
+    try:
+        table.start("host", extra=("--replace", "heuristic"))
+        table.start("p1")
+        table.start("p2", "act:2")
+        table.start("p3")
+        assert table.wait("p2", 60) == 70, table.log("p2")[-3000:]
+        _wait_for(table, ("host", "p1", "p3"), "played by a heuristic bot run by seat 0")
+        assert "new safety number" in table.log("p1")
+        table.start("p2")  # back
+        _wait_for(table, ("host", "p1", "p3"), "is back")
+        for name in table.names():
+            assert table.wait(name) == 0, f"{name}:\n{table.log(name)[-3000:]}"
+        (history,) = table.histories()
+        assert b"(bot)" in history and b'"reason": "silent"' in history
+        for name in table.names():
+            assert "Traceback" not in table.log(name)
+    finally:
+        table.stop()

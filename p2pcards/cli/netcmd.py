@@ -59,6 +59,11 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
                       help="turn timer in seconds: a person's move is played for them when"
                       " it runs out (default: none)")
     host.add_argument("--hint", action="store_true", help="allow 'hint' at this table")
+    host.add_argument("--replace", default="heuristic", choices=(*BOT_NAMES, "none"),
+                      metavar="KIND",
+                      help="the bot that takes the seat of a player gone silent, from the next"
+                      " deal until the player is back (default heuristic; none: the seat"
+                      " forfeits each deal instead)")
     host.add_argument("--invite-file", metavar="FILE", help="also write the invite to FILE")
     host.add_argument("--new", action="store_true",
                       help="start a new table even if an unfinished one would resume")
@@ -232,7 +237,8 @@ def cmd_host(args: argparse.Namespace) -> int:
         return _fail(f"--bots must leave a seat: 0 to {players - 1}")
     if args.grace <= 0 or args.timer < 0 or (args.timer and args.timer >= args.grace):
         return _fail("--grace must be positive and longer than --timer")
-    settings = Settings(args.grace, args.timer, args.hint)
+    settings = Settings(args.grace, args.timer, args.hint,
+                        "" if args.replace == "none" else args.replace)
     try:
         identity = load_or_create()
         path = data_dir() / "tables" / f"host-{args.game}-{args.port}.journal"
@@ -347,7 +353,7 @@ def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
         return status
     finally:
         _settle_journal(journal, seat.peer)
-    if left or seat.peer is None:
+    if left or seat.peer is None or (seat.driver is not None and seat.driver.adjourned):
         return _left(journal)
     _stats(args, seat.driver, started)
     return _finish(seat.peer, args)

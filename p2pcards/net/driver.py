@@ -63,6 +63,12 @@ class Driver:
     moved_at: float = 0.0
     last_progress: bytes = b""
     crash_count: int = 0
+    make_bot: Callable[[str], Bot] | None = None
+    """Makes the bot of a stand-in this peer comes to run (docs/protocol.md, "Seats that
+    change hands")."""
+    adjourned: str = ""
+    """Why the game stopped with its table unfinished (a table of two whose other seat
+    is gone: no claim of silence, which one seat's word would settle, but a pause)."""
     inline: bool = False
     """Bots decide on the loop itself, not in a worker thread (tests with Trio's
     autojump clock, which must not jump while a thread computes)."""
@@ -92,7 +98,7 @@ class Driver:
                 await self._handle(item)
                 await self._flush()
                 self._report()
-                if self.peer.over:
+                if self.peer.over or self.adjourned:
                     break
                 self._decide()
             nursery.cancel_scope.cancel()
@@ -113,6 +119,13 @@ class Driver:
             self.thinking.discard(seat)
             if progress == self.peer.progress and seat in self.peer.questions():
                 self.peer.answer(seat, agree)
+        elif kind == "adjourn" and item[1] == self.peer.progress and not self.adjourned:
+            due = self.peer.due()
+            self.adjourned = (f"seat {due.seat if due else '?'} has been silent for"
+                              f" {self.settings.grace:g} s, and a table of two cannot go on"
+                              " without it: the game stops here, and the same commands"
+                              " resume it when both players are back")
+            self.say(self.adjourned)
         elif kind == "claim" and item[1] == self.peer.progress and self.claimed != item[1:]:
             self.claimed = (item[1], item[2])
             due = self.peer.due()
@@ -170,8 +183,17 @@ class Driver:
                 self.thinking.add(seat)
                 self.nursery.start_soon(self._ask, seat, question, progress)
 
-    async def _think(self, seat: int, view: HandState, progress: bytes) -> None:
+    def _bot(self, seat: int) -> Bot | None:
+        """The bot that plays ``seat`` here: one of this peer's own, or one made for a
+        stand-in this peer runs (the roster as it stands names its kind)."""
         bot = self.bots.get(seat)
+        entry = self.peer.current.seats[seat]
+        if bot is None and entry.bot and self.make_bot is not None:
+            bot = self.bots[seat] = self.make_bot(entry.bot)
+        return bot
+
+    async def _think(self, seat: int, view: HandState, progress: bytes) -> None:
+        bot = self._bot(seat)
         if bot is None:
             assert self.person is not None, f"seat {seat} has neither a bot nor a person"
             code = await self.person.move(view)
@@ -198,7 +220,7 @@ class Driver:
         return random.Random(f"{self.seed}:{seat}:{len(self.peer.main.transcript)}")
 
     async def _ask(self, seat: int, question: str, progress: bytes) -> None:
-        if seat in self.bots or self.person is None:
+        if self._bot(seat) is not None or self.person is None:
             agree = False  # a bot keeps playing: only people void deals
         else:
             agree = await self.person.answer(question)
@@ -214,6 +236,10 @@ class Driver:
             if due is None or due.seat in self.peer.sessions:
                 continue
             waited = trio.current_time() - self.moved_at
+            if self.peer.current.players == 2 and self.peer.main.run is not None:
+                if waited >= self.settings.grace:  # one seat's word would be all it takes
+                    self.post("adjourn", self.peer.progress)
+                continue
             for forked, after in ((False, 1), (True, 2)):
                 if waited >= after * self.settings.grace and \
                         self.claimed != (self.peer.progress, forked):

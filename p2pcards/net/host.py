@@ -192,7 +192,7 @@ class Host:
         bots = {seat: self.make_bot(e.bot) for seat, e in enumerate(roster.seats)
                 if seat in self.peer.sessions and e.bot}
         self.driver = Driver(self.peer, self._relay_own, bots, self.config.settings,
-                             self.person, self.say, self.seed)
+                             self.person, self.say, self.seed, make_bot=self.make_bot)
         self.referee = Referee(self.peer, self.chats)
         self.say(f"roster: {describe_roster(roster)}")
         self.say(f"safety number: {roster.safety_number()} (compare it aloud)")

@@ -279,7 +279,7 @@ class Joiner:
         bots = {seat: self.make_bot(roster.seats[seat].bot) for seat in self.peer.sessions
                 if roster.seats[seat].bot}
         self.driver = Driver(self.peer, self._send, bots, settings, self.person, self.say,
-                             self.seed)
+                             self.seed, make_bot=self.make_bot)
         self.say(f"roster: {describe_roster(roster)}")
         self.say(f"safety number: {roster.safety_number()} (compare it aloud)")
         self.say(f"table: {settings.describe()}")

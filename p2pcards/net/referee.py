@@ -87,14 +87,16 @@ class Referee:
         return seats_of(self.peer.current.seats, conduct.key)
 
     def _back(self, wire: bytes, conduct: Conduct) -> Envelope | None:
-        """A benched person's return (``back``), signed with the identity the first
-        roster gives its seat; None if ``wire`` is not one."""
+        """A message signed with the identity the first roster gives one of the link's
+        seats, now held by a stand-in: its return (``back``), or one it sent before it
+        left (sent again on coming back, known here); None if ``wire`` is neither."""
         try:
             env = open_envelope(wire, self.peer.roster.keys)
         except CodecError:
             return None
         home = seats_of(self.peer.roster.seats, conduct.key)
-        return env if env.kind == Kind.BACK and env.sender in home else None
+        known = env.kind == Kind.BACK or wire in self.peer.known
+        return env if known and env.sender in home else None
 
     def screen(self, conduct: Conduct, wire: bytes) -> Envelope | None:
         """A table message from a link, checked: its envelope if it is new here (relay
@@ -109,7 +111,8 @@ class Referee:
             env = back
         if env.table != self.peer.roster.table:
             raise FrameError("a message of another table")
-        if env.sender not in self.seats(conduct) and env.kind != Kind.BACK:
+        if env.sender not in self.seats(conduct) and env.kind != Kind.BACK \
+                and wire not in self.peer.known:
             raise FrameError(f"a message for seat {env.sender}, not one of its seats")
         if wire in conduct.sent:
             raise FrameError(f"a replay of seat {env.sender}'s message {env.seq}")

@@ -46,11 +46,12 @@ class SeatChanges:
                 if roster.seats[s].identity != self.home.seats[s].identity}
 
     def runner(self, roster: Roster) -> int | None:
-        """The lowest seat held by a person whose peer is not gone (None: no person is
-        left, and the table cannot go on)."""
-        people = [s for s in range(roster.players)
-                  if s not in self.gone and not roster.seats[s].bot]
-        return min(people) if people else None
+        """The lowest seat whose peer is not gone and that its peer holds as its own (a
+        person's seat, or one a bot plays for the peer itself; not a bot it brought, nor
+        a stand-in).  None: no peer is left, and the table cannot go on."""
+        peers = [s for s in range(roster.players)
+                 if s not in self.gone and roster.process_of(s) == s]
+        return min(peers) if peers else None
 
     def due(self, roster: Roster) -> bool:
         """Whether the next deal begins with a ``seat`` message."""
