@@ -81,6 +81,9 @@ class Stuck:
     def seated(self, *args: object) -> None:
         pass
 
+    def reseated(self, *args: object) -> None:
+        pass
+
 
 async def pump(link: Link, peer: Peer, until_due: Callable[[Peer], bool]) -> list[bytes]:
     """A seated peer playing honestly over a raw link until ``until_due``; what it saw."""

@@ -85,8 +85,10 @@ def test_a_refused_message_closes_the_link_and_lateness_is_counted() -> None:
         referee.judge(joe, wire, env)
     deliver(peers)
     assert referee.peer.due() is not None and referee.peer.due().seat == 0  # type: ignore
-    peers[1].claim_silent()  # seat 0, the host's, is due: claimed as the host moves
-    (claim,) = peers[1].take_outgoing()
+    session = peers[1].main  # seat 0, the host's, is due: a claim against another seat
+    claim = seal_envelope(KEYS[1], table=session.table, deal=0, sender=1,  # (crossed
+                          seq=session.seq_out, prior=session.hash,  # by its move) is late
+                          kind="silent", body={"seat": 2}).wire
     env = referee.screen(joe, claim)
     assert env is not None
     assert not referee.judge(joe, claim, env)  # refused as late: not relayed, the link stays

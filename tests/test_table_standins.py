@@ -108,3 +108,64 @@ def test_a_joiner_with_a_bot_gone_for_good_is_replaced_whole(tmp_path: Path,
     assert {current.seats[1].run_by, current.seats[players - 1].run_by} == {0}
     assert all(p.over for p in relay.live())
     assert len({history(p).dumps() for p in relay.live()}) == 1
+
+
+def test_the_prompt_shows_the_roster_as_it_stands(tmp_path: Path) -> None:
+    """``who`` at a networked prompt: after a stand-in came, the roster names it and
+    gives the new safety number."""
+    from prompt_toolkit.input import create_pipe_input  # noqa: PLC0415
+    from prompt_toolkit.output import DummyOutput  # noqa: PLC0415
+
+    from p2pcards.cli.netrepl import NetPrompt  # noqa: PLC0415
+    from p2pcards.net.settings import Settings  # noqa: PLC0415
+
+    relay = Relay(tmp_path, "nullern", 4, "stand-in", replace="heuristic")
+    assert relay.play(after=lambda seat, kind: seat == 2 and kind == "act")
+    drive(relay, until=2)
+    peer = relay.live()[1]
+    with create_pipe_input() as pipe:
+        prompt = NetPrompt("nullern", input=pipe, output=DummyOutput())
+
+        async def chat(text: str) -> None:
+            pass
+
+        prompt.seated(relay.roster, 1, Settings(replace="heuristic"), chat)
+        before = prompt.roster_text
+        prompt.reseated(peer.current)
+    assert relay.roster.safety_number() in before
+    assert peer.current.safety_number() in prompt.roster_text
+    assert "2: seat2" in prompt.roster_text and "(heuristic bot run by seat 0)" in \
+        prompt.roster_text.splitlines()[2]
+
+
+def test_the_runner_restarted_from_its_journal_runs_the_same_stand_in(tmp_path: Path) -> None:
+    """The peer that runs a stand-in is killed and started again: from its journal it
+    makes the same stand-in identity and sends again exactly the bytes it sent, so the
+    game finishes with one history (no second version reads as cheating)."""
+    relay = Relay(tmp_path, "nullern", 4, "runner", replace="heuristic")
+    assert relay.play(after=lambda seat, kind: seat == 2 and kind == "act")
+    drive(relay, until=2)
+    runner = relay.live()[0]
+    assert 2 in runner.sessions
+    stand_in = runner.current.seats[2].identity
+    moves = 0
+
+    def kill_runner(seat: int, kind: str) -> bool:
+        nonlocal moves
+        moves += seat == 0 and kind == "act"
+        return seat == 0 and moves == 3
+
+    for _ in range(200):
+        if relay.play(after=kill_runner):
+            break
+        assert relay.live()[0] is runner
+        for peer in relay.live():
+            peer.claim_silent()
+    assert relay.peers[0] is None
+    restored = relay.restart(0)
+    assert restored.current.seats[2].identity == stand_in and 2 in restored.sessions
+    drive(relay)
+    live = relay.live()
+    assert all(p.over for p in live) and len({history(p).dumps() for p in live}) == 1
+    for peer in live:
+        assert not any(r.rejection.rule == "equivocation" for r in peer.refusals)

@@ -57,6 +57,7 @@ class NetPrompt:
         self.names: Sequence[str] = ()
         self.chat: Callable[[str], Awaitable[None]] | None = None
         self.roster_text = ""
+        self.settings = Settings()
         self.transcript: list[str] = []
         """Everything shown, as plain text (tests read it)."""
         self.before_prompt: Callable[[NetPrompt, str], None] | None = None
@@ -111,12 +112,18 @@ class NetPrompt:
         self.timer = settings.timer
         self.hint_allowed = settings.hint
         self.chat = chat
+        self.settings = settings
+        self.reseated(roster)
+
+    def reseated(self, roster: Roster) -> None:
+        """Seats changed hands (a stand-in bot came, or a player came back): ``who``
+        shows the roster as it stands and its new safety number."""
         self.roster_text = "\n".join(
             [f"{i}: {e.name} [{show_id(device_id(e.identity), 4)}]"
              + (f" ({e.bot} bot run by seat {e.run_by})" if e.bot else "")
-             + (" (you)" if i == seat else "") for i, e in enumerate(roster.seats)]
+             + (" (you)" if i == self.seat else "") for i, e in enumerate(roster.seats)]
             + [f"safety number: {roster.safety_number()} (compare it aloud)",
-               f"table: {settings.describe()}"])
+               f"table: {self.settings.describe()}"])
 
     # ------------------------------------------------------------ the prompt
 

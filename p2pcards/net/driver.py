@@ -45,6 +45,9 @@ class Person(Protocol):
         """The table is seated: its roster, this person's seat, its settings, and how
         to chat to it."""
 
+    def reseated(self, roster: Roster) -> None:
+        """Seats changed hands: the roster as it stands."""
+
 
 @dataclass
 class Driver:
@@ -163,6 +166,8 @@ class Driver:
             if event.kind == "act" and event.seat is not None:  # "seat 2: ..." by name
                 text = f"{names[event.seat]}{text[text.index(':'):]}"
             self.say(printable(text, SHOWN_LINE))  # (events quote other seats' text)
+            if event.kind == "seats" and self.person is not None:
+                self.person.reseated(self.peer.current)
         self.events_shown = len(events)
         new = self.peer.refused - self.refusals_shown
         kept = list(self.peer.refusals)
