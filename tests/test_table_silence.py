@@ -215,3 +215,43 @@ def test_under_the_old_rule_a_dead_peer_s_bot_freezes_the_table(monkeypatch) -> 
         session.claim_silent()
     exchange(alive)
     assert all(s.finished == [] and s.due() == step for s in alive)  # stuck for ever
+
+
+@pytest.mark.parametrize("weakened", [True, False])
+def test_claimants_take_a_late_message_another_seat_built_on(
+        weakened: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """X's move reaches the next seat, which answers on it, before it reaches the others;
+    they have claimed X silent meanwhile, and refuse the move on that transcript.  The
+    claims can never complete (the next seat never claims).  Under the weakened rule the
+    claimants stay behind for ever; under the table's they take the move after all once
+    they see the answer built on it, and the table goes on together."""
+    if weakened:
+        monkeypatch.setattr(Session, "_withdraw", lambda self: None)
+    table, late = stalled(73)
+    nxt = table.sessions[(late.me + 1) % 4]
+    claimants = [s for s in table.sessions if s not in (late, nxt)]
+    view = late.decision()
+    assert view is not None
+    late.act(heuristic_bot(view.clone(), table.rngs[late.me]))
+    (move,) = late.take_outbox()
+    assert nxt.receive(move) is None  # the next seat gets it first...
+    for session in claimants:
+        session.claim_silent()  # ...the others claim the late seat silent
+    claims = [w for s in claimants for w in s.take_outbox()]
+    for session in claimants:
+        for wire in claims:
+            session.receive(wire)
+        refused = session.receive(move)
+        assert refused is not None and refused.rule == "silent"
+    answer = nxt.decision()
+    assert answer is not None
+    nxt.act(heuristic_bot(answer.clone(), table.rngs[nxt.me]))
+    for wire in claims:
+        nxt.receive(wire)
+    table.deliver()
+    together = len({s.hash for s in table.sessions}) == 1
+    assert together is not weakened
+    if not weakened:
+        assert not any(e.kind == "forfeit" for s in table.sessions for e in s.events)
+        table.play(deals=1)
+        assert all(len(s.finished) >= 1 for s in table.sessions)

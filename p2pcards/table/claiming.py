@@ -15,6 +15,7 @@ from p2pcards.table.claims import CheatClaim, Claims
 from p2pcards.table.codec import (
     CodecError,
     Envelope,
+    chain,
     open_envelope,
     public_bytes,
     seal_envelope,
@@ -153,6 +154,27 @@ class Claiming:
         if proof.seat not in transcript.equivocations \
                 and (proof.seat, seq) not in transcript.punished:
             transcript.equivocations[proof.seat] = (proof.first, proof.second)
+
+    def _withdraw(self) -> None:
+        """Take a message refused because this seat had claimed its sender silent, once a
+        message or claim held here is seen built on it (its sender took it before it
+        could claim: the claims on this transcript can never complete)."""
+        claims, transcript = self.claims, self.transcript
+        if not claims.late:
+            return
+        priors = {open_envelope(w, self.roster.keys).prior
+                  for w in (*transcript.held.values(), *claims.held.values())}
+        for wire in list(claims.late.values()):
+            env = open_envelope(wire, self.roster.keys)
+            if chain(transcript.hash, env.payload) in priors:
+                claims.made, claims.late = {}, {}
+                rejection = self._receive(wire)
+                if rejection is not None:
+                    self.rejections.append(rejection)
+                return
+
+    def _receive(self, wire: bytes) -> Rejection | None:
+        raise NotImplementedError
 
     def _accusing(self) -> bool:
         """Whether this seat holds a proof of another peer's equivocation not yet

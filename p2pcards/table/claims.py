@@ -9,6 +9,10 @@ they cannot claim); they are then taken in seat order (and forwarded, so that
 every seat that has seen them takes them too).  A claim made on a transcript
 this seat has not reached is held, the latest per seat.  A message of the seat
 claimed, arriving first, wins: the transcript moves on and the claims lapse.
+A seat that has claimed refuses the claimed seat's message on that transcript,
+unless another seat is seen building on it: that seat took the message before
+it claimed, so the claims can never complete, and the claimant takes the
+message after all (its claim withdrawn) rather than stay behind.
 
 **A cheat.** Two different messages signed by one seat with one sequence number
 on one transcript are a proof anybody can check, and a seat that holds one
@@ -62,6 +66,8 @@ class Claims:
         """Seat -> its claim of a cheat at a point this seat has not reached yet."""
         self.settled: set[bytes] = set()
         """The claims last taken (forwarded copies of them are ignored)."""
+        self.late: dict[int, bytes] = {}
+        """Seat -> its message refused here because this seat had claimed it silent."""
 
     def __bool__(self) -> bool:
         return bool(self.made)
@@ -79,6 +85,7 @@ class Claims:
         """The transcript moved on: the claims of silence on the old one no longer
         count."""
         self.made = {}
+        self.late = {}
 
     def add(self, env: Envelope, message: Silent) -> Rejection | None:
         """Note ``env``'s claim; a copy of one noted is ignored, a second one refused."""

@@ -315,6 +315,7 @@ class Session(Claiming):
         if env.kind in (Kind.SILENT, Kind.CHEAT):
             return self._claim(env, wire)
         if self.claims.names(self.me, sender) and env.prior == transcript.hash:
+            self.claims.late[sender] = wire  # (taken after all if another seat took it)
             return Rejection(sender, "silent", f"this seat has claimed seat {sender} silent on"
                                                " this transcript")
         if sender == self.me:
@@ -372,6 +373,7 @@ class Session(Claiming):
     def _retry_held(self) -> None:
         """Take the held messages whose turn has come (at most one per sender: its next
         one); one whose sender is due but that names another transcript is refused."""
+        self._withdraw()
         transcript, claims = self.transcript, self.claims
         for sender in sorted(claims.held):
             wire = claims.held.get(sender)
