@@ -308,6 +308,8 @@ class Game:
                 self.add(name)
             if self.plan.hostile_extra:
                 self.add("x")
+            report.applied += [f"{item}(hostile)" for item in
+                               (self.plan.hostile_seat, self.plan.hostile_extra) if item]
             self._run(report, started)
         finally:
             for proc in self.procs.values():
@@ -480,9 +482,6 @@ def summary(reports: list[Report]) -> str:
         for applied in r.applied:
             kind = applied.split("(")[0] + (" missed" if applied.endswith("missed") else "")
             counts[kind] = counts.get(kind, 0) + 1
-        for item in (r.plan.hostile_seat, r.plan.hostile_extra):
-            if item:
-                counts[item] = counts.get(item, 0) + 1
     lines.append("  faults: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     peaks = [(m, n, r.index) for r in reports for n, m in r.peaks_mib.items()]
     if peaks:

@@ -43,7 +43,7 @@ from p2pcards.table.codec import open_envelope, seal_envelope
 
 SEATED = ("chat-flood", "evidence-flood", "fork-silent")
 UNSEATED = ("preauth-junk", "exhaust")
-FORKS = 2000
+FORKS = 20000
 """Forked versions the evidence flood signs."""
 IDLE = 400
 """Idle connections the exhaustion holds open."""
