@@ -45,10 +45,9 @@ CRASHES = ("kill-restart", "kill-host-restart", "stop-past-grace", "stop-host-pa
 PERMANENT = frozenset({"leave", "bots-and-die"})
 """Faults after which a peer is gone for good (at most one a game: with two peers gone,
 the claims of silence against either cannot be complete)."""
-CRASHES_READY: tuple[str, ...] = ("kill-restart", "kill-host-restart", "stop-past-grace",
-                                   "leave", "bots-and-die")
-"""Faults the default schedule draws (stop-host-past-grace stops the table on this branch:
-docs/testing.md)."""
+CRASHES_READY: tuple[str, ...] = ("kill-restart", "kill-host-restart", "leave", "bots-and-die")
+"""Faults the default schedule draws.  On this branch a peer stopped past the grace period
+never catches up again, and a host stopped past it stops the table (docs/testing.md)."""
 PERMANENT_READY: tuple[str, ...] = ("bidwhist", "nullern")
 """Games the default schedule lets a peer leave for good in.  In Control Nut! and Pasur
 a seat gone for good forfeits every deal at its start, which scores nothing for anyone,
@@ -58,9 +57,10 @@ HOSTILE_READY: tuple[str, ...] = ("preauth-junk", "exhaust")
 """Hostile items the default schedule draws: those the table survives on this branch.
 Extend it as the fixes for the others are merged."""
 
-MEMORY_BOUND_MIB = 160
+MEMORY_BOUND_MIB = 256
 """Most peak resident memory (VmHWM, from the kernel's rusage) any one peer process may
-reach.  Measured: 68 to 80 MiB per process over the long run; the bound is twice that."""
+reach.  Measured: 55 to 130 MiB (Nullern's 20 deals the most); the bound is about twice the
+highest (docs/testing.md)."""
 TIMEOUT = 480.0
 """Seconds a game may take before it is called stuck."""
 

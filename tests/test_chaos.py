@@ -79,22 +79,23 @@ GRACE = 4.0
 GAMES = [  # (game, fault): each strikes early in the first deal, so that it is applied
     ("bidwhist", Fault("kill-restart", "p2", 1, 0.3, 0.5)),
     ("controlnut", Fault("kill-host-restart", "host", 1, 0.5, 0.5)),
-    ("pasur", Fault("stop-past-grace", "p1", 1, 0.3, GRACE * 2)),
+    ("pasur", Fault("kill-restart", "p1", 2, 0.3, 1.0)),  # with 400 idle connections
     ("bidwhist", Fault("bots-and-die", "p1", 1, 0.3)),
 ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("game", "fault"), GAMES, ids=[f.kind for _, f in GAMES])
+@pytest.mark.parametrize(("game", "fault"), GAMES, ids=[f"{g}-{f.kind}" for g, f in GAMES])
 def test_a_game_under_a_fault_ends_as_the_rules_say(tmp_path: Path, game: str,
                                                      fault: Fault) -> None:
-    plan = Plan(game, 11, GRACE, [fault], bots_joiner=fault.kind == "bots-and-die")
+    plan = Plan(game, 11, GRACE, [fault], bots_joiner=fault.kind == "bots-and-die",
+                hostile_extra="exhaust" if game == "pasur" else None)
     report = play_one(plan, 0, keep=tmp_path, timeout=240)
     logs = "\n".join(f"--- {p.name}\n{p.read_text()[-1500:]}" for p in tmp_path.rglob("*.log"))
     assert report.ok, f"{report.line()}\n{logs}"
-    assert report.applied == [fault.describe()], report.applied  # struck, not missed
+    assert fault.describe() in report.applied, report.applied  # struck, not missed
     assert report.deals >= 1 and report.winner is not None
     assert all(0 < mib <= chaos.MEMORY_BOUND_MIB for mib in report.peaks_mib.values())
-    if fault.kind in chaos.PERMANENT or fault.kind.startswith("stop"):
-        # the struck peer's seat was due while it was away: its side forfeited a deal
+    if fault.kind in chaos.PERMANENT:
+        # the dead peer's seat was due after it died: its side forfeited a deal
         assert report.forfeits, report.line()
