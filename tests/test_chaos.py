@@ -1,0 +1,101 @@
+"""The chaos run (tests/chaos.py): its schedule is a pure function of its seed, its checks
+catch what they are for, and a few games among real processes on loopback, each under
+a fault, end as the rules say with byte-identical, replayable hand histories and
+verified transcripts, every process within the memory bound."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tests import chaos, hostile
+from tests.chaos import Fault, Game, Plan, Proc, check, make_plan, play_one
+
+
+def test_the_schedule_is_a_function_of_the_seed_and_never_of_the_global_random(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    first = [make_plan(7, i, menu=chaos.CRASHES + chaos.HOSTILE) for i in range(40)]
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the global random was called")
+
+    for name in ("random", "choice", "uniform", "randint", "sample", "shuffle", "seed"):
+        monkeypatch.setattr(random, name, refuse)
+    again = [make_plan(7, i, menu=chaos.CRASHES + chaos.HOSTILE) for i in range(40)]
+    assert first == again
+    assert first != [make_plan(8, i, menu=chaos.CRASHES + chaos.HOSTILE) for i in range(40)]
+    drawn = {f.kind for p in first for f in p.faults} | \
+        {k for p in first for k in (p.hostile_seat, p.hostile_extra) if k}
+    assert drawn == set(chaos.CRASHES + chaos.HOSTILE)
+    for plan in first:
+        assert sum(f.kind in chaos.PERMANENT for f in plan.faults) <= 1
+        assert "host" not in plan.gone()
+
+
+def test_the_default_schedule_draws_only_what_passes() -> None:
+    plans = [make_plan(1, i) for i in range(200)]
+    ready = set(chaos.CRASHES_READY + chaos.HOSTILE_READY)
+    for plan in plans:
+        assert {f.kind for f in plan.faults} <= ready
+        if plan.game not in chaos.PERMANENT_READY:
+            assert not plan.gone()
+    assert not set(chaos.HOSTILE_READY) - set(hostile.SEATED + hostile.UNSEATED)
+
+
+def _finished(tmp_path: Path, histories: dict[str, str], peak_mib: float = 50) -> Game:
+    """A game whose peers all exited 0 and left these hand histories (and no transcript)."""
+    game = Game(Plan("bidwhist", 1, 5.0, []), tmp_path)
+    for name, text in histories.items():
+        proc = Proc(name, [], tmp_path / name, tmp_path / f"{name}.log", status=0,
+                    peak_kib=int(peak_mib * 1024))
+        game.procs[name] = proc
+        (tmp_path / f"{name}.json").write_text(text)
+    return game
+
+
+def test_the_checks_catch_differing_histories_a_missing_one_and_memory(tmp_path: Path) -> None:
+    game = _finished(tmp_path, {"host": '{"a": 1}\n', "p1": '{"a": 2}\n'})
+    report = chaos.Report(0, game.plan)
+    check(game, report)
+    assert any("differ" in p for p in report.problems), report.problems
+    assert any("replay refused" in p for p in report.problems), report.problems
+    assert any("verify refused" in p for p in report.problems), report.problems
+
+    (tmp_path / "p1.json").unlink()
+    report = chaos.Report(0, game.plan)
+    check(game, report)
+    assert report.problems == ["p1 saved no hand history"]
+
+    (tmp_path / "heavy").mkdir()
+    heavy = _finished(tmp_path / "heavy", {"host": "{}\n"}, peak_mib=chaos.MEMORY_BOUND_MIB + 1)
+    report = chaos.Report(0, heavy.plan)
+    check(heavy, report)
+    assert report.problems == [f"host peaked at {chaos.MEMORY_BOUND_MIB + 1} MiB"]
+
+
+GRACE = 4.0
+GAMES = [  # (game, fault): each strikes early in the first deal, so that it is applied
+    ("bidwhist", Fault("kill-restart", "p2", 1, 0.3, 0.5)),
+    ("controlnut", Fault("kill-host-restart", "host", 1, 0.5, 0.5)),
+    ("pasur", Fault("kill-restart", "p1", 2, 0.3, 1.0)),  # with 400 idle connections
+    ("bidwhist", Fault("bots-and-die", "p1", 1, 0.3)),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "fault"), GAMES, ids=[f"{g}-{f.kind}" for g, f in GAMES])
+def test_a_game_under_a_fault_ends_as_the_rules_say(tmp_path: Path, game: str,
+                                                     fault: Fault) -> None:
+    plan = Plan(game, 11, GRACE, [fault], bots_joiner=fault.kind == "bots-and-die",
+                hostile_extra="exhaust" if game == "pasur" else None)
+    report = play_one(plan, 0, keep=tmp_path, timeout=240)
+    logs = "\n".join(f"--- {p.name}\n{p.read_text()[-1500:]}" for p in tmp_path.rglob("*.log"))
+    assert report.ok, f"{report.line()}\n{logs}"
+    assert fault.describe() in report.applied, report.applied  # struck, not missed
+    assert report.deals >= 1 and report.winner is not None
+    assert all(0 < mib <= chaos.MEMORY_BOUND_MIB for mib in report.peaks_mib.values())
+    if fault.kind in chaos.PERMANENT:
+        # the dead peer's seat was due after it died: its side forfeited a deal
+        assert report.forfeits, report.line()
