@@ -252,8 +252,14 @@ def _hand_from_json(raw: Any, where: str, players: int, expected: list[int],
         record.penalty = dict(pen)
     if "forfeit" in raw:
         forfeit = raw["forfeit"]
-        if not isinstance(forfeit, dict) or set(forfeit) != {"seat", "reason"}:
-            raise _fail(f"{where}, forfeit", 'expected {"seat", "reason"}')
+        if not isinstance(forfeit, dict) or set(forfeit) - {"points"} != {"seat", "reason"}:
+            raise _fail(f"{where}, forfeit", 'expected {"seat", "reason"} (and "points")')
+        if "points" in forfeit:
+            points = forfeit["points"]
+            units = game.unit_count(players)
+            if not isinstance(points, list) or len(points) != units or not all(
+                    isinstance(p, int) and not isinstance(p, bool) for p in points):
+                raise _fail(f"{where}, forfeit points", f"expected {units} whole numbers")
         _expect_int(forfeit["seat"], f"{where}, forfeit seat", 0, players - 1)
         if forfeit["reason"] not in ("silent", "refused audit", "equivocation"):
             raise _fail(f"{where}, forfeit reason",
@@ -341,6 +347,8 @@ def replay(history: History) -> ReplayResult:
                                       state.summary(record.players or history.players)))
             break
         points = state.points()
+        if record.forfeit is not None and "points" in record.forfeit:
+            points = list(record.forfeit["points"])  # (the table's score as it stood)
         for unit, pts in enumerate(points):
             totals[unit] += pts
         deals += 1

@@ -45,17 +45,14 @@ CRASHES = ("kill-restart", "kill-host-restart", "stop-past-grace", "stop-host-pa
 PERMANENT = frozenset({"leave", "bots-and-die"})
 """Faults after which a peer is gone for good (at most one a game: with two peers gone,
 the claims of silence against either cannot be complete)."""
-CRASHES_READY: tuple[str, ...] = ("kill-restart", "kill-host-restart", "leave", "bots-and-die")
-"""Faults the default schedule draws.  On this branch a peer stopped past the grace period
-never catches up again, and a host stopped past it stops the table (docs/testing.md)."""
-PERMANENT_READY: tuple[str, ...] = ("bidwhist", "nullern")
-"""Games the default schedule lets a peer leave for good in.  In Control Nut! and Pasur
-a seat gone for good forfeits every deal at its start, which scores nothing for anyone,
-so the game never ends (no bot takes the seat over yet: docs/testing.md)."""
+CRASHES_READY: tuple[str, ...] = CRASHES
+"""Faults the default schedule draws (all of them)."""
+PERMANENT_READY: tuple[str, ...] = GAMES
+"""Games the default schedule lets a peer leave for good in (all: a stand-in bot takes
+the seat from the next deal)."""
 HOSTILE = hostile.SEATED + hostile.UNSEATED
-HOSTILE_READY: tuple[str, ...] = ("preauth-junk", "exhaust")
-"""Hostile items the default schedule draws: those the table survives on this branch.
-Extend it as the fixes for the others are merged."""
+HOSTILE_READY: tuple[str, ...] = HOSTILE
+"""Hostile items the default schedule draws (all of them)."""
 
 MEMORY_BOUND_MIB = 256
 """Most peak resident memory (VmHWM, from the kernel's rusage) any one peer process may

@@ -135,10 +135,10 @@ def seated(item: str, argv: list[str]) -> int:
 async def _junk_once(address: str, port: int, rng: random.Random) -> None:
     way = rng.choice(["raw", "tls-junk", "hello-junk", "idle", "huge"])
     if way == "raw":
-        stream: Any = await trio.open_tcp_stream(address, port)
+        stream: Any = await _tcp(address, port, rng)
         await stream.send_all(rng.randbytes(rng.randint(1, 4000)))
     else:
-        stream, _ = await tls.dial(address, port)
+        stream = await _tls(address, port, rng)
         if way == "tls-junk":
             await stream.send_all(rng.randbytes(rng.randint(1, 4000)))
         elif way == "huge":  # a length prefix far over the cap, then a trickle
@@ -153,6 +153,24 @@ async def _junk_once(address: str, port: int, rng: random.Random) -> None:
     with trio.move_on_after(2):
         await stream.receive_some(4096)
     await trio.aclose_forcefully(stream)
+
+
+SOURCES = 40
+"""The unseated items come from 127.0.0.2 to 127.0.0.41 when the host is on 127.0.0.1
+(all loopback): another machine than the players', as an attacker would be, not behind
+their address."""
+
+
+async def _tcp(address: str, port: int, rng: random.Random) -> trio.SocketStream:
+    local = f"127.0.0.{rng.randint(2, 1 + SOURCES)}" if address == "127.0.0.1" else None
+    return await trio.open_tcp_stream(address, port, local_address=local)
+
+
+async def _tls(address: str, port: int, rng: random.Random) -> trio.SSLStream[Any]:
+    stream = trio.SSLStream(await _tcp(address, port, rng), tls.client_context(),
+                            server_hostname=None)
+    await stream.do_handshake()
+    return stream
 
 
 async def preauth_junk(address: str, port: int) -> None:
@@ -182,9 +200,9 @@ async def exhaust(address: str, port: int) -> None:
         while True:
             try:
                 if local.random() < 0.5:
-                    stream: Any = await trio.open_tcp_stream(address, port)
+                    stream: Any = await _tcp(address, port, local)
                 else:
-                    stream, _ = await tls.dial(address, port)
+                    stream = await _tls(address, port, local)
                 held[0] += 1
                 try:
                     await stream.receive_some(4096)  # until the host drops it

@@ -32,3 +32,8 @@ def roles(table: MemoryTable) -> tuple[Session, Session, Session]:
     assert step is not None and step.kind == "act"
     actor = table.sessions[step.seat]
     return actor, table.sessions[(step.seat + 1) % 4], table.sessions[(step.seat + 2) % 4]
+
+
+def who(forfeit: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A forfeit's seat and reason (a deal stopped midway also records its points)."""
+    return None if forfeit is None else {"seat": forfeit["seat"], "reason": forfeit["reason"]}

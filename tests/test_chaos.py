@@ -81,6 +81,8 @@ GAMES = [  # (game, fault): each strikes early in the first deal, so that it is 
     ("controlnut", Fault("kill-host-restart", "host", 1, 0.5, 0.5)),
     ("pasur", Fault("kill-restart", "p1", 2, 0.3, 1.0)),  # with 400 idle connections
     ("bidwhist", Fault("bots-and-die", "p1", 1, 0.3)),
+    ("pasur", Fault("leave", "p2", 1, 0.3)),  # a stand-in takes the seat
+    ("controlnut", Fault("stop-past-grace", "p1", 1, 0.3, 9.0)),  # back after a forfeit
 ]
 
 
@@ -99,3 +101,16 @@ def test_a_game_under_a_fault_ends_as_the_rules_say(tmp_path: Path, game: str,
     if fault.kind in chaos.PERMANENT:
         # the dead peer's seat was due after it died: its side forfeited a deal
         assert report.forfeits, report.line()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("item", ["fork-silent", "evidence-flood"])
+def test_a_hostile_seat_cannot_stop_the_game(tmp_path: Path, item: str) -> None:
+    """A seated hostile peer (its process, tests/hostile.py): the others finish the game,
+    the hostile seat forfeiting what the rules say (a proven equivocation, silence)."""
+    plan = Plan("pasur", 11, GRACE, [], hostile_seat=item)
+    report = play_one(plan, 0, keep=tmp_path, timeout=240)
+    logs = "\n".join(f"--- {p.name}\n{p.read_text()[-1500:]}" for p in tmp_path.rglob("*.log"))
+    assert report.ok, f"{report.line()}\n{logs}"
+    assert report.winner is not None
+    assert ("equivocation" in {reason for _, reason in report.forfeits}), report.line()

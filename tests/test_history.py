@@ -110,6 +110,19 @@ def test_forfeit_stops_the_deal_and_applies_the_penalty(tmp_path, capsys):
     assert json.loads(out)["hands"][0]["points"] == [0, 4]
 
 
+def test_a_forfeit_midway_scores_the_points_the_table_signed(tmp_path, capsys):
+    """A networked deal stopped midway, its cards never revealed: replay takes the score
+    the table signed (it cannot recompute one from cards it does not have)."""
+    doc = odd_book()
+    doc["hands"][0]["actions"] = doc["hands"][0]["actions"][:20]
+    doc["hands"][0]["forfeit"] = {"seat": 2, "reason": "silent", "points": [0, 3]}
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 0 and json.loads(out)["hands"][0]["points"] == [0, 3]
+    doc["hands"][0]["forfeit"]["points"] = [0, 3, 1]
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    assert code == 2 and "forfeit points" in out
+
+
 def test_unfinished_last_deal_scores_nothing_yet(tmp_path, capsys):
     doc = odd_book()
     doc["hands"][0]["actions"] = doc["hands"][0]["actions"][:20]

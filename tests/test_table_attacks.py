@@ -22,7 +22,7 @@ from p2pcards.table.kinds import Act, Hello, Message, Opened
 from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.session import Session, Step
 from p2pcards.table.verify import verify
-from tests.table_helpers import act_body, envelope, roles
+from tests.table_helpers import act_body, envelope, roles, who
 
 
 def test_a_malformed_audit_is_refused_not_fatal() -> None:
@@ -309,7 +309,7 @@ def test_a_proven_equivocation_ends_the_deal_against_the_cheat_at_every_seat() -
     for session in table.sessions:
         run = session.finished[-1] if session.finished else session.run
         assert run is not None and run.outcome is not None
-        assert run.outcome.record.forfeit == {"seat": cheat.me, "reason": "equivocation"}
+        assert who(run.outcome.record.forfeit) == {"seat": cheat.me, "reason": "equivocation"}
         assert run.verdict.startswith(f"seat {cheat.me} forfeits the deal: equivocation")
     taken = {env.wire for env in nxt.transcript}
     assert first not in taken and answer not in taken, \
@@ -341,7 +341,7 @@ def test_a_proof_of_an_earlier_deal_ends_the_deal_in_progress() -> None:
         record = (session.finished[deal - 1] if len(session.finished) == deal
                   else session.run)
         assert record is not None and record.outcome is not None
-        assert record.outcome.record.forfeit == {"seat": 1, "reason": "equivocation"}
+        assert who(record.outcome.record.forfeit) == {"seat": 1, "reason": "equivocation"}
     assert len({s.hash for s in table.sessions}) == 1
     for session in table.sessions:
         if session is not cheat:

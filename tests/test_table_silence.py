@@ -10,6 +10,7 @@ from p2pcards.table.codec import open_envelope
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.session import Session, Step
 from p2pcards.table.verify import verify
+from tests.table_helpers import who
 
 
 def stalled(seed: int, game: str = "bidwhist") -> tuple[MemoryTable, Session]:
@@ -40,7 +41,7 @@ def test_a_silent_seat_forfeits_the_deal_and_play_goes_on() -> None:
     for session in [silent, *others]:
         run = session.finished[0]
         assert run.outcome is not None
-        assert run.outcome.record.forfeit == {"seat": silent.me, "reason": "silent"}
+        assert who(run.outcome.record.forfeit) == {"seat": silent.me, "reason": "silent"}
         assert run.verdict == f"seat {silent.me} forfeits the deal: silent"
         assert sorted(run.agrees) == run.signers == sorted({0, 1, 2, 3} - {silent.me})
         # scored as played so far, the silent side nothing
@@ -106,7 +107,7 @@ def test_a_seat_silent_at_its_audit_refused_it() -> None:
     for session in others:
         run = session.finished[0]
         assert run.outcome is not None
-        assert run.outcome.record.forfeit == {"seat": 2, "reason": "refused audit"}
+        assert who(run.outcome.record.forfeit) == {"seat": 2, "reason": "refused audit"}
         assert run.verdict == "seat 2 forfeits the deal: refused audit"
         # the deal was played out: its result stands, less the forfeiting side's
         assert run.points[0] == 0 and run.points[1] > 0
@@ -191,7 +192,7 @@ def test_seats_run_by_one_peer_fall_silent_together_and_the_others_claim_them() 
     for session in alive:
         run = session.finished[0]
         assert run.outcome is not None
-        assert run.outcome.record.forfeit == {"seat": silent, "reason": "silent"}
+        assert who(run.outcome.record.forfeit) == {"seat": silent, "reason": "silent"}
         assert run.signers == sorted(s.me for s in alive)  # the dead peer signs nothing
     assert len({s.hash for s in alive}) == 1
     assert verify(alive[0].export()).deals[0].signed == [s.me for s in alive]

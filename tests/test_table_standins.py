@@ -12,9 +12,12 @@ import pytest
 
 from p2pcards.history import History
 from p2pcards.net.peer import Peer
+from p2pcards.table.codec import seal_envelope
+from p2pcards.table.memory import seat_identity
 from p2pcards.table.state import WATCHER
 from p2pcards.table.verify import verify
 from tests.net_helpers import Relay
+from tests.table_helpers import who
 
 
 def drive(relay: Relay, until: int | None = None) -> None:
@@ -55,7 +58,7 @@ def test_a_bot_takes_the_seat_of_a_peer_gone_for_good(tmp_path: Path) -> None:
     assert current.safety_number() in changed[0]
     hands = history(runner).hands
     forfeited = next(k for k, h in enumerate(hands) if h.forfeit is not None)
-    assert hands[forfeited].forfeit == {"seat": 2, "reason": "silent"}
+    assert who(hands[forfeited].forfeit) == {"seat": 2, "reason": "silent"}
     assert all(h.players is None for h in hands[:forfeited + 1])
     assert all(h.players is not None and h.players[2].endswith("(bot)")
                for h in hands[forfeited + 1:])
@@ -70,7 +73,7 @@ def test_without_a_replacement_kind_the_seat_forfeits_every_deal(tmp_path: Path)
     assert relay.play(after=lambda seat, kind: seat == 2 and kind == "act")
     drive(relay, until=3)
     runs = relay.live()[0].main.finished[:3]
-    assert [r.outcome.record.forfeit for r in runs if r.outcome is not None] == \
+    assert [who(r.outcome.record.forfeit) for r in runs if r.outcome is not None] == \
         [{"seat": 2, "reason": "silent"}] * 3
     assert relay.live()[0].current == relay.roster
 
@@ -169,3 +172,22 @@ def test_the_runner_restarted_from_its_journal_runs_the_same_stand_in(tmp_path: 
     assert all(p.over for p in live) and len({history(p).dumps() for p in live}) == 1
     for peer in live:
         assert not any(r.rejection.rule == "equivocation" for r in peer.refusals)
+
+
+def test_what_was_held_from_a_seat_that_changed_hands_is_dropped(tmp_path: Path) -> None:
+    """A claim held from a seat's first identity (sent on a transcript this seat had not
+    reached) when a stand-in takes the seat: re-read after the change, it no longer
+    verifies, and it is dropped, not taken and not fatal."""
+    relay = Relay(tmp_path, "nullern", 4, "held", replace="heuristic")
+    keys = [seat_identity("held", s) for s in range(4)]
+    assert relay.play(after=lambda seat, kind: seat == 2 and kind == "act")
+    drive(relay, until=2)
+    session = relay.live()[1].main
+    assert session.roster.seats[2].identity != relay.roster.seats[2].identity
+    stale = seal_envelope(keys[2], table=session.table, deal=session.machine.deal_index(),
+                          sender=2, seq=session.seq_in[2], prior=b"\x05" * 32,
+                          kind="silent", body={"seat": 0}).wire
+    session.claims.held[2] = stale
+    drive(relay)  # every message taken retries what is held
+    assert 2 not in session.claims.held
+    assert all(p.over for p in relay.live())

@@ -90,17 +90,17 @@ class Referee:
         its bots', the stand-ins it runs)."""
         return seats_of(self.peer.current.seats, conduct.key)
 
-    def _back(self, wire: bytes, conduct: Conduct) -> Envelope | None:
+    def _benched(self, wire: bytes, conduct: Conduct) -> Envelope | None:
         """A message signed with the identity the first roster gives one of the link's
-        seats, now held by a stand-in: its return (``back``), or one it sent before it
-        left (sent again on coming back, known here); None if ``wire`` is neither."""
+        seats, which a stand-in now holds: its return (``back``), one it sent before it
+        left (sent again on coming back), or one it made before it learnt that a bot
+        took its seat (late, as after a pause); None if ``wire`` is none of these."""
         try:
             env = open_envelope(wire, self.peer.roster.keys)
         except CodecError:
             return None
         home = seats_of(self.peer.roster.seats, conduct.key)
-        known = env.kind == Kind.BACK or wire in self.peer.known
-        return env if known and env.sender in home else None
+        return env if env.sender in home else None
 
     def screen(self, conduct: Conduct, wire: bytes) -> Envelope | None:
         """A table message from a link, checked: its envelope if it is new here (relay
@@ -109,10 +109,13 @@ class Referee:
         try:
             env = open_envelope(wire, self.peer.current.keys)
         except CodecError as exc:
-            back = self._back(wire, conduct)
-            if back is None:
+            benched = self._benched(wire, conduct)
+            if benched is None:
                 raise FrameError(f"a table message that does not verify: {exc}") from exc
-            env = back
+            if benched.kind != Kind.BACK and wire not in self.peer.known:
+                self._late(conduct, wire)  # (its seat was taken while it was away)
+                return None
+            env = benched
         if env.table != self.peer.roster.table:
             raise FrameError("a message of another table")
         if env.sender not in self.seats(conduct) and env.kind != Kind.BACK \
@@ -129,8 +132,7 @@ class Referee:
         for anything but lateness or evidence already held, or if its identity has had
         more than MAX_REFUSED refused."""
         record = self.record(conduct)
-        digest = hashlib.sha256(wire).digest()
-        if digest in record.refused:
+        if hashlib.sha256(wire).digest() in record.refused:
             return False  # refused before, sent again after a reconnection
         kept, refused = self.peer.receive(wire)
         if kept:
@@ -140,11 +142,17 @@ class Referee:
         if wrong:
             raise FrameError(f"seat {env.sender}'s message {env.seq} is refused:"
                              f" {wrong[0].rule}: {wrong[0].reason}")
-        record.refused.add(digest)
+        self._late(conduct, wire)
+        return False
+
+    def _late(self, conduct: Conduct, wire: bytes) -> None:
+        """Count a message refused as late (or as evidence held already) against its
+        identity: FrameError once it has had more than MAX_REFUSED."""
+        record = self.record(conduct)
+        record.refused.add(hashlib.sha256(wire).digest())
         if len(record.refused) > MAX_REFUSED:
             raise FrameError(f"{len(record.refused)} of its messages refused as late or as"
                              " evidence already held: a flood")
-        return False
 
     def chat(self, conduct: Conduct, line: ChatLine, now: float) -> tuple[int, str]:
         """A chat line from a link at time ``now`` (seconds): its seat and printable

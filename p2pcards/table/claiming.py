@@ -18,6 +18,7 @@ from p2pcards.table.codec import (
     chain,
     open_envelope,
     public_bytes,
+    read_envelope,
     seal_envelope,
 )
 from p2pcards.table.kinds import Back, Cheat, Kind, Silent
@@ -83,12 +84,12 @@ class Claiming:
         if env.seq < transcript.seq_in[sender]:
             return Rejection(sender, "replay", f"a claim with sequence number {env.seq},"
                                                f" already used")
-        if env.seq > transcript.seq_in[sender]:
-            return Rejection(sender, "order", f"a claim with sequence number {env.seq}, but"
-                                              f" {transcript.seq_in[sender]} is next")
         if env.prior != transcript.hash:  # its sender saw more, or less: held, the latest
             self.claims.held[sender] = wire  # (a claim is about one transcript only)
             return None
+        if env.seq > transcript.seq_in[sender]:
+            return Rejection(sender, "order", f"a claim with sequence number {env.seq}, but"
+                                              f" {transcript.seq_in[sender]} is next")
         if env.deal != self.machine.deal_index():
             return Rejection(sender, "deal", f"a claim for deal {env.deal}")
         try:
@@ -143,14 +144,14 @@ class Claiming:
 
     def _point(self, proof: Cheat) -> int | None:
         """The cheat's point of a proof (None: this seat has not reached it)."""
-        first = open_envelope(proof.first, self.roster.keys)
+        first = self._kept(proof.first)
         parted = self.transcript.positions.get(first.prior)
         return None if parted is None else max(parted, self.machine.deal_start)
 
     def _learn(self, proof: Cheat) -> None:
         """A proof another seat sent: this seat claims it too (:meth:`_claim_cheats`)."""
         transcript = self.transcript
-        seq = open_envelope(proof.first, self.roster.keys).seq
+        seq = self._kept(proof.first).seq
         if proof.seat not in transcript.equivocations \
                 and (proof.seat, seq) not in transcript.punished:
             transcript.equivocations[proof.seat] = (proof.first, proof.second)
@@ -162,10 +163,10 @@ class Claiming:
         claims, transcript = self.claims, self.transcript
         if not claims.late:
             return
-        priors = {open_envelope(w, self.roster.keys).prior
+        priors = {self._kept(w).prior
                   for w in (*transcript.held.values(), *claims.held.values())}
         for wire in list(claims.late.values()):
-            env = open_envelope(wire, self.roster.keys)
+            env = self._kept(wire)
             if chain(transcript.hash, env.payload) in priors:
                 claims.made, claims.late = {}, {}
                 rejection = self._receive(wire)
@@ -175,6 +176,18 @@ class Claiming:
 
     def _receive(self, wire: bytes) -> Rejection | None:
         raise NotImplementedError
+
+    def _kept(self, wire: bytes) -> Envelope:
+        """A message this seat checked when it came (held, a proof), read again."""
+        return read_envelope(wire, self.roster.players)
+
+    def _still(self, wire: bytes) -> Envelope | None:
+        """A held claim, if its signer still holds its seat (None: the seat changed
+        hands meanwhile, and the claim is dropped)."""
+        try:
+            return open_envelope(wire, self.roster.keys)
+        except CodecError:
+            return None
 
     def _accusing(self) -> bool:
         """Whether this seat holds a proof of another peer's equivocation not yet
@@ -187,9 +200,10 @@ class Claiming:
         a pending proof of, unless it has claimed it already; take the claims of
         others held until this seat reached their point."""
         for sender, wire in sorted(self.claims.held_cheats.items()):
-            env = open_envelope(wire, self.roster.keys)
-            if env.prior in self.transcript.positions:
+            env = self._still(wire)
+            if env is None or env.prior in self.transcript.positions:
                 del self.claims.held_cheats[sender]
+            if env is not None and env.prior in self.transcript.positions:
                 rejection = self._cheat_claim(env, wire)
                 if rejection is not None:
                     self.rejections.append(rejection)
@@ -227,7 +241,7 @@ class Claiming:
             seqs = set()
             for made in taken:
                 self._take_claim(made.env)
-                seqs.add(open_envelope(made.message.first, self.roster.keys).seq)
+                seqs.add(self._kept(made.message.first).seq)
             for seq in seqs:
                 self.transcript.punish(claim.message.seat, seq)
             self.machine.silenced(claim.message.seat, cheated=min(seqs))

@@ -154,6 +154,19 @@ def seal_envelope(identity: Ed25519PrivateKey, *, table: bytes, deal: int, sende
 def open_envelope(wire: bytes, keys: list[Ed25519PublicKey]) -> Envelope:
     """Decode ``wire`` and check its signature against the sender's key in ``keys``
     (seat -> identity).  Raises :class:`CodecError` naming the problem."""
+    env = read_envelope(wire, len(keys))
+    try:
+        _verify(keys[env.sender], env.signature, ENVELOPE_DOMAIN + env.payload)
+    except InvalidSignature:
+        raise CodecError(f"bad signature on a {env.kind} message in seat {env.sender}'s"
+                         " name", env.sender) from None
+    return env
+
+
+def read_envelope(wire: bytes, players: int) -> Envelope:
+    """Decode ``wire`` without checking its signature: only for a message this peer
+    checked when it came (kept as held, as evidence or in a proof; its sender's key may
+    have changed hands since).  Raises :class:`CodecError` naming the problem."""
     outer = unpack(wire, "envelope")
     if not isinstance(outer, list) or len(outer) != 2:
         raise CodecError("envelope: expected [payload, signature]")
@@ -170,7 +183,7 @@ def open_envelope(wire: bytes, keys: list[Ed25519PublicKey]) -> Envelope:
         raise CodecError(f"payload: protocol version {version!r}, this peer speaks {VERSION}")
     _blob(table, TABLE_BYTES, "payload table")
     _uint(deal, "payload deal")
-    _uint(sender, "payload sender", len(keys))
+    _uint(sender, "payload sender", players)
     _uint(seq, "payload seq")
     _blob(prior, HASH_BYTES, "payload prior")
     if not isinstance(kind, str) or not 0 < len(kind) <= 16 or not kind.isascii() \
@@ -178,11 +191,6 @@ def open_envelope(wire: bytes, keys: list[Ed25519PublicKey]) -> Envelope:
         raise CodecError("payload kind must be a short word")
     if not isinstance(body, dict):
         raise CodecError(f"{kind} body must be a map")
-    try:
-        _verify(keys[sender], signature, ENVELOPE_DOMAIN + payload)
-    except InvalidSignature:
-        raise CodecError(f"bad signature on a {kind} message in seat {sender}'s name",
-                         sender) from None
     return Envelope(version, table, deal, sender, seq, prior, kind, body, payload, signature)
 
 

@@ -399,6 +399,8 @@ class PhaseMachine:
                 played = public.clone()  # the deal as played so far, the penalty applied
                 played.penalize(seat, reason)
                 run.outcome.state = played
+                run.outcome.record.forfeit = {"seat": seat, "reason": reason,
+                                              "points": list(run.outcome.points)}
             run.verdict = f"seat {seat} forfeits the deal: {reason}" if cheated is None \
                 else f"seat {seat} forfeits the deal: equivocation ({what})"
         run.points = run.outcome.points

@@ -321,6 +321,11 @@ class Session(Claiming):
         if sender == self.me:
             return Rejection(sender, "replay", "a message in this seat's own name")
         rejection = transcript.in_sequence(env)
+        if rejection is not None and rejection.rule == "order" \
+                and env.seq == transcript.seq_in[sender] + 1 \
+                and env.prior != transcript.hash and sender not in transcript.held:
+            transcript.held[sender] = wire  # its sender saw more (its claim taken, say):
+            return None  # the rest comes first
         if rejection is not None:
             if rejection.rule == "equivocation":
                 self.machine.events.append(Event(
@@ -371,16 +376,17 @@ class Session(Claiming):
         self.machine.advance()
 
     def _retry_held(self) -> None:
-        """Take the held messages whose turn has come (at most one per sender: its next
-        one); one whose sender is due but that names another transcript is refused."""
+        """Take the held messages whose turn has come (at most one per sender: the first
+        that came ahead of this seat); one whose sender is due but that names another
+        transcript is refused."""
         self._withdraw()
         transcript, claims = self.transcript, self.claims
         for sender in sorted(claims.held):
             wire = claims.held.get(sender)
             if wire is None:
                 continue  # taken by a set completed meanwhile
-            env = open_envelope(wire, self.roster.keys)
-            if env.seq < transcript.seq_in[sender]:
+            env = self._still(wire)
+            if env is None or env.seq < transcript.seq_in[sender]:
                 claims.held.pop(sender, None)
             elif env.prior == transcript.hash:
                 claims.held.pop(sender, None)
@@ -391,11 +397,13 @@ class Session(Claiming):
         while progress and transcript.held:
             progress = False
             for sender, wire in list(transcript.held.items()):
-                env = open_envelope(wire, self.roster.keys)
+                env = self._kept(wire)
                 step = self.due()
                 if env.seq < transcript.seq_in[sender]:
                     transcript.held.pop(sender, None)  # overtaken: that number is taken
-                elif env.prior == transcript.hash or (step is not None and step.seat == sender):
+                elif env.seq == transcript.seq_in[sender] and (
+                        env.prior == transcript.hash or (step is not None
+                                                         and step.seat == sender)):
                     transcript.held.pop(sender, None)
                     rejection = self._receive(wire)
                     if rejection is not None:
