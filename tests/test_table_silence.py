@@ -256,3 +256,41 @@ def test_claimants_take_a_late_message_another_seat_built_on(
         assert not any(e.kind == "forfeit" for s in table.sessions for e in s.events)
         table.play(deals=1)
         assert all(len(s.finished) >= 1 for s in table.sessions)
+
+
+@pytest.mark.parametrize("weakened", [True, False])
+def test_a_seat_whose_move_came_too_late_goes_back_and_forfeits_with_the_table(
+        weakened: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The others claim the late seat silent and refuse its move, which crossed their
+    claims; the late seat gets the complete claims on the transcript it has moved past
+    with its own move only.  Under the weakened rule (held, as any claim on another
+    transcript) it stays behind for ever; under the table's it takes its transcript back
+    and forfeits with the table, and its move is never sent again."""
+    if weakened:
+        monkeypatch.setattr(Session, "_behind", lambda self, env: False)
+    table, late = stalled(74)
+    others = [s for s in table.sessions if s is not late]
+    for session in others:
+        session.claim_silent()
+    claims = [w for s in others for w in s.take_outbox()]
+    view = late.decision()
+    assert view is not None
+    late.act(heuristic_bot(view.clone(), table.rngs[late.me]))
+    (move,) = late.take_outbox()
+    for session in others:
+        for wire in claims:
+            session.receive(wire)
+        assert any(e.kind == "forfeit" and e.seat == late.me for e in session.events)
+        session.receive(move)  # on a transcript the table has left: not taken
+        assert move not in {env.wire for env in session.transcript}
+    for wire in claims:
+        late.receive(wire)
+    table.deliver()
+    together = len({s.hash for s in table.sessions}) == 1
+    assert together is not weakened
+    if not weakened:
+        assert late.transcript.dropped == [move]  # (its peer never sends it again)
+        assert any(e.kind == "forfeit" and e.seat == late.me for e in late.events)
+        table.play(deals=2)
+        assert all(len(s.finished) >= 2 for s in table.sessions)
+        assert len({s.hash for s in table.sessions}) == 1

@@ -235,8 +235,14 @@ class Driver:
         """Claims of silence: at the grace period, and (for a seat heard only on another
         transcript) at twice the grace period."""
         tick = min(1.0, self.settings.grace / 10)
+        last = trio.current_time()
         while True:
             await trio.sleep(tick)
+            now = trio.current_time()
+            paused, last = now - last > PAUSED * tick, now
+            if paused:  # this process was paused (a laptop asleep, a stopped process):
+                self.moved_at = now  # what it did not hear meanwhile is not silence yet
+                continue
             due = self.peer.due()
             if due is None or due.seat in self.peer.sessions:
                 continue
@@ -251,6 +257,9 @@ class Driver:
                     self.post("claim", self.peer.progress, forked)
 
 
+PAUSED = 5
+"""A clock tick this many times late means the process was paused (not the table
+silent): the grace period starts again."""
 SHOWN_LINE = 400
 """Most characters of a line the driver shows (an event, a refusal)."""
 CRASH_VARIABLE = "P2PCARDS_CRASH_AFTER"

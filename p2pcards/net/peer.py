@@ -61,7 +61,7 @@ class Peer:
         self.replace = str(self.settings.get("table", {}).get("replace", ""))
         self.replayed: dict[int, set[bytes]] = {}
         """Messages a stand-in made in this routing has taken already."""
-        self.resend: dict[int, dict[int, bytes]] = {}
+        self.resend: dict[int, dict[tuple[int, bytes], bytes]] = {}
         """Seat -> its messages sent before a restart, for a stand-in not yet made again."""
         """The bot kind this peer puts in a seat gone silent when it is the runner."""
         self.sessions: dict[int, Session] = {}
@@ -230,6 +230,19 @@ class Peer:
                     self.outgoing.append(wire)
                     self._feed(wire, seat)
         self.replayed = {}
+        self._forget_dropped()
+
+    def _forget_dropped(self) -> None:
+        """This peer's messages that a session dropped when its transcript was taken back
+        (a cheat's point, a forfeit its peer missed) are never sent again: sent after a
+        reconnection, they would read as a replay."""
+        dropped: set[bytes] = set()
+        for session in self.sessions.values():
+            dropped.update(session.transcript.dropped)
+            session.transcript.dropped.clear()
+        if dropped:
+            self.mine = [w for w in self.mine if w not in dropped]
+            self.outgoing = [w for w in self.outgoing if w not in dropped]
 
     # ============================================================ restoring
 
@@ -250,9 +263,9 @@ class Peer:
                                ) from exc
         for record in records[1:]:
             if record[0] == "out":
-                sender, seq, kind = _sent(record[1])
+                sender, seq, prior, kind = _sent(record[1])
                 if kind not in (Kind.SILENT, Kind.CHEAT, Kind.BACK):
-                    peer.resend.setdefault(sender, {})[seq] = record[1]
+                    peer.resend.setdefault(sender, {})[seq, prior] = record[1]
         for seat, session in peer.sessions.items():
             session.transcript.resend = peer.resend.pop(seat, {})
         for number, record in enumerate(records[1:], 1):
@@ -275,11 +288,11 @@ class Peer:
         return peer
 
 
-def _sent(wire: bytes) -> tuple[int, int, str]:
-    """(sender, sequence number, kind) of a message this peer sent (its own journal's:
-    its signer may be a stand-in the roster does not name yet)."""
+def _sent(wire: bytes) -> tuple[int, int, bytes, str]:
+    """(sender, sequence number, prior, kind) of a message this peer sent (its own
+    journal's: its signer may be a stand-in the roster does not name yet)."""
     try:
         payload = unpack(unpack(wire, "envelope")[0], "payload")
-        return int(payload[3]), int(payload[4]), str(payload[6])
+        return int(payload[3]), int(payload[4]), bytes(payload[5]), str(payload[6])
     except (CodecError, IndexError, TypeError, ValueError) as exc:
         raise JournalError(f"a message this peer sent does not read ({exc})") from exc

@@ -25,7 +25,7 @@ from p2pcards.table.kinds import Back, Cheat, Kind, Silent
 from p2pcards.table.phases import PhaseMachine
 from p2pcards.table.proofs import proof_problem
 from p2pcards.table.roster import Roster
-from p2pcards.table.state import WATCHER, Rejection, Step
+from p2pcards.table.state import WATCHER, Phase, Rejection, Step
 from p2pcards.table.transcript import Transcript
 
 
@@ -85,7 +85,8 @@ class Claiming:
             return Rejection(sender, "replay", f"a claim with sequence number {env.seq},"
                                                f" already used")
         if env.prior != transcript.hash:  # its sender saw more, or less: held, the latest
-            self.claims.held[sender] = wire  # (a claim is about one transcript only)
+            if not self._behind(env):  # (a claim is about one transcript only)
+                self.claims.held[sender] = wire
             return None
         if env.seq > transcript.seq_in[sender]:
             return Rejection(sender, "order", f"a claim with sequence number {env.seq}, but"
@@ -109,6 +110,58 @@ class Claiming:
         if rejection is None and not known:
             self._settle()
         return rejection
+
+    def _behind(self, env: Envelope) -> bool:
+        """A claim of silence against this seat's peer on a transcript this seat has moved
+        past with its own messages only (they came too late for the claimants): noted,
+        and once every other peer's seat has made it, this seat goes back there and
+        forfeits with the table.  False if ``env`` is not such a claim."""
+        transcript, machine = self.transcript, self.machine
+        position = transcript.positions.get(env.prior)
+        if self.me == WATCHER or position is None or position >= len(transcript) \
+                or position < machine.deal_start or env.deal != machine.deal_index():
+            return False
+        mine = self.roster.process_of(self.me)
+        after = transcript.envelopes[position:]
+        if any(self.roster.process_of(e.sender) != mine for e in after):
+            return False
+        try:
+            message = kinds.decode_body(env.kind, env.body, env.sender)
+        except CodecError:
+            return False
+        if not isinstance(message, Silent) or message.seat != after[0].sender \
+                or env.sender not in self.roster.others(message.seat) \
+                or env.seq != transcript.marks[position][1][env.sender]:
+            return False
+        self.claims.behind[env.sender] = (env, message, position)
+        self._settle_behind()
+        return True
+
+    def _settle_behind(self) -> None:
+        """The claims against this seat's peer at a position it has moved past, once
+        complete: back there, the claims taken in seat order, the forfeit."""
+        behind = self.claims.behind
+        if not behind:
+            return
+        first = behind[min(behind)]
+        seat, position = first[1].seat, first[2]
+        if set(behind) != self.roster.others(seat) or any(
+                (m.seat, p) != (seat, position) for _, m, p in behind.values()):
+            return
+        if self.machine.phase in (Phase.AUDIT, Phase.AGREE, Phase.OVER):
+            self.claims.behind = {}  # (the deal already concluded here: not taken back)
+            return
+        taken = [behind[s][0] for s in sorted(behind)]
+        claims = self.claims
+        claims.behind, claims.made, claims.late, claims.held = {}, {}, {}, {}
+        claims.settled = {env.wire for env in taken}
+        dropped = self.transcript.rewind(position)
+        self.machine.rewound(position, len(dropped))
+        for env in taken:
+            self._take_claim(env)
+        self.machine.silenced(seat)
+        self.machine.advance()
+        self._pump()
 
     def _cheat_claim(self, env: Envelope, wire: bytes) -> Rejection | None:
         """A claim of a cheat from another seat, at the cheat's point (held until this

@@ -12,7 +12,11 @@ claimed, arriving first, wins: the transcript moves on and the claims lapse.
 A seat that has claimed refuses the claimed seat's message on that transcript,
 unless another seat is seen building on it: that seat took the message before
 it claimed, so the claims can never complete, and the claimant takes the
-message after all (its claim withdrawn) rather than stay behind.
+message after all (its claim withdrawn) rather than stay behind.  The other way
+round, a seat whose message came too late (the others claimed it before they
+saw it) gets the complete claims on the transcript it has moved past with its
+own messages only: it takes its transcript back there and forfeits with the
+table.
 
 **A cheat.** Two different messages signed by one seat with one sequence number
 on one transcript are a proof anybody can check, and a seat that holds one
@@ -68,6 +72,10 @@ class Claims:
         """The claims last taken (forwarded copies of them are ignored)."""
         self.late: dict[int, bytes] = {}
         """Seat -> its message refused here because this seat had claimed it silent."""
+        self.behind: dict[int, tuple[Envelope, Silent, int]] = {}
+        """Claimant -> its claim of silence against this seat's peer at a position this
+        seat has since moved past with its own messages only (which the claimants never
+        took: once they are complete, this seat goes back there and forfeits)."""
 
     def __bool__(self) -> bool:
         return bool(self.made)

@@ -193,7 +193,7 @@ class Session(Claiming):
         return self.claims.held
 
     @property
-    def resend(self) -> dict[int, bytes]:
+    def resend(self) -> dict[tuple[int, bytes], bytes]:
         return self.transcript.resend
 
     # ================================================================ the driver's API
@@ -364,6 +364,9 @@ class Session(Claiming):
         except Refused as refused:
             return Rejection(sender, refused.rule, refused.reason)
         self.claims.lapse()  # the transcript moves on: claims on the old one lapse
+        if self.roster.process_of(sender) != self.roster.process_of(self.me) \
+                or self.me == WATCHER:
+            self.claims.behind = {}  # (another peer took what this one sent)
         transcript.forked = {}
         self._record(env)
         self._pump()
@@ -422,6 +425,11 @@ class Session(Claiming):
         assert self.identity is not None
         env = self.transcript.seal(self.identity, self.machine.deal_index(), kind, body)
         self.machine.taken(env, message, step)
+        mine = self.roster.process_of(self.me)
+        position = len(self.transcript)
+        for claimant, (made, claim) in self.claims.made.items():
+            if self.roster.process_of(claim.seat) == mine:  # (kept: they may complete)
+                self.claims.behind[claimant] = (made, claim, position)
         self.claims.lapse()
         self.outbox.append(env.wire)
         self._record(env)

@@ -60,10 +60,15 @@ class Transcript:
         """Seat -> its message refused as sent on another transcript (not silent)."""
         self.held: dict[int, bytes] = {}
         """Seat -> its next message, sent on a transcript this seat has not reached."""
-        self.resend: dict[int, bytes] = {}
-        """Sequence number -> the bytes this seat sent before a restart (from its
-        journal): when that message is due again it goes out as it was, never in a
-        second version (sealed bodies are not reproducible)."""
+        self.resend: dict[tuple[int, bytes], bytes] = {}
+        """(sequence number, prior) -> the bytes this seat sent before a restart (from
+        its journal): when that message is due again it goes out as it was, never in a
+        second version (sealed bodies are not reproducible).  Keyed by the transcript it
+        named too: a message dropped when the transcript was taken back has a successor
+        with its number on another transcript."""
+        self.dropped: list[bytes] = []
+        """This seat's messages dropped when the transcript was taken back (never to be
+        sent again: :meth:`take_dropped`)."""
 
     def __iter__(self) -> Iterator[Envelope]:
         return iter(self.envelopes)
@@ -91,6 +96,7 @@ class Transcript:
         senders number their next messages as if they had never been sent)."""
         dropped = self.envelopes[position:]
         del self.envelopes[position:]
+        self.dropped.extend(env.wire for env in dropped if env.sender == self.me)
         for env in dropped:
             self.positions.pop(chain(env.prior, env.payload), None)
             self.signed.pop((env.sender, env.seq), None)
@@ -146,7 +152,7 @@ class Transcript:
         sent before a restart, if its journal has them (``journaled``)."""
         env = seal_envelope(identity, table=self.table, deal=deal, sender=self.me,
                             seq=self.seq_out, prior=self.hash, kind=kind, body=body)
-        sent = self.resend.pop(self.seq_out, None) if journaled else None
+        sent = self.resend.pop((self.seq_out, self.hash), None) if journaled else None
         return env if sent is None else self._as_sent(sent, env)
 
     def _as_sent(self, wire: bytes, made: Envelope) -> Envelope:
