@@ -294,3 +294,40 @@ def test_a_seat_whose_move_came_too_late_goes_back_and_forfeits_with_the_table(
         table.play(deals=2)
         assert all(len(s.finished) >= 2 for s in table.sessions)
         assert len({s.hash for s in table.sessions}) == 1
+
+
+def test_a_seat_whose_agreement_came_too_late_is_taken_back_into_its_deal() -> None:
+    """The last seat to sign a deal's result is cut off right after signing: its peer has
+    scored the deal and begun the next when the others' claims of its silence (made
+    before they saw its signature) reach it.  It takes the next deal's beginning and the
+    scoring back, the result stands without its signature, and all play on together."""
+    late_seat = 2
+    cut: list[bytes] = []
+
+    def tamper(sender: int, wire: bytes) -> list[bytes]:
+        kind = open_envelope(wire, keys).kind
+        if sender == late_seat and (cut or kind == "agree") and not released:
+            cut.append(wire)  # (its agreement and everything after it never arrive)
+            return []
+        return [wire]
+
+    released = False
+    table = MemoryTable("pasur", 3, 75, [heuristic_bot] * 3, tamper=tamper)
+    keys = table.sessions[0].roster.keys
+    late = table.sessions[late_seat]
+    while not cut and table.step():
+        pass
+    assert cut
+    table.deliver()
+    others = [s for s in table.sessions if s is not late]
+    assert all(s.due() == Step("agree", late_seat) for s in others)
+    assert len(late.finished) == 1  # it scored the deal and went on
+    for session in others:
+        session.claim_silent()
+    released = True
+    table.deliver()
+    assert len({s.hash for s in table.sessions}) == 1
+    assert late.finished[0].signers == [0, 1] and len(late.finished) == 1
+    table.play(deals=3)
+    assert all(len(s.finished) >= 3 for s in table.sessions)
+    assert len({s.hash for s in table.sessions}) == 1

@@ -118,8 +118,15 @@ class Claiming:
         forfeits with the table.  False if ``env`` is not such a claim."""
         transcript, machine = self.transcript, self.machine
         position = transcript.positions.get(env.prior)
-        if self.me == WATCHER or position is None or position >= len(transcript) \
-                or position < machine.deal_start or env.deal != machine.deal_index():
+        if self.me == WATCHER or position is None or position >= len(transcript):
+            return False
+        if machine.crossed(position):  # (its agreement was the deal's last message)
+            last = machine.finished[-1] if machine.finished else None
+            start = machine.deal_start if machine.phase == Phase.OVER \
+                else machine.previous_start
+            if last is None or env.deal != last.index or position < start:
+                return False
+        elif env.deal != machine.deal_index():
             return False
         mine = self.roster.process_of(self.me)
         after = transcript.envelopes[position:]
@@ -148,15 +155,16 @@ class Claiming:
         if set(behind) != self.roster.others(seat) or any(
                 (m.seat, p) != (seat, position) for _, m, p in behind.values()):
             return
-        if self.machine.phase in (Phase.AUDIT, Phase.AGREE, Phase.OVER):
-            self.claims.behind = {}  # (the deal already concluded here: not taken back)
-            return
         taken = [behind[s][0] for s in sorted(behind)]
+        crossed = self.machine.crossed(position)
         claims = self.claims
         claims.behind, claims.made, claims.late, claims.held = {}, {}, {}, {}
         claims.settled = {env.wire for env in taken}
         dropped = self.transcript.rewind(position)
-        self.machine.rewound(position, len(dropped))
+        if crossed:
+            self.machine.unscore()
+        else:
+            self.machine.rewound(position, len(dropped))
         for env in taken:
             self._take_claim(env)
         self.machine.silenced(seat)

@@ -89,6 +89,8 @@ class PhaseMachine:
         after its ``seat`` message and roster signatures, if any)."""
         self.boundary = 0
         """The transcript's length when the deal in progress was due to begin."""
+        self.previous_start = 0
+        """Where the deal before it began (a late seat may be taken back into it)."""
         self.finished: list[DealRun] = []
         self.dealing = Dealing(self.table, self.players, me, self.source,
                                keep_states=keep_states, events=self.events)
@@ -275,8 +277,8 @@ class PhaseMachine:
         self.run = DealRun(index, deck, ids, seal_private, ledger)
         self.deal_start = len(self.transcript)
         runner = self.seats.runner(self.roster)
-        if not seated:
-            self.boundary = self.deal_start
+        if not seated:  # (the deal before began at the last boundary)
+            self.previous_start, self.boundary = self.boundary, self.deal_start
         if not seated and runner is not None and self.seats.due(self.roster):
             self.agenda.enter(Phase.SEATS, [Step(Kind.SEAT, runner)])
             return
@@ -357,6 +359,28 @@ class PhaseMachine:
             return
         self.dealer = self.game.next_dealer(self.dealer, self.players, void)
         self._begin_deal()
+
+    def crossed(self, position: int) -> bool:
+        """Whether ``position`` is in the deal scored last rather than in the one in
+        progress (or the game is over)."""
+        return self.phase == Phase.OVER or position < self.deal_start
+
+    def unscore(self) -> None:
+        """Take back the scoring of the deal scored last: the transcript went back into
+        its agreement (a claim of silence against this seat's peer, complete at the
+        others before they saw its signature).  It is scored again once agreed."""
+        run = self.finished.pop()
+        void = run.outcome is not None and run.outcome.void
+        for unit, points in enumerate(run.points):
+            self.totals[unit] -= points
+        self.deals -= 1
+        self.scored -= 0 if void else 1
+        self.winner = None
+        self.dealer = run.dealer
+        self.run = run
+        if self.phase != Phase.OVER:
+            self.deal_start = self.previous_start
+        self.agenda.restart(Phase.AGREE)
 
     def silenced(self, seat: int, cheated: int | None = None) -> None:
         """``seat`` forfeits the deal: the game's penalty against it, the deal scored as
