@@ -507,6 +507,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="every game gets exactly one item of --fault, each in turn")
     parser.add_argument("--keep", type=Path, help="keep each game's logs and files here")
     args = parser.parse_args(argv)
+    if args.keep is not None and args.keep.exists() and any(args.keep.iterdir()):
+        parser.error(f"--keep {args.keep}: not empty (a game there would resume the"
+                     " journals an earlier run left)")
     menu = tuple(args.fault) if args.fault is not None else None
     if args.each:
         plans = [each_plan(args.seed, i, args.game or GAMES, menu or CRASHES + HOSTILE)

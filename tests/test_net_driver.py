@@ -10,6 +10,7 @@ import trio.testing
 
 from p2pcards.bots import heuristic_bot
 from p2pcards.net.driver import Driver, Settings
+from p2pcards.net.journal import Journal
 from p2pcards.net.peer import Peer
 from p2pcards.table.verify import verify
 from tests.net_helpers import Relay
@@ -100,3 +101,24 @@ async def test_a_table_of_two_adjourns_when_a_seat_goes_silent(
     assert "a table of two cannot go on" in drivers[0].adjourned
     assert not any(e.kind in ("forfeit", "over") for e in peer.main.events)
     assert not any(s.claims.made for s in peer.sessions.values())  # nobody claimed
+
+
+async def test_a_peer_restored_after_the_game_is_over_stops_at_once(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
+    """A peer killed after the game's end, before it settled its journal, is restored
+    over: its play loop ends at once instead of waiting for messages that never come."""
+    relay = Relay(tmp_path, "pasur", 2, "over", {"target": 20})
+    drivers = wire_drivers(relay, Settings(grace=30))
+    async with trio.open_nursery() as nursery:
+        for driver in drivers:
+            nursery.start_soon(driver.run)
+    peer = relay.peers[0]
+    assert peer is not None and peer.over and peer.journal is not None
+    peer.journal.commit()
+    peer.journal.abandon()  # killed: its journal not yet settled
+    restored = Peer.restore(Journal.open(relay.path(0)))
+    assert restored.over
+    late = Driver(restored, lambda wires: trio.sleep(0), {0: heuristic_bot}, Settings(grace=30),
+                  say=[].append, seed=0, inline=True)
+    with trio.fail_after(5):
+        await late.run()

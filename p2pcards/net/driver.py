@@ -97,13 +97,14 @@ class Driver:
             await self._flush()
             self._report()
             self._decide()
-            async for item in self.inbox:
-                await self._handle(item)
-                await self._flush()
-                self._report()
-                if self.peer.over or self.adjourned:
-                    break
-                self._decide()
+            if not self.peer.over:  # (restored from a journal after the game's end: done)
+                async for item in self.inbox:
+                    await self._handle(item)
+                    await self._flush()
+                    self._report()
+                    if self.peer.over or self.adjourned:
+                        break
+                    self._decide()
             nursery.cancel_scope.cancel()
 
     async def _handle(self, item: tuple[Any, ...]) -> None:

@@ -111,6 +111,8 @@ class Joiner:
             except (OSError, LinkClosed, trio.BrokenResourceError, trio.TooSlowError) as exc:
                 if self.peer is None:
                     raise JoinError(f"cannot reach the host: {exc or 'no answer'}") from exc
+                if self.peer.over:
+                    return  # the game is over: the host closing its links is its end
                 if self.link_seen is not None:
                     reached = self.link_seen
                 if trio.current_time() - reached > GIVE_UP:
