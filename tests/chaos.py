@@ -265,6 +265,9 @@ class Game:
         self.invite = directory / "invite"
         self.procs: dict[str, Proc] = {}
         self.report: Report | None = None
+        self.late: set[str] = set()
+        """Victims back only after the host had ended the game: nobody is left to send
+        them its end (they keep their journals), so they are not checked."""
 
     def command(self, name: str) -> list[str]:
         plan, d = self.plan, self.dir
@@ -337,7 +340,12 @@ class Game:
                 if now >= when:
                     timers.remove((when, action, fault))
                     victim = self.procs[fault.victim]
-                    if action == "restart" and (self.dir / f"{fault.victim}.json").exists():
+                    if fault.victim != "host" and self.procs["host"].status is not None:
+                        victim.kill()  # the game ended while it was away
+                        self.late.add(fault.victim)
+                        honest[:] = [n for n in honest if n != fault.victim]
+                        report.applied[report.applied.index(fault.describe())] += " missed"
+                    elif action == "restart" and (self.dir / f"{fault.victim}.json").exists():
                         # it had finished (its history saved, its journal settled): the
                         # same command would host or join a new table, so it stays down
                         report.applied[report.applied.index(fault.describe())] += " missed"
@@ -380,7 +388,7 @@ class Game:
 def check(game: Game, report: Report) -> None:
     """The properties of docs/testing.md, on what the live honest peers left behind."""
     plan, d = game.plan, game.dir
-    live = [n for n in game.procs if n not in plan.gone() and n != "x"]
+    live = [n for n in game.procs if n not in plan.gone() | game.late and n != "x"]
     for name, proc in game.procs.items():
         if proc.peak_kib > MEMORY_BOUND_MIB * 1024:
             report.problems.append(f"{name} peaked at {proc.peak_kib / 1024:.0f} MiB")
