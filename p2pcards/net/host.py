@@ -67,8 +67,10 @@ TABLE_ID_BYTES = 16
 SEED_BYTES = 32
 DRAIN_SECONDS = 2.0
 """How long a closing link's queue may take to go out."""
-FAREWELL_SECONDS = 5.0
-"""How long, once the game is over, the links' queues may take to go out."""
+FAREWELL_SECONDS = 30.0
+"""How long, once the game is over, the links' queues may take to go out: long enough
+for a peer that was paused near the end (it reads its backlog, checking every message)
+to get the game's end before the host is gone."""
 MAX_CLOSED_REASONS = 100
 """Reasons kept of links closed (the newest; :attr:`Host.closed_count` counts them all):
 enough to read what a misbehaving link did, bounded against a flood of them."""
