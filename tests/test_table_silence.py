@@ -296,17 +296,19 @@ def test_a_seat_whose_move_came_too_late_goes_back_and_forfeits_with_the_table(
         assert len({s.hash for s in table.sessions}) == 1
 
 
-def test_a_seat_whose_agreement_came_too_late_is_taken_back_into_its_deal() -> None:
-    """The last seat to sign a deal's result is cut off right after signing: its peer has
-    scored the deal and begun the next when the others' claims of its silence (made
-    before they saw its signature) reach it.  It takes the next deal's beginning and the
-    scoring back, the result stands without its signature, and all play on together."""
+@pytest.mark.parametrize("kind", ["agree", "audit"])
+def test_a_seat_whose_agreement_came_too_late_is_taken_back_into_its_deal(kind: str) -> None:
+    """The last seat to sign a deal's result (or to reveal its audit) is cut off right
+    after: its peer has gone on (scored the deal and begun the next, or signed a result)
+    when the others' claims of its silence, made before they saw its message, reach it.
+    It takes all that back and forfeits as the others have it (the result standing
+    without its signature; a refused audit), and all play on together."""
     late_seat = 2
     cut: list[bytes] = []
 
     def tamper(sender: int, wire: bytes) -> list[bytes]:
-        kind = open_envelope(wire, keys).kind
-        if sender == late_seat and (cut or kind == "agree") and not released:
+        sent = open_envelope(wire, keys).kind
+        if sender == late_seat and (cut or sent == kind) and not released:
             cut.append(wire)  # (its agreement and everything after it never arrive)
             return []
         return [wire]
@@ -320,14 +322,16 @@ def test_a_seat_whose_agreement_came_too_late_is_taken_back_into_its_deal() -> N
     assert cut
     table.deliver()
     others = [s for s in table.sessions if s is not late]
-    assert all(s.due() == Step("agree", late_seat) for s in others)
-    assert len(late.finished) == 1  # it scored the deal and went on
+    assert all(s.due() == Step(kind, late_seat) for s in others)
     for session in others:
         session.claim_silent()
     released = True
     table.deliver()
     assert len({s.hash for s in table.sessions}) == 1
     assert late.finished[0].signers == [0, 1] and len(late.finished) == 1
+    forfeit = late.finished[0].outcome.record.forfeit  # type: ignore[union-attr]
+    assert (who(forfeit) if kind == "audit" else forfeit) == (
+        {"seat": late_seat, "reason": "refused audit"} if kind == "audit" else None)
     table.play(deals=3)
     assert all(len(s.finished) >= 3 for s in table.sessions)
     assert len({s.hash for s in table.sessions}) == 1

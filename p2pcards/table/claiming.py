@@ -165,6 +165,7 @@ class Claiming:
             self.machine.unscore()
         else:
             self.machine.rewound(position, len(dropped))
+            self.machine.back_to(dropped[0].kind)
         for env in taken:
             self._take_claim(env)
         self.machine.silenced(seat)

@@ -360,6 +360,22 @@ class PhaseMachine:
         self.dealer = self.game.next_dealer(self.dealer, self.players, void)
         self._begin_deal()
 
+    def back_to(self, kind: str) -> None:
+        """The transcript went back to where this seat's ``kind`` message was due (its
+        peer's messages since are dropped): the phase that message was in, so that the
+        claims against it are taken as there (at the audit: a refused audit; at the
+        agreement: the result stands, the seats still to sign signing it)."""
+        run = self.run
+        if kind == Kind.AUDIT:
+            self.agenda.restart(Phase.AUDIT)
+        elif kind == Kind.AGREE and run is not None:
+            signed = {env.sender for env in self.transcript.envelopes[self.deal_start:]
+                      if env.kind == Kind.AGREE}
+            self.agenda.restart(Phase.AGREE, (Step(Kind.AGREE, s) for s in run.signers
+                                              if s not in signed))
+        elif self.agenda.phase in (Phase.AUDIT, Phase.AGREE):
+            self.agenda.restart(Phase.PLAY)
+
     def crossed(self, position: int) -> bool:
         """Whether ``position`` is in the deal scored last rather than in the one in
         progress (or the game is over)."""
