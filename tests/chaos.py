@@ -58,6 +58,8 @@ MEMORY_BOUND_MIB = 256
 """Most peak resident memory (VmHWM, from the kernel's rusage) any one peer process may
 reach.  Measured: 55 to 130 MiB (Nullern's 20 deals the most); the bound is about twice the
 highest (docs/testing.md)."""
+LATE_GRACE = 60.0
+"""Seconds a victim still catching up may take once the host has ended the game."""
 TIMEOUT = 480.0
 """Seconds a game may take before it is called stuck."""
 
@@ -176,6 +178,8 @@ class Proc:
     log: Path
     popen: subprocess.Popen[bytes] | None = None
     status: int | None = None
+    ended_at: float | None = None
+    """When it was reaped (monotonic seconds)."""
     peak_kib: int = 0
     runs: int = 0
 
@@ -200,6 +204,7 @@ class Proc:
         if pid == 0:
             return False
         self.status = os.waitstatus_to_exitcode(status)
+        self.ended_at = time.monotonic()
         self.popen.returncode = self.status  # (reaped here, not by Popen)
         self.peak_kib = max(self.peak_kib, usage.ru_maxrss)  # KiB on Linux
         return True
@@ -353,6 +358,7 @@ class Game:
                         victim.start()
                     else:
                         victim.signal(signal.SIGCONT)
+            self._excuse_late(honest, report, now)
             ended = [self.procs[n].status for n in honest]
             if not timers and all(s is not None for s in ended):
                 if not pending:
@@ -366,6 +372,20 @@ class Game:
                 report.problems.append(f"not finished after {now - started:.0f}s: {stuck}")
                 return
             time.sleep(0.1)
+
+    def _excuse_late(self, honest: list[str], report: Report, now: float) -> None:
+        """A victim still catching up (it reads its backlog as fast as the table plays)
+        LATE_GRACE seconds after the host ended the game has nobody left to send it the
+        end: it keeps its journal, and is not checked."""
+        host = self.procs["host"]
+        if host.status != 0 or host.ended_at is None or now < host.ended_at + LATE_GRACE:
+            return
+        struck = {f.victim for f in self.plan.faults} - {"host"}
+        for name in [n for n in honest if n in struck and self.procs[n].status is None]:
+            self.procs[name].kill()
+            self.late.add(name)
+            honest.remove(name)
+            report.applied.append(f"{name} still catching up when the game ended")
 
     def _strike(self, fault: Fault, now: float, report: Report) -> list[tuple[float, str, Fault]]:
         victim = self.procs[fault.victim]
