@@ -69,6 +69,8 @@ class Driver:
     make_bot: Callable[[str], Bot] | None = None
     """Makes the bot of a stand-in this peer comes to run (docs/protocol.md, "Seats that
     change hands")."""
+    heard: bool = False
+    """Whether the table has moved since this process started."""
     adjourned: str = ""
     """Why the game stopped with its table unfinished (a table of two whose other seat
     is gone: no claim of silence, which one seat's word would settle, but a pause)."""
@@ -146,6 +148,7 @@ class Driver:
             if self.crash is not None:
                 self._crash_test(out)
         if self.peer.progress != self.last_progress:
+            self.heard = True
             self.last_progress = self.peer.progress
             self.moved_at = trio.current_time()
             self._mark()
@@ -249,7 +252,8 @@ class Driver:
                 continue
             waited = trio.current_time() - self.moved_at
             if self.peer.current.players == 2 and self.peer.main.run is not None:
-                if waited >= self.settings.grace:  # one seat's word would be all it takes
+                # (one seat's word would be all it takes; resumed, it waits for the other
+                if waited >= self.settings.grace and self.heard:  # player, not stop at once)
                     self.post("adjourn", self.peer.progress)
                 continue
             for forked, after in ((False, 1), (True, 2)):
