@@ -24,7 +24,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import ColorDepth, DummyOutput
 
 from p2pcards.bots import SearchBot, heuristic_bot, make_bot
-from p2pcards.cli import repl, screen
+from p2pcards.cli import moves, repl, screen
 from p2pcards.cli.main import main
 from p2pcards.games import bidwhist, controlnut, get_game
 from p2pcards.history import load, replay
@@ -131,7 +131,7 @@ def test_tab_completes_only_legal_moves_and_the_commands():
         if message.startswith("your move") and len(seen) < 5:
             turn = r.turn
             assert turn is not None
-            completer = repl.MoveCompleter(r)
+            completer = moves.MoveCompleter(r)
             offered = {c.text for c in completer.get_completions(Document(""), CompleteEvent())}
             seen.append((offered, set(turn.texts)))
             plays = {c.text for c in completer.get_completions(Document("PLAY "),
@@ -185,7 +185,7 @@ def test_the_discard_completes_card_by_card_from_the_hand():
     def extra(r: repl.Repl, message: str) -> str | None:
         turn = r.turn
         if message.startswith("your move") and turn is not None and not turn.texts:
-            completer = repl.MoveCompleter(r)
+            completer = moves.MoveCompleter(r)
             hand = turn.view.may[r.seat]
             first = next(iter(sorted(turn.view.notation.name(c) for c in screen.bits(hand))))
             offered = [c.text for c in completer.get_completions(
@@ -403,7 +403,7 @@ def test_a_control_card_alone_is_not_played_by_accident():
     with create_pipe_input() as pipe:
         r = repl.Repl(table, 0, [None, None, None, None], hint_bot=SearchBot("ismcts", 5),
                       manner=repl.Manner(pace=0), input=pipe, output=DummyOutput())
-        turn = repl.Turn.of(r.view())
+        turn = moves.Turn.of(r.view())
         control = game.notation.name(screen.bits(state.ctrl_hand[0])[0])
         assert r.parse(turn, control.lower()) is None
         assert r.transcript[-2].startswith("not accepted")

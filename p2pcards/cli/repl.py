@@ -14,14 +14,11 @@ import random
 import re
 import signal
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 import trio
 from prompt_toolkit import PromptSession, print_formatted_text
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
@@ -32,126 +29,13 @@ from p2pcards.bots import Bot, SearchBot
 from p2pcards.cli import guest, screen
 from p2pcards.cli.botrun import decide
 from p2pcards.cli.helptext import help_text
-from p2pcards.games import CHANCE, HandState, IllegalAction
-from p2pcards.games.cards import CardError, bits
-from p2pcards.games.core import ActionSyntaxError
+from p2pcards.cli.moves import COMMANDS, MoveCompleter, Turn, legal_summary, parse_move
+from p2pcards.games import CHANCE, HandState
 from p2pcards.local import LocalGame, Snapshot
-
-COMMANDS = ("help", "hint", "hand", "table", "score", "last", "history", "save", "undo",
-            "quit")
-MANY = 300
-LISTED = 24
 
 
 class Quit(Exception):
     """The person left the game."""
-
-
-@dataclass
-class Turn:
-    """What the prompt knows about the move being asked for."""
-
-    view: HandState
-    legal: list[int]
-    texts: dict[str, int] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, view: HandState) -> Turn:
-        legal = view.legal_actions()
-        seat = view.observer
-        texts = {view.format_action(a, seat=seat): a for a in legal} if len(legal) <= MANY \
-            else {}
-        return cls(view, legal, texts)
-
-
-class HasTurn(Protocol):
-    turn: Turn | None
-
-
-class MoveCompleter(Completer):
-    """Tab offers only legal moves (and the commands); nothing else."""
-
-    def __init__(self, repl: HasTurn, commands: Sequence[str] = COMMANDS):
-        self.repl = repl
-        self.commands = commands
-
-    def get_completions(self, document: Document, complete_event: CompleteEvent
-                        ) -> Iterable[Completion]:
-        typed = document.text_before_cursor.lstrip()
-        lower = typed.lower()
-        turn = self.repl.turn
-        if " " not in typed:
-            for name in self.commands:
-                if name.startswith(lower):
-                    yield Completion(name, start_position=-len(typed), display_meta="command")
-        if turn is None:
-            return
-        if turn.texts:
-            for text in turn.texts:
-                if text.lower().startswith(lower):
-                    yield Completion(text, start_position=-len(typed))
-            return
-        yield from self._card_by_card(turn, typed)
-
-    @staticmethod
-    def _card_by_card(turn: Turn, typed: str) -> Iterable[Completion]:
-        """Long multi-card moves (the Bid Whist discard, a Control Nut! bid from a long
-        hand): the verb, then the cards that may still be named."""
-        view = turn.view
-        verb = view.format_action(turn.legal[0], seat=view.observer).split()[0]
-        words = typed.split(" ")
-        if len(words) == 1:
-            if verb.startswith(words[0].lower()):
-                yield Completion(verb + " ", start_position=-len(typed))
-            return
-        notation = view.notation
-        named = set()
-        for word in words[1:-1]:
-            try:
-                named.add(notation.parse(word))
-            except CardError:
-                continue
-        limit, eligible = view.multi_card_rule()
-        if len(named) >= limit:
-            return
-        last = words[-1].upper()
-        for card in bits(eligible):
-            name = notation.name(card)
-            if card not in named and name.startswith(last):
-                yield Completion(name, start_position=-len(words[-1]))
-
-
-def parse_move(turn: Turn, seat: int, line: str) -> int | str:
-    """The legal action ``line`` names for ``seat``, else why it is not one."""
-    text = " ".join(line.split())
-    view = turn.view
-    try:
-        action = view.parse_action(text)
-    except (ActionSyntaxError, CardError, ValueError) as first:
-        short = view.shorthand(text)  # a card alone: playing it, where the game says so
-        if short is None:
-            return str(first)
-        try:
-            action = view.parse_action(short)
-        except (ActionSyntaxError, CardError, ValueError):
-            return str(first)
-    try:
-        view.check_actor(seat)
-        view.check(action)
-    except IllegalAction as exc:
-        return str(exc)
-    if action not in turn.legal:
-        return "not a legal move now"
-    return action
-
-
-def legal_summary(turn: Turn) -> str:
-    if not turn.texts:
-        return f"legal: {len(turn.legal)} choices; type the verb and Tab for the cards"
-    texts = list(turn.texts)
-    shown = ", ".join(texts[:LISTED])
-    more = f" ... ({len(texts)} in all; Tab lists them)" if len(texts) > LISTED else ""
-    return f"legal: {shown}{more}"
 
 
 @dataclass(frozen=True, slots=True)
