@@ -65,7 +65,7 @@ def test_a_person_plays_chats_and_sees_the_roster(tmp_path: Path) -> None:
     assert f"safety number: {host.peer.roster.safety_number()}" in shown
     joe = show_id(device_id(host.peer.roster.seats[1].identity), 4)
     assert f"1: joe [{joe}] (heuristic bot run by seat 1)" in shown  # a short id by each name
-    assert "\njoe: play " in shown or shown.startswith("joe: play ")  # moves by name
+    assert "\n  joe: play " in shown and "\n  you: play " in shown  # moves by name
     assert "joe: hi, joe here" in shown
     assert "hosty: hello from the host" in joiner_lines
     assert "not accepted:" in shown and "legal:" in shown

@@ -17,5 +17,6 @@ from p2pcards.games import HandState
 
 
 async def decide(bot: Bot, view: HandState, rng: random.Random) -> int:
-    """The bot's action for ``view``, computed without blocking the event loop."""
-    return await trio.to_thread.run_sync(bot, view, rng)
+    """The bot's action for ``view``, computed without blocking the event loop (a
+    cancelled wait leaves the thread to finish on its own: the person left)."""
+    return await trio.to_thread.run_sync(bot, view, rng, abandon_on_cancel=True)

@@ -12,6 +12,7 @@ cancelling the Trio side (a turn timer) cancels the asyncio task.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -43,16 +44,35 @@ def run(async_fn: Callable[..., Awaitable[T]], *args: Any) -> T:
     return asyncio.run(host())
 
 
+class Interrupted(Exception):
+    """Ctrl-C at a prompt (prompt-toolkit raises :class:`KeyboardInterrupt`, which an
+    asyncio task must not let out: asyncio would stop its loop, and the program)."""
+
+
 async def await_asyncio(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Await an asyncio coroutine from a Trio task running as asyncio's guest."""
+    """Await an asyncio coroutine from a Trio task running as asyncio's guest;
+    :class:`Interrupted` if it raised :class:`KeyboardInterrupt`."""
     loop = asyncio.get_running_loop()  # the host loop: guest code runs in its thread
     token = trio.lowlevel.current_trio_token()
     ready = trio.Event()
-    task = loop.create_task(make())
-    task.add_done_callback(lambda _: token.run_sync_soon(ready.set))
+
+    async def guarded() -> T:
+        try:
+            return await make()
+        except KeyboardInterrupt:
+            raise Interrupted from None
+
+    def done(_: object) -> None:
+        with contextlib.suppress(trio.RunFinishedError):  # (the Trio run ended first:
+            token.run_sync_soon(ready.set)                 # nobody waits)
+
+    task = loop.create_task(guarded())
+    task.add_done_callback(done)
     try:
         await ready.wait()
     except trio.Cancelled:
-        task.cancel()
+        task.cancel()  # (and wait until it is gone: a prompt closes before the next opens)
+        with trio.CancelScope(shield=True):
+            await ready.wait()
         raise
     return task.result()

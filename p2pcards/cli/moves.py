@@ -31,14 +31,16 @@ class Turn:
     view: HandState
     legal: list[int]
     texts: dict[str, int] = field(default_factory=dict)
+    names: Sequence[str] = ()
+    """The table's names by seat (a move may name a seat by its name)."""
 
     @classmethod
-    def of(cls, view: HandState) -> Turn:
+    def of(cls, view: HandState, names: Sequence[str] = ()) -> Turn:
         legal = view.legal_actions()
         seat = view.observer
         texts = {view.format_action(a, seat=seat): a for a in legal} if len(legal) <= MANY \
             else {}
-        return cls(view, legal, texts)
+        return cls(view, legal, texts, names)
 
 
 class HasTurn(Protocol):

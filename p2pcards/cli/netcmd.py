@@ -363,8 +363,10 @@ def _prompt(args: argparse.Namespace) -> NetPrompt | None:
     """The prompt for a person at this peer's seat (None: a bot plays it, --bot)."""
     if args.bot is not None:
         return None
-    return NetPrompt(args.game if hasattr(args, "game") else "",
-                     hint_bot=make_bot("ismcts", think=1.0))
+    prompt = NetPrompt(args.game if hasattr(args, "game") else "",
+                       hint_bot=make_bot("ismcts", think=1.0))
+    prompt.save_to = args.save
+    return prompt
 
 
 def _run(play: Callable[[], Awaitable[None]], prompt: NetPrompt | None) -> bool:
@@ -378,17 +380,27 @@ def _run(play: Callable[[], Awaitable[None]], prompt: NetPrompt | None) -> bool:
     async def seated() -> None:
         nonlocal left
         async with trio.open_nursery() as nursery:
+            asking = trio.CancelScope()
+
+            closed = trio.Event()
 
             async def the_prompt() -> None:
                 nonlocal left
-                try:
-                    await prompt.run()
-                except Left:
-                    left = True
-                    nursery.cancel_scope.cancel()
+                with asking:
+                    try:
+                        await prompt.run()
+                    except Left:
+                        left = True
+                        nursery.cancel_scope.cancel()
+                    finally:
+                        closed.set()
 
             nursery.start_soon(the_prompt)
             await play()
+            asking.cancel()
+            await closed.wait()
+            if not left and prompt.table is not None and prompt.table.over:
+                await prompt.finish()  # (the save prompt, with the line prompt closed)
             nursery.cancel_scope.cancel()
 
     with patch_stdout(raw=True):

@@ -1,100 +1,135 @@
 """The prompt at a networked table: a person's seat in ``p2pcards host`` or ``join``.
 
-The prompt stays open for the whole game (Trio is a guest on prompt-toolkit's
-asyncio loop, :mod:`p2pcards.cli.guest`): the table's events, joins and
-leaves, and chat print above it (``patch_stdout``), ``say TEXT`` chats at any
-time, and when the table asks this seat for a move the prompt turns into
-``your move>`` and completes only legal moves.  With a turn timer, a move not
-made in time is made by the heuristic bot, and everyone sees it played.
+The same prompt as a local table's (:class:`p2pcards.cli.prompt.Prompt`): the
+same screen, commands and move reading.  It stays open for the whole game
+(Trio is a guest on prompt-toolkit's asyncio loop, :mod:`p2pcards.cli.guest`):
+the table's events, joins, leaves and chat print above it (``patch_stdout``),
+and each move is told from this seat's own view as the session saw it.  When
+the table asks this seat for a move the prompt turns into ``your move>``.
+A networked table adds ``say``, ``who``, ``void`` (a proposal to void the
+deal, in place of a move) and the connection in the toolbar; with a turn
+timer, a move not made in time is made by the heuristic bot.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Awaitable, Callable, Sequence
 
 import trio
-from prompt_toolkit import PromptSession, print_formatted_text
-from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
-from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from p2pcards.bots import Bot, heuristic_bot
-from p2pcards.cli import guest, screen
-from p2pcards.cli.helptext import help_text
-from p2pcards.cli.moves import MoveCompleter, Turn, legal_summary, parse_move
+from p2pcards.cli import guest
+from p2pcards.cli.moves import Turn
+from p2pcards.cli.prompt import LEAVE, Prompt
 from p2pcards.games import GAMES, HandState
-from p2pcards.net.driver import Settings
+from p2pcards.history import History
+from p2pcards.net.driver import VoidProposal
 from p2pcards.net.identity import device_id, show_id
+from p2pcards.net.settings import Settings
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster
+from p2pcards.table.session import Session
+from p2pcards.table.state import Event
 
-COMMANDS = ("help", "hand", "table", "who", "say", "hint", "quit")
+SHOWN = 400
+"""Most characters of a line from the table (its texts quote other seats)."""
+QUEUED_CHAT = 5
+"""Lines said before the table is seated, sent once it is."""
+CONFIRM = "Leave the table? [y/N] "
 
 
 class Left(Exception):
     """The person left the table (the journal keeps the game: the same command resumes)."""
 
 
-class NetPrompt:
+class NetPrompt(Prompt):
+    commands = (*Prompt.commands, "who", "say", "void")
+    command_help = (*Prompt.command_help[:-1],
+                    ("who", "the roster, its safety number and the table's settings"),
+                    ("say TEXT", "chat to the table"),
+                    ("void REASON", "propose, at your move, to void the deal (all must agree)"),
+                    Prompt.command_help[-1])
+
     def __init__(self, game: str, *, hint_bot: Bot | None = None,
-                 input: Input | None = None, output: Output | None = None):
-        self.game = game
-        self.hint_bot = hint_bot
-        self.output = output
-        self.style = screen.STYLE
-        self.session: PromptSession[str] = PromptSession(
-            input=input, output=output, history=InMemoryHistory(), style=self.style,
-            completer=MoveCompleter(self, COMMANDS), complete_while_typing=False,
-            color_depth=screen.color_depth())
-        self.turn: Turn | None = None
+                 input: Input | None = None, output: Output | None = None,
+                 four_colour: bool = False):
+        super().__init__(GAMES[game] if game in GAMES else GAMES["pasur"], hint_bot=hint_bot,
+                         input=input, output=output, four_colour=four_colour)
         self.question: str | None = None
-        self.chosen: trio.MemorySendChannel[int | bool] | None = None
-        self.seat = -1
+        self.chosen: trio.MemorySendChannel[int | bool | VoidProposal] | None = None
+        self.confirming = False
         self.timer = 0.0
         self.hint_allowed = False
-        self.names: Sequence[str] = ()
+        self.real_names: Sequence[str] = ()
         self.chat: Callable[[str], Awaitable[None]] | None = None
+        self.queued: list[str] = []
         self.roster_text = ""
         self.settings = Settings()
-        self.transcript: list[str] = []
-        """Everything shown, as plain text (tests read it)."""
+        self.table: Session | None = None
+        self.connected = True
+        self.save_to: str | None = None
         self.before_prompt: Callable[[NetPrompt, str], None] | None = None
         """Called as each prompt opens (tests type their answer here)."""
         self.rng = random.Random(random.SystemRandom().getrandbits(64))
 
+    # ---------------------------------------------------------- what the table says
+
+    def current(self) -> HandState | None:
+        run = None if self.table is None else self.table.run
+        return None if run is None else run.view
+
+    def finished_history(self) -> tuple[History, str]:
+        table = self.table
+        if table is None:
+            return History(self.game.name, list(self.real_names), {}, []), ""
+        roster = table.roster
+        history = History(roster.game, [s.name for s in roster.seats], dict(roster.options),
+                          [run.outcome.record for run in table.finished if run.outcome])
+        note = " (the finished deals: the one in progress is still secret)" \
+            if table.run is not None else ""
+        return history, note
+
+    def options(self) -> dict[str, int]:
+        return {} if self.table is None else dict(self.table.roster.options)
+
+    def status(self) -> str:
+        return "" if self.connected else "reconnecting..."
+
     # ---------------------------------------------------------- the driver's side
 
-    def show(self, line: str | StyleAndTextTuples) -> None:
-        fragments = [("", line)] if isinstance(line, str) else line
-        self.transcript.append("".join(f[1] for f in fragments))
-        print_formatted_text(FormattedText(fragments), style=self.style, output=self.output,
-                             color_depth=screen.color_depth())
+    def show(self, line: str | list[tuple[str, str]]) -> None:  # type: ignore[override]
+        self.echo(line)  # type: ignore[arg-type]
 
-    async def move(self, view: HandState) -> int:
+    async def move(self, view: HandState) -> int | VoidProposal:
         self.seat = view.observer
-        self.turn = Turn.of(view)
-        self._show_position(view)
-        send, receive = trio.open_memory_channel[int | bool](1)
+        self.turn = Turn.of(view, self.names)
+        self.choices = None
+        self.show_position(view)
+        send, receive = trio.open_memory_channel[int | bool | VoidProposal](1)
         self.chosen = send
         self._refresh()
         try:
             with trio.move_on_after(self.timer or float("inf")):
-                return int(await receive.receive())
+                chosen = await receive.receive()
+                return chosen if isinstance(chosen, VoidProposal) else int(chosen)
             code = heuristic_bot(view.clone(), self.rng)
-            self.show(f"time is up: {view.format_action(code, seat=self.seat)} is played"
+            self.echo(f"time is up: {view.format_action(code, seat=self.seat)} is played"
                       " for you")
             return code
         finally:
             self.turn = None
+            self.choices = None
             self.chosen = None
             self._refresh()
 
     async def answer(self, question: str) -> bool:
-        self.question = question = printable(question)
-        self.show(f"{question}: answer yes or no")
-        send, receive = trio.open_memory_channel[int | bool](1)
+        self.question = question = printable(question, SHOWN)
+        self.echo(f"{question}: answer yes or no")
+        send, receive = trio.open_memory_channel[int | bool | VoidProposal](1)
         self.chosen = send
         self._refresh()
         try:
@@ -107,109 +142,212 @@ class NetPrompt:
     def seated(self, roster: Roster, seat: int, settings: Settings,
                chat: Callable[[str], Awaitable[None]]) -> None:
         self.seat = seat
-        self.game = roster.game
-        self.names = [e.name for e in roster.seats]
+        self.game = roster.rules
         self.timer = settings.timer
         self.hint_allowed = settings.hint
         self.chat = chat
         self.settings = settings
         self.reseated(roster)
+        labels = []
+        for s, entry in enumerate(roster.seats):
+            who = "you" if s == seat else f"{entry.bot} bot" if entry.bot else "player"
+            team = f", team {s % 2}" if self.game.units == "teams" else ""
+            labels.append(f"{printable(entry.name, 32)} ({who}{team})")
+        self.echo([("class:title", self.game.title), ("", ": " + ", ".join(labels))])
+        self.echo("type help for the commands, help rules for the game; Tab completes moves")
+        queued, self.queued = self.queued, []
+        if queued:
+            self.echo(f"(saying the {len(queued)} line(s) typed before the table was seated)")
+        for line in queued:
+            trio.lowlevel.spawn_system_task(chat, line)
 
     def reseated(self, roster: Roster) -> None:
         """Seats changed hands (a stand-in bot came, or a player came back): ``who``
         shows the roster as it stands and its new safety number."""
+        self.real_names = [printable(e.name, 32) for e in roster.seats]
+        self.names = ["you" if i == self.seat else n for i, n in enumerate(self.real_names)]
         self.roster_text = "\n".join(
-            [f"{i}: {e.name} [{show_id(device_id(e.identity), 4)}]"
+            [f"{i}: {self.real_names[i]} [{show_id(device_id(e.identity), 4)}]"
              + (f" ({e.bot} bot run by seat {e.run_by})" if e.bot else "")
              + (" (you)" if i == self.seat else "") for i, e in enumerate(roster.seats)]
             + [f"safety number: {roster.safety_number()} (compare it aloud)",
                f"table: {self.settings.describe()}"])
 
+    def connection(self, up: bool) -> None:
+        """The link to the table broke (False) or is back (True: the position again)."""
+        was, self.connected = self.connected, up
+        if up and not was:
+            self.echo("back at the table")
+            view = self.turn.view if self.turn is not None else self.current()
+            if view is not None:
+                self.show_position(view)
+        self._refresh()
+
+    def report(self, table: Session, events: Sequence[Event]) -> None:
+        """The table's new events, told from this seat's own view."""
+        first = self.table is None
+        self.table = table
+        if first and len(events) > 1:  # a resumed game: the deals before are a score table
+            events = self._catch_up(table, events)
+        for event in events:
+            self._tell(table, event)
+        self._refresh()
+
+    def _catch_up(self, table: Session, events: Sequence[Event]) -> Sequence[Event]:
+        starts = [i for i, e in enumerate(events) if e.kind == "deal"]
+        if not starts or starts[-1] == 0:
+            return events
+        self.rows = [list(run.points) for run in table.finished
+                     if not (run.outcome and run.outcome.void)]
+        self.totals = list(table.totals)
+        self.echo(f"resuming: {len(table.finished)} deal(s) played before")
+        self.show_scores()
+        return events[starts[-1]:]
+
+    def _tell(self, table: Session, event: Event) -> None:
+        kind = event.kind
+        if kind == "act":
+            self._tell_move(event)
+        elif kind == "deal":
+            self.log = []
+            run = table.run
+            self.deal = (run.index + 1) if run is not None else self.deal + 1
+            self.echo("")
+            self.echo(self._named(event.text))
+        elif kind == "result":
+            self._tell_result(table, event)
+        elif kind == "over" and table.winner is not None:
+            self.show_result(table.winner)
+        else:  # (a change of seats: the driver calls reseated() too)
+            self.echo(self._named(event.text))
+
+    def _tell_move(self, event: Event) -> None:
+        seat = event.seat
+        name = "chance" if seat is None else None
+        if event.before is not None and event.code >= 0:  # (the session applied it there)
+            self.record_lines(self.narrate(event.before, seat if seat is not None else -1,
+                                           event.code, name))
+            return
+        self.record_lines([f"  {self._named(event.text)}"])
+
+    def _tell_result(self, table: Session, event: Event) -> None:
+        found = re.match(r"deal (\d+):", event.text)
+        run = next((r for r in table.finished if found and r.index + 1 == int(found[1])), None)
+        if run is None:
+            self.echo(self._named(event.text))
+            return
+        if run.outcome is not None and run.outcome.void:
+            self.echo(f"  {printable(run.verdict, SHOWN)}")
+        else:
+            view = run.view
+            summary = view.summary(self.names) if view is not None and view.is_terminal() \
+                else ", ".join(map(str, run.points))
+            self.echo(f"  result: {summary}")
+            if run.verdict != "ok":
+                self.echo(f"  verdict: {self._named(run.verdict)}")
+            self.rows.append(list(run.points))
+        self.totals = list(table.totals)
+        self.echo("  totals: " + ", ".join(
+            f"{self.game.unit_name(u, self.names)} {t}" for u, t in enumerate(self.totals)))
+        if self.rows:
+            self.show_scores()
+
+    def _named(self, text: str) -> str:
+        """A line of the table's, printable, its seats by name."""
+        names = self.names
+
+        def name(m: re.Match[str]) -> str:
+            seat = int(m[1])
+            return names[seat] if seat < len(names) else m[0]
+
+        return printable(re.sub(r"\bseat (\d+)\b", name, text), SHOWN)
+
     # ------------------------------------------------------------ the prompt
 
     def _message(self) -> str:
+        if self.confirming:
+            return CONFIRM
         if self.turn is not None:
-            return "your move> "
+            return self.move_message()
         if self.question is not None:
             return "void the deal? [y/n]> "
         return "> "
 
-    def _refresh(self) -> None:
-        app = self.session.app
-        if app.is_running:
-            app.invalidate()
-
     async def run(self) -> None:
-        """The prompt, until the person quits (:class:`Left`) or the task is cancelled."""
+        """The prompt, until the person leaves (:class:`Left`) or the task is cancelled.
+        Ctrl-C asks first; a second Ctrl-C, or "y", leaves."""
         while True:
             if self.before_prompt is not None:
                 self.before_prompt(self, self._message())
             try:
-                line = await guest.await_asyncio(
-                    lambda: self.session.prompt_async(self._message))
-            except (KeyboardInterrupt, EOFError):
+                line = await self.read(self._message)
+            except guest.Interrupted:
+                if self.confirming:
+                    raise Left from None
+                self.confirming = True
+                continue
+            except EOFError:
                 raise Left from None
             await self.take(line)
 
     async def take(self, line: str) -> None:
-        word, _, rest = line.strip().partition(" ")
+        word = line.strip().partition(" ")[0]
         lower = word.lower()
+        if self.confirming:
+            self.confirming = False
+            if lower in LEAVE:
+                raise Left
+            self.echo("staying at the table")
+            return
         if not word:
             return
         if self.question is not None and lower in ("y", "yes", "n", "no"):
             self._choose(lower.startswith("y"))
-        elif lower in COMMANDS:
-            await self._command(lower, rest.strip())
+        elif await self.command(line):
+            return
         elif self.turn is not None:
-            action = parse_move(self.turn, self.seat, line)
-            if isinstance(action, str):
-                self.show([("class:error", f"not accepted: {action[:157]}")])
-                self.show(legal_summary(self.turn))
-            else:
+            action = self.take_move(line)
+            if action is not None:
                 self._choose(action)
         else:
-            self.show("it is not your move (help lists the commands; say TEXT chats)")
+            self.echo("it is not your move (help lists the commands; say TEXT chats)")
 
-    def _choose(self, value: int | bool) -> None:
+    def _choose(self, value: int | bool | VoidProposal) -> None:
         if self.chosen is not None:
             self.chosen.send_nowait(value)
             self.chosen = None
 
-    async def _command(self, word: str, rest: str) -> None:
-        if word == "help":
-            self.show(help_text(GAMES[self.game], rest, {}) if rest else
-                      "commands: hand, table, who (the roster and safety number), say TEXT,"
-                      " hint (where the table allows it), quit; help rules for the game")
-        elif word == "quit":
-            raise Left
+    async def run_command(self, word: str, rest: str) -> None:
+        if word == "quit":
+            self.confirming = True
         elif word == "who":
-            self.show(self.roster_text or "the table is not seated yet")
+            self.echo(self.roster_text or "the table is not seated yet")
         elif word == "say":
-            if not rest:
-                self.show("say TEXT: what to say to the table")
-            elif self.chat is not None:
-                await self.chat(rest)
-                self.show(f"you: {rest}")
-        elif self.turn is None:
-            self.show(f"{word}: it is not your move")
-        elif word == "hand":
-            self._show_position(self.turn.view, table=False)
-        elif word == "table":
-            self._show_position(self.turn.view, hand=False)
-        elif word == "hint":
-            if not self.hint_allowed or self.hint_bot is None:
-                self.show("hint: this table does not allow hints")
-                return
-            view = self.turn.view
-            code = await trio.to_thread.run_sync(self.hint_bot, view.clone(), self.rng)
-            self.show(f"hint: {view.format_action(code, seat=self.seat)}")
+            await self._say(rest)
+        elif word == "void":
+            if self.turn is None:
+                self.echo("void: you propose it in place of a move, at your turn")
+            else:
+                self._choose(VoidProposal(rest or "voided by every seat"))
+        elif word in ("hand", "table") and self.turn is not None:
+            (self.show_hand if word == "hand" else self.show_table)(self.turn.view)
+        else:
+            await super().run_command(word, rest)
 
-    def _show_position(self, view: HandState, *, hand: bool = True, table: bool = True
-                       ) -> None:
-        if table:
-            fragments = screen.table_fragments(view, list(self.names))
-            if fragments:
-                self.show(fragments[:-1] if fragments[-1][1] == "\n" else fragments)
-        if hand and view.visible(self.seat, self.seat):
-            self.show([("class:title", "your hand: "),
-                       *screen.hand_fragments(view.notation, screen.own_hand(view))])
+    async def _say(self, text: str) -> None:
+        if not text:
+            self.echo("say TEXT: what to say to the table")
+        elif self.chat is not None:
+            await self.chat(text)
+            self.echo(f"you: {text}")
+        elif len(self.queued) < QUEUED_CHAT:
+            self.queued.append(text)
+            self.echo("(the table is not seated yet: said once it is)")
+        else:
+            self.echo(f"the table is not seated yet, and {QUEUED_CHAT} lines wait already:"
+                      " not said")
+
+    async def finish(self) -> None:
+        """The game is over: offer to save its hand history (unless ``--save`` does)."""
+        if self.save_to is None and self.table is not None and self.table.finished:
+            await self.offer_save()

@@ -10,32 +10,27 @@ comes from the person's own view: the full deal is the table's, not theirs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
-import re
 import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import trio
-from prompt_toolkit import PromptSession, print_formatted_text
-from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
-from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
-from prompt_toolkit.styles import Style
 
 from p2pcards.bots import Bot, SearchBot
-from p2pcards.cli import guest, screen
+from p2pcards.cli import guest
 from p2pcards.cli.botrun import decide
-from p2pcards.cli.helptext import help_text
-from p2pcards.cli.moves import COMMANDS, MoveCompleter, Turn, legal_summary, parse_move
+from p2pcards.cli.moves import Turn
+from p2pcards.cli.prompt import LEAVE, Prompt, Quit
 from p2pcards.games import CHANCE, HandState
+from p2pcards.history import History
 from p2pcards.local import LocalGame, Snapshot
 
-
-class Quit(Exception):
-    """The person left the game."""
+__all__ = ["Manner", "Quit", "Repl", "play"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,183 +46,88 @@ class Manner:
     save_to: str | None = None
 
 
-class Repl:
+class Repl(Prompt):
     """One person's seat at a local table; the other seats are bots."""
+
+    commands = (*Prompt.commands, "undo")
+    command_help = (*Prompt.command_help[:-1],
+                    ("undo", "take back your last move and the bots' replies"),
+                    Prompt.command_help[-1])
 
     def __init__(self, table: LocalGame, seat: int, bots: Sequence[Bot | None], *,
                  hint_bot: SearchBot, manner: Manner = Manner(), input: Input | None = None,
                  output: Output | None = None):
+        super().__init__(table.game, hint_bot=hint_bot, four_colour=manner.four_colour,
+                         input=input, output=output, hint_seed=manner.seed)
         self.table = table
-        self.game = table.game
         self.seat = seat
+        self.names = table.names
+        self.totals = table.totals
         self.bots = bots
-        self.hint_bot = hint_bot
-        self.hint_rng = random.Random(f"hint:{manner.seed}")
         self.pace = manner.pace
         self.autoplay = manner.autoplay
         self.save_to = manner.save_to
-        self.output = output
-        self.style: Style = screen.FOUR_COLOUR if manner.four_colour else screen.STYLE
-        self.session: PromptSession[str] = PromptSession(
-            input=input, output=output, history=InMemoryHistory(), style=self.style,
-            completer=MoveCompleter(self), complete_while_typing=False,
-            bottom_toolbar=self.toolbar, color_depth=screen.color_depth())
-        self.plain: PromptSession[str] = PromptSession(
-            input=input, output=output, style=self.style, color_depth=screen.color_depth())
-        """For yes/no and file names: no move completion, no toolbar."""
-        self.transcript: list[str] = []
-        """Everything printed, as plain text (tests read it)."""
-        self.turn: Turn | None = None
-        self.log: list[str] = []
         self.undo_stack: list[tuple[Snapshot, int]] = []
-        self.rows: list[list[int]] = []
-        self._last_print = 0.0
-        self.waiting: trio.CancelScope | None = None
-        """The wait for a bot (or the pace) that Ctrl-C interrupts."""
+        self.alarm: trio.MemorySendChannel[int | None] | None = None
+        """Where Ctrl-C goes while a bot thinks (:meth:`bot_moves`)."""
         self.interrupted = False
+        """Ctrl-C came with no prompt open and no bot thinking: ask at the next step."""
         self.before_prompt: Callable[[Repl, str], None] | None = None
         """Called as each prompt opens (tests type their answer into the input here)."""
 
-    # ------------------------------------------------------------------ output
-
-    def echo(self, fragments: StyleAndTextTuples | str) -> None:
-        if isinstance(fragments, str):
-            fragments = [("", fragments)]
-        self.transcript.append("".join(fragment[1] for fragment in fragments))
-        print_formatted_text(FormattedText(fragments), style=self.style, output=self.output,
-                             color_depth=screen.color_depth())
-        self._last_print = time.monotonic()
-
-    def say(self, lines: Sequence[str]) -> None:
-        for line in lines:
-            self.echo(line)
+    def current(self) -> HandState | None:
+        state = self.table.state
+        return None if state is None else state.view(self.seat)
 
     def view(self) -> HandState:
+        view = self.current()
+        assert view is not None
+        return view
+
+    def options(self) -> dict[str, int]:
+        return dict(self.table.options)
+
+    def finished_history(self) -> tuple[History, str]:
+        history = self.table.history
         state = self.table.state
-        assert state is not None
-        return state.view(self.seat)
-
-    def show_hand(self) -> None:
-        view = self.view()
-        if not view.visible(self.seat, self.seat):  # Nullern's blind round
-            count = view.count[self.seat]
-            self.echo([("class:title", "your hand: "),
-                       ("class:dim", f"{count} card{'s' if count != 1 else ''} you cannot see"
-                        " (blind round)")])
-            return
-        self.echo([("class:title", "your hand: "),
-                   *screen.hand_fragments(view.notation, screen.own_hand(view))])
-
-    def show_table(self) -> None:
-        fragments = screen.table_fragments(self.view(), self.table.names)
-        if fragments and fragments[-1][1] == "\n":
-            fragments = fragments[:-1]
-        self.echo(fragments)
-
-    def show_scores(self) -> None:
-        if not self.rows:
-            self.echo("no deal has been scored yet")
-            return
-        self.echo(screen.score_table(self.game, self.table.names, self.rows))
-
-    def toolbar(self) -> StyleAndTextTuples:
-        table = self.table
-        state = table.state
-        parts = [self.game.title, f"deal {len(table.history.hands)}"]
-        if state is not None:
-            parts.append(screen.phase_name(state))
-            mover = state.current_player()
-            if mover == self.seat:
-                parts.append("your turn")
-            elif mover >= 0:
-                parts.append(f"{table.names[mover]} to play")
-        parts.append(screen.scores_text(self.game, table.names, table.totals))
-        return [("class:bottom-toolbar", " " + " | ".join(parts) + " ")]
+        if state is not None and not state.is_terminal():
+            return (replace(history, hands=history.hands[:-1]),
+                    " (the finished deals: the one in progress is still secret)")
+        return history, ""
 
     # ------------------------------------------------------------------ input
 
     async def ask(self, message: str, *, moves: bool = True) -> str:
-        """One line from the person; Ctrl-C at the prompt means ``quit``, Ctrl-D
-        (end of input) leaves at once.  ``moves``: complete moves, show the toolbar."""
-        if self.before_prompt is not None:
-            self.before_prompt(self, message)
-        session = self.session if moves else self.plain
-        try:
-            return await guest.await_asyncio(
-                lambda: session.prompt_async(message, handle_sigint=False))
-        except KeyboardInterrupt:
-            return "quit"
-        except EOFError:
-            raise Quit from None
+        """One line from the person; Ctrl-C asks whether to leave (and, answered no,
+        asks ``message`` again), Ctrl-D (end of input) leaves at once."""
+        while True:
+            if self.before_prompt is not None:
+                self.before_prompt(self, message)
+            try:
+                return await self.read(message, moves=moves)
+            except guest.Interrupted:
+                await self.confirm_quit()
+            except EOFError:
+                raise Quit from None
 
     async def confirm_quit(self) -> None:
-        answer = await self.ask("Leave the game? [y/N] ", moves=False)
-        if answer.strip().lower() in ("y", "yes", "quit"):
+        """Ask before leaving: "y" (or Ctrl-C again, or the end of input) leaves."""
+        if self.before_prompt is not None:
+            self.before_prompt(self, CONFIRM)
+        try:
+            answer = await self.read(CONFIRM, moves=False)
+        except (guest.Interrupted, EOFError):
+            raise Quit from None
+        if answer.strip().lower() in LEAVE:
             raise Quit
 
-    async def command(self, line: str) -> bool:
-        """Run ``line`` if it is a command (True), else False (it may be a move)."""
-        word, _, rest = line.strip().partition(" ")
-        word = word.lower()
-        if word not in COMMANDS:
-            return False
-        state = self.table.state
-        if word == "help":
-            self.echo(help_text(self.game, rest, self.table.options))
-        elif word == "quit":
+    async def run_command(self, word: str, rest: str) -> None:
+        if word == "quit":
             await self.confirm_quit()
-        elif word == "score":
-            self.show_scores()
-        elif word == "save":
-            self.save(rest.strip())
-        elif state is None:
-            self.echo(f"{word}: no deal is in progress")
-        elif word == "hand":
-            self.show_hand()
-        elif word == "table":
-            self.show_table()
-        elif word == "last":
-            self.echo(screen.last_trick_fragments(self.view(), self.table.names))
-        elif word == "history":
-            self.echo("\n".join(self.log) if self.log else "nothing has happened yet")
-        elif word == "hint":
-            await self.hint()
         elif word == "undo":
             self.undo()
-        return True
-
-    def save(self, path: str) -> None:
-        """Write the finished deals' hand history; the deal in progress stays out (its
-        record holds every seat's cards)."""
-        if not path:
-            self.echo("save FILE: name the file to write")
-            return
-        history = self.table.history
-        state = self.table.state
-        note = ""
-        if state is not None and not state.is_terminal():
-            history = replace(history, hands=history.hands[:-1])
-            note = " (the finished deals: the one in progress is still secret)"
-        try:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(history.dumps())
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
-            self.echo([("class:error", f"cannot write {path!r}: {reason}")])
-            return
-        self.echo(f"hand history saved to {path}{note}")
-
-    async def hint(self) -> None:
-        turn = self.turn
-        if turn is None:
-            self.echo("hint: it is not your turn")
-            return
-        self.echo("thinking...")
-        action, share = await trio.to_thread.run_sync(self.hint_bot.choose, turn.view,
-                                                      self.hint_rng)
-        text = turn.view.format_action(action, seat=self.seat)
-        how = f" ({share:.0%} of the search)" if share is not None else ""
-        self.echo(f"hint: {text}{how}")
+        else:
+            await super().run_command(word, rest)
 
     def undo(self) -> None:
         state = self.table.state
@@ -243,36 +143,19 @@ class Repl:
         self.echo("took back your last move")
         self.turn = None
 
-    def parse(self, turn: Turn, line: str) -> int | None:
-        """The legal action ``line`` names, else None after saying why."""
-        action = parse_move(turn, self.seat, line)
-        if isinstance(action, str):
-            self.refuse(turn, action)
-            return None
-        return action
-
-    def refuse(self, turn: Turn, reason: str) -> None:
-        if len(reason) > 160:
-            reason = reason[:157] + "..."
-        self.echo([("class:error", f"not accepted: {reason}")])
-        self.echo(self.legal_summary(turn))
-
-    def legal_summary(self, turn: Turn) -> str:
-        return legal_summary(turn)
-
     async def ask_move(self) -> int | None:
         """The person's move (None: the position changed under the prompt: undo)."""
-        view = self.view()
-        self.turn = turn = Turn.of(view)
+        self.turn = Turn.of(self.view(), self.names)
+        self.choices = None
         while True:
-            line = await self.ask("your move> ")
+            line = await self.ask(self.move_message())
             if not line.strip():
                 continue
             if await self.command(line):
                 if self.turn is None:  # undo
                     return None
                 continue
-            action = self.parse(turn, line)
+            action = self.take_move(line)
             if action is not None:
                 self.turn = None
                 return action
@@ -284,14 +167,10 @@ class Repl:
         if wait > 0:
             await trio.sleep(wait)
 
-    def record_lines(self, lines: list[str]) -> None:
-        lines = [_unseen_runs(_second_person(line)) for line in lines]
-        self.log += [line.strip() for line in lines if line.strip()]
-        self.say(lines)
-
     async def play_deal(self) -> None:
         table = self.table
         self.say(table.start_deal())
+        self.deal = len(table.history.hands)
         self.log = []
         self.undo_stack = []
         while True:
@@ -299,6 +178,9 @@ class Repl:
             assert state is not None
             if state.is_terminal():
                 break
+            if self.interrupted:
+                self.interrupted = False
+                await self.confirm_quit()
             mover = state.current_player()
             if mover == CHANCE:
                 self.record_lines(table.act_chance(observer=self.seat))
@@ -312,14 +194,7 @@ class Repl:
                 continue
             bot = self.bots[mover]
             assert bot is not None
-            with trio.CancelScope() as self.waiting:
-                action = await decide(bot, state.view(mover), table.bot_rngs[mover])
-                await self.pause_for_pace()
-            self.waiting = None
-            if self.interrupted:  # Ctrl-C while the bot thought: ask, then go on
-                self.interrupted = False
-                await self.confirm_quit()
-                continue
+            action = await self.bot_moves(bot, state.view(mover), table.bot_rngs[mover])
             self.record_lines(table.act(mover, action, observer=self.seat))
         self.say(table.end_deal())
         self.undo_stack = []
@@ -335,8 +210,7 @@ class Repl:
         if self.autoplay and len(legal) == 1:
             self.record_lines(table.act(self.seat, legal[0], observer=self.seat))
             return
-        self.show_table()
-        self.show_hand()
+        self.show_position(view)
         snap = table.snapshot()
         action = await self.ask_move()
         if action is None:
@@ -344,11 +218,38 @@ class Repl:
         self.undo_stack.append((snap, len(self.log)))
         self.record_lines(table.act(self.seat, action, observer=self.seat))
 
+    async def bot_moves(self, bot: Bot, view: HandState, rng: random.Random) -> int:
+        """The bot's move, shown no sooner than the pace allows.  Ctrl-C meanwhile
+        asks whether to leave while the bot goes on thinking; "y" leaves at once."""
+        send, receive = trio.open_memory_channel[int | None](2)
+        self.alarm = send
+        try:
+            async with trio.open_nursery() as nursery:
+
+                async def think() -> None:
+                    action = await decide(bot, view, rng)
+                    await self.pause_for_pace()
+                    await send.send(action)
+
+                nursery.start_soon(think)
+                while True:
+                    if self.interrupted:  # (Ctrl-C just before: ask now)
+                        self.interrupted = False
+                        await self.confirm_quit()
+                    action = await receive.receive()
+                    if action is not None:
+                        return action
+                    self.interrupted = True
+        finally:
+            self.alarm = None
+
     def _interrupt(self) -> None:
-        """Ctrl-C with no prompt open (a bot thinking): stop waiting and ask."""
-        self.interrupted = True
-        if self.waiting is not None:
-            self.waiting.cancel()
+        """Ctrl-C with no prompt open (a bot thinking, the pace): ask."""
+        if self.alarm is not None:
+            with contextlib.suppress(trio.WouldBlock):
+                self.alarm.send_nowait(None)
+        else:
+            self.interrupted = True
 
     async def run(self) -> int:
         """Play the game to its end; Ctrl-C outside a prompt asks before leaving."""
@@ -365,7 +266,6 @@ class Repl:
 
     async def _run(self) -> int:
         table = self.table
-        names = table.names
         self.echo([("class:title", f"{self.game.title}"),
                    ("", ": " + ", ".join(self._label(s) for s in range(table.players)))])
         self.echo("type help for the commands, help rules for the game; Tab completes moves")
@@ -375,19 +275,22 @@ class Repl:
                 if table.winner is None:
                     await self.between_deals()
         except Quit:
-            self.echo("left the game")
+            self.left()
             return 0
-        winner = table.winner
-        mine = self.seat % 2 if self.game.units == "teams" else self.seat
-        if isinstance(winner, list):
-            won = mine in winner
-            text = "shared win: " + ", ".join(self.game.unit_name(u, names) for u in winner)
+        self.show_result(table.winner)
+        if self.save_to:
+            self.save(self.save_to)
         else:
-            won = winner == mine
-            text = f"winner: {self.game.unit_name(winner, names)}"
-        self.echo([("class:title", text + (" (you!)" if won else ""))])
-        await self.offer_save()
+            await self.offer_save()
         return 0
+
+    def left(self) -> None:
+        """The person left before the end: the finished deals go to ``--save``."""
+        if self.save_to and self.rows:
+            self.save(self.save_to)
+        elif self.save_to:
+            self.echo(f"no deal was finished: nothing was written to {self.save_to}")
+        self.echo("left the game")
 
     def _label(self, seat: int) -> str:
         name = self.table.names[seat]
@@ -403,28 +306,8 @@ class Repl:
             if not await self.command(line):
                 self.echo("between deals: Enter deals on; the commands work too (help)")
 
-    async def offer_save(self) -> None:
-        if self.save_to:
-            self.save(self.save_to)
-            return
-        try:
-            line = await self.ask("save the hand history? file name, or Enter to skip> ",
-                                  moves=False)
-        except Quit:
-            return
-        if line.strip().lower() not in ("", "n", "no", "quit", "q"):
-            self.save(line.strip())
 
-
-def _second_person(line: str) -> str:
-    """The narration names the person "you": "you wins" reads "you win"."""
-    return re.sub(r"\byou (wins|takes|clears|adds|bids)\b", lambda m: f"you {m.group(1)[:-1]}",
-                  line)
-
-
-def _unseen_runs(line: str) -> str:
-    """A long run of unseen cards (a reshuffled stock) as a count: ``stock (40 unseen)``."""
-    return re.sub(r"\?( \?){7,}", lambda m: f"({(len(m.group(0)) + 1) // 2} unseen)", line)
+CONFIRM = "Leave the game? [y/N] "
 
 
 def play(repl: Repl) -> int:

@@ -17,7 +17,7 @@ import math
 import os
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -29,14 +29,28 @@ from p2pcards.net.peer import Peer, Refusal
 from p2pcards.net.settings import Settings
 from p2pcards.table.kinds import Kind, printable
 from p2pcards.table.roster import Roster
+from p2pcards.table.session import Session
+from p2pcards.table.state import Event
 
-__all__ = ["CRASH_VARIABLE", "Driver", "Person", "Settings"]  # (Settings: net/settings.py)
+__all__ = ["CRASH_VARIABLE", "Driver", "Person", "Settings",  # (Settings: net/settings.py)
+           "VoidProposal"]
+
+
+@dataclass(frozen=True, slots=True)
+class VoidProposal:
+    """A person's choice in place of a move: propose to void the deal."""
+
+    reason: str
 
 
 class Person(Protocol):
     """A person at this peer's own seat (the REPL)."""
 
-    async def move(self, view: HandState) -> int: ...
+    async def move(self, view: HandState) -> int | VoidProposal:
+        """This seat's move (or a proposal to void the deal instead)."""
+
+    def report(self, table: Session, events: Sequence[Event]) -> None:
+        """The table's new events (the person's seat's session tells them)."""
 
     async def answer(self, question: str) -> bool: ...
 
@@ -47,6 +61,9 @@ class Person(Protocol):
 
     def reseated(self, roster: Roster) -> None:
         """Seats changed hands: the roster as it stands."""
+
+    def connection(self, up: bool) -> None:
+        """The link to the table broke (False) or is back (True)."""
 
 
 @dataclass
@@ -119,7 +136,10 @@ class Driver:
             _, seat, code, progress = item
             self.thinking.discard(seat)
             if progress == self.peer.progress and seat in self.peer.decisions():
-                self.peer.act(seat, code)
+                if isinstance(code, VoidProposal):
+                    self.peer.propose_void(seat, code.reason)
+                else:
+                    self.peer.act(seat, code)
         elif kind == "answer":
             _, seat, agree, progress = item
             self.thinking.discard(seat)
@@ -165,12 +185,15 @@ class Driver:
     def _report(self) -> None:
         events = self.peer.main.events
         names = [e.name for e in self.peer.roster.seats]
+        if self.person is not None and events[self.events_shown:]:
+            self.person.report(self.peer.main, events[self.events_shown:])
         for event in events[self.events_shown:]:
             text = event.text
             if event.kind == "act" and event.seat is not None:  # "seat 2: ..." by name
                 text = f"{names[event.seat]}{text[text.index(':'):]}"
-            self.say(printable(text, SHOWN_LINE))  # (events quote other seats' text)
-            if event.kind == "seats" and self.person is not None:
+            if self.person is None:
+                self.say(printable(text, SHOWN_LINE))  # (events quote other seats' text)
+            elif event.kind == "seats":
                 self.person.reseated(self.peer.current)
         self.events_shown = len(events)
         new = self.peer.refused - self.refusals_shown

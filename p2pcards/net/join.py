@@ -140,6 +140,8 @@ class Joiner:
             with trio.fail_after(links.HANDSHAKE_SECONDS):
                 await self._hello(link)
             self.link = link
+            if self.person is not None:
+                self.person.connection(True)
             while True:
                 try:
                     frame = await link.receive()
@@ -152,6 +154,8 @@ class Joiner:
                 self.link_seen = trio.current_time()
                 await self._frame(frame)
         finally:
+            if self.link is not None and self.person is not None:
+                self.person.connection(False)
             self.link = None
             await link.aclose()
 

@@ -111,6 +111,13 @@ class Peer:
             self.journal.append("act", seat, code)
         self._route()
 
+    def propose_void(self, seat: int, reason: str) -> None:
+        """Seat ``seat`` proposes, in place of its move, to void the deal."""
+        self.sessions[seat].propose_void(reason)
+        if self.journal is not None:
+            self.journal.append("void", seat, reason)
+        self._route()
+
     def answer(self, seat: int, agree: bool) -> None:
         self.sessions[seat].answer_void(agree)
         if self.journal is not None:
@@ -277,6 +284,8 @@ class Peer:
                     peer.act(record[1], record[2])
                 elif kind == "answer":
                     peer.answer(record[1], record[2])
+                elif kind == "void":
+                    peer.propose_void(record[1], str(record[2]))
                 elif kind == "claim":
                     peer.sessions[record[1]].claim_silent(forked=bool(record[2]))
                     peer._route()

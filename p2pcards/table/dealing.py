@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from p2pcards.games.core import CHANCE, SPECTATOR, ChanceKind
+from p2pcards.games.core import CHANCE, SPECTATOR, ChanceKind, HandState
 from p2pcards.protocol.curve import SecretSource
 from p2pcards.protocol.errors import RemoteProtocolError
 from p2pcards.protocol.randomness import JointRandom, choice, sample
@@ -39,6 +39,13 @@ def apply_both(run: DealRun, public: int, private: int, keep_states: bool) -> No
         run.view.apply(private)
     if keep_states and run.view is not None:  # awaiting: recorded once it has them
         run.views.append(None if run.view.awaiting else run.view.knowledge())
+
+
+def seen_before(run: DealRun) -> HandState | None:
+    """This seat's own view as it stands, before a move (the public one for a watcher,
+    or for a seat whose own view has met a contradiction)."""
+    view = run.public if run.suspect or run.view is None else run.view
+    return None if view is None else view.clone()
 
 
 def open_slots(run: DealRun, slots: list[int]) -> list[int] | None:
@@ -103,9 +110,11 @@ class Dealing:
             shown = ()
         text = view.format_action(public, seat=SPECTATOR)
         run.draw = None
+        before = seen_before(run)
         apply_both(run, public, private, self.keep_states)
         run.acts.append((CHANCE, Act(action=text, slots=shown)))
-        self.events.append(Event("act", f"chance: {text}"))
+        self.events.append(Event("act", f"chance: {text}", None, before,
+                                 public if run.suspect else private))
         return True, []
 
     def _reshuffle(self, run: DealRun, stock: int) -> bool:

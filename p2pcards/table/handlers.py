@@ -21,7 +21,7 @@ from p2pcards.protocol.errors import EarlyMessage, RemoteProtocolError
 from p2pcards.protocol.messages import KeyRelease, Locked, Remixed, Shuffled, Unlocked
 from p2pcards.protocol.randomness import Commit, Reveal
 from p2pcards.table.codec import Envelope, public_bytes, usable_seal_key
-from p2pcards.table.dealing import apply_both
+from p2pcards.table.dealing import apply_both, seen_before
 from p2pcards.table.judge import open_sealed
 from p2pcards.table.kinds import (
     Act,
@@ -234,6 +234,8 @@ def on_act(m: PhaseMachine, env: Envelope, message: Act, step: Step) -> None:
             run.suspect = run.suspect or f"seat {sender} showed a card this seat holds"
     before = public.clone()
     run.played.append((len(m.transcript), before))
+    seen = seen_before(run)
+    seen_code = code if run.suspect or run.view is None else private
     apply_both(run, code, private, m.keep_states)
     run.acts.append((sender, message))
     for slot, keys in message.shown:
@@ -247,7 +249,7 @@ def on_act(m: PhaseMachine, env: Envelope, message: Act, step: Step) -> None:
                 run.deck.open(slot)
     ledger.reconcile(public)
     m.queue(ledger.moved(before, public, message.slots))
-    m.events.append(Event("act", f"seat {sender}: {message.action}", sender))
+    m.events.append(Event("act", f"seat {sender}: {message.action}", sender, seen, seen_code))
 
 
 def _check_shown(m: PhaseMachine, run: DealRun, sender: int, message: Act,

@@ -117,11 +117,16 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """Something for the user interface: ``kind`` and a line of text."""
+    """Something for the user interface: ``kind`` and a line of text.  A move
+    (``act``) also carries this seat's own view just before it (``before``) and the
+    move as that view knows it (``code``), so that a prompt can tell it as the seat
+    saw it (its own cards named, others' hidden)."""
 
     kind: str
     text: str
     seat: int | None = None
+    before: HandState | None = None
+    code: int = -1
 
 
 @dataclass
