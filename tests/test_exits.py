@@ -92,6 +92,7 @@ class Peers:
         self.port = free_port()
         self.procs: dict[str, subprocess.Popen[str]] = {}
         self.invite_file = tmp / "invite"
+        (tmp / "out").mkdir()  # the host's --transcript goes there
 
     def command(self, name: str) -> list[str]:
         common = ["--bot", "heuristic", "--name", name, "--seed", "3",
@@ -152,7 +153,6 @@ def test_headless_peers_leave_on_signals_and_come_back(tmp_path: Path) -> None:
     wrong fingerprint (3).  An output whose directory is removed during the game is
     said at the end in one line (2), and the other outputs are still written."""
     peers = Peers(tmp_path)
-    (tmp_path / "out").mkdir()
     try:
         peers.start("host")
         invite = peers.invite_file.read_text().strip()
@@ -197,5 +197,18 @@ def test_headless_peers_leave_on_signals_and_come_back(tmp_path: Path) -> None:
             assert "Traceback" not in peers.err(name) + peers.out(name)
         for run in (unreachable, stranger, wrong, impostor):
             assert "Traceback" not in run.stderr and run.stderr.count("\n") == 1
+    finally:
+        peers.kill_all()
+
+
+@pytest.mark.slow
+def test_a_host_stopped_before_the_game_keeps_nothing(tmp_path: Path) -> None:
+    peers = Peers(tmp_path)
+    try:
+        peers.start("host")
+        assert peers.stop("host", signal.SIGINT) == 130
+        assert peers.err("host") == "p2pcards: stopped by SIGINT before the game began;" \
+            " nothing is kept (the same command hosts a new table, with a new invite)\n"
+        assert not list((tmp_path / "host" / "tables").glob("*.journal"))
     finally:
         peers.kill_all()

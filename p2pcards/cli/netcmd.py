@@ -309,7 +309,8 @@ def cmd_host(args: argparse.Namespace) -> int:
                         f" {exc.strerror or exc}")
 
     return _play(args, serve, prompt, journal, host,
-                 expected=[(OSError, "cannot host: ", EXIT_USAGE)])
+                 expected=[(OSError, "cannot host: ", EXIT_USAGE)],
+                 again="hosts a new table, with a new invite")
 
 
 def cmd_join(args: argparse.Namespace) -> int:
@@ -368,7 +369,8 @@ def cmd_join(args: argparse.Namespace) -> int:
     except JournalError as exc:
         return _fail(str(exc))
     return _play(args, joiner.run, prompt, journal, joiner,
-                 expected=[(HostLost, "", EXIT_AWAY), (JoinError, "", EXIT_REFUSED)])
+                 expected=[(HostLost, "", EXIT_AWAY), (JoinError, "", EXIT_REFUSED)],
+                 again="sits at the table again")
 
 
 def _journal_path(token: bytes) -> Path:
@@ -419,10 +421,11 @@ class _Seat(Protocol):
 
 def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
           prompt: NetPrompt | None, journal: Journal, seat: _Seat, *,
-          expected: list[tuple[type[Exception], str, int]]) -> int:
+          expected: list[tuple[type[Exception], str, int]], again: str) -> int:
     """Play the game (host or joiner alike), then settle the journal and report: each
     of ``expected`` (found in Trio's exception groups) is said as its prefix and its
-    text, and ends with its status."""
+    text, and ends with its status.  ``again``: what the same command does if this one
+    stops before the game begins."""
     started = time.monotonic()
     try:
         stopped = _run(play, prompt)
@@ -439,7 +442,7 @@ def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
     if peer is not None and peer.over:  # (a signal in the farewell: the game is over)
         return _finish(peer, args, seat.driver, started)
     if stopped in _SIGNALS:
-        return _interrupted(stopped, journal, peer is not None)
+        return _interrupted(stopped, journal, peer is not None, again)
     if stopped == "left" or peer is None:
         return _left(journal)
     print(f"p2pcards: the game stopped before its end; the same command resumes it"
@@ -451,14 +454,14 @@ _SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM}
 """The signals a headless peer leaves the table on (its status: 128 + the number)."""
 
 
-def _interrupted(name: str, journal: Journal, begun: bool) -> int:
+def _interrupted(name: str, journal: Journal, begun: bool, again: str) -> int:
     """Stopped by signal ``name``: one line, and its status."""
     if begun:
         print(f"p2pcards: stopped by {name}: left the table; the same command resumes the"
               f" game (journal {journal.path})", file=sys.stderr)
     else:
         print(f"p2pcards: stopped by {name} before the game began; nothing is kept (the"
-              " same command sits at the table again, or hosts a new one)", file=sys.stderr)
+              f" same command {again})", file=sys.stderr)
     return 128 + int(_SIGNALS[name])
 
 
