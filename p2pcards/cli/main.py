@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from p2pcards import bench, history
 from p2pcards.bots import BOT_NAMES, SearchBot, arena, make_bot
-from p2pcards.cli import netcmd, repl
+from p2pcards.cli import netcmd, outputs, repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import DEFAULT_NAMES, LocalGame
 from p2pcards.table.kinds import printable
@@ -149,10 +149,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 0
+    except BaseException as exc:  # (Trio wraps what its tasks raise in exception groups)
+        if netcmd.leaf(exc, KeyboardInterrupt) is not None:
+            return EXIT_INTERRUPTED
+        if netcmd.leaf(exc, BrokenPipeError) is not None:
+            return 0
+        raise
+
+
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (SIGINT): 128 + 2, as shells report it (docs/networking.md, "Exit statuses")."""
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -171,6 +177,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         problem = f"--seat must be a seat of the table: 0 to {players - 1}, not {args.seat}"
     if not args.auto and args.quiet:
         problem = "--quiet goes with --auto (at the prompt the game is the output)"
+    problem = problem or outputs.check([("--save", args.save)]) or ""
     if problem:
         print(f"p2pcards: {problem}", file=sys.stderr)
         return EXIT_MALFORMED
@@ -185,13 +192,6 @@ def cmd_play(args: argparse.Namespace) -> int:
         return EXIT_MALFORMED
     if not args.auto:
         return _play_interactive(args, table, seed)
-    save = None
-    if args.save:
-        try:  # fail now, not after the whole game
-            save = open(args.save, "w", encoding="utf-8")  # noqa: SIM115 - written at the end
-        except OSError as exc:
-            print(f"p2pcards: cannot write {args.save}: {exc.strerror}", file=sys.stderr)
-            return EXIT_MALFORMED
     say = (lambda line: None) if args.quiet else print
     print(f"seed {seed}")
     iterations = args.iterations if args.iterations is not None else 200
@@ -199,9 +199,9 @@ def cmd_play(args: argparse.Namespace) -> int:
                                  workers=max(1, args.workers)), say=say)
     if args.quiet:
         print(f"totals {table.totals}, winner {table.winner}")
-    if save is not None:
-        with save:
-            save.write(record.dumps())
+    if args.save:
+        if not outputs.write("--save", args.save, record.dumps()):
+            return outputs.EXIT_OUTPUT
         print(f"hand history saved to {args.save}")
     return EXIT_OK
 
@@ -269,6 +269,10 @@ def cmd_table(args: argparse.Namespace) -> int:
     except OptionError as exc:
         print(f"p2pcards: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
+    unwritable = outputs.check([("--transcript", args.transcript)])
+    if unwritable:
+        print(f"p2pcards: {unwritable}", file=sys.stderr)
+        return outputs.EXIT_OUTPUT
     table = MemoryTable(args.game, players, args.seed, [bot] * players)
     table.play()
     seat = table.sessions[0]
@@ -279,8 +283,8 @@ def cmd_table(args: argparse.Namespace) -> int:
         print(printable(f"seat {rejection.at} refused {rejection.rejection}", 1000))
     print(f"{table.messages} messages, {table.bytes_sent // 1024} KiB")
     if args.transcript:
-        with open(args.transcript, "wb") as f:
-            f.write(seat.export())
+        if not outputs.write("--transcript", args.transcript, seat.export()):
+            return outputs.EXIT_OUTPUT
         print(f"transcript written to {args.transcript}")
     return EXIT_OK
 
@@ -293,6 +297,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         verify,
     )
 
+    unwritable = outputs.check([("--history", args.history)])
+    if unwritable:
+        print(f"p2pcards: {unwritable}", file=sys.stderr)
+        return outputs.EXIT_OUTPUT
     try:
         with open(args.file, "rb") as f:
             data = f.read(MAX_TRANSCRIPT + 1)  # (a larger file is refused, not read)
@@ -304,10 +312,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"p2pcards: {args.file}: not a transcript: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
     print(format_report(report))
+    written = True
     if args.history and report.history is not None:
-        with open(args.history, "w", encoding="utf-8") as f:
-            f.write(report.history.dumps())
-    return EXIT_OK if report.ok else EXIT_ILLEGAL
+        written = outputs.write("--history", args.history, report.history.dumps())
+    return EXIT_ILLEGAL if not report.ok else EXIT_OK if written else outputs.EXIT_OUTPUT
 
 
 def _malformed(args: argparse.Namespace, message: str) -> int:
@@ -335,7 +343,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
     problems = [f"--deals/--games must be at least 1, not {count}" if count < 1 else "",
                 "--iterations must be at least 1" if (args.iterations or 1) < 1 else "",
                 "--think must be more than 0 seconds" if args.think is not None
-                and args.think <= 0 else ""]
+                and args.think <= 0 else "",
+                outputs.check([("--save", args.save)], directories=["--save"]) or ""]
     try:
         if any(problems):
             raise ValueError(next(p for p in problems if p))

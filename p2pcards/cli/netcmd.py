@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -15,7 +16,7 @@ import trio
 from prompt_toolkit.patch_stdout import patch_stdout
 
 from p2pcards.bots import BOT_NAMES, Bot, make_bot
-from p2pcards.cli import guest
+from p2pcards.cli import guest, outputs
 from p2pcards.cli.netrepl import Left, NetPrompt
 from p2pcards.games import GAMES, OptionError
 from p2pcards.net import lan
@@ -33,7 +34,12 @@ from p2pcards.net.journal import Journal, JournalError
 from p2pcards.net.peer import Peer
 from p2pcards.table.kinds import printable
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REFUSED, EXIT_AWAY = 0, 1, 2, 3, 4
+"""The exit statuses of host and join (docs/networking.md, "Exit statuses"): the game
+over and verified (or left with quit); over but its transcript does not verify; a bad
+option, an output that cannot be written, a port that cannot be listened on; refused
+by the host; the game not over, the host or the other player away (the same command
+resumes it).  Stopped by a signal: 128 + its number (130 Ctrl-C, 143 SIGTERM)."""
 DEFAULT_PORT = 45450
 
 
@@ -136,15 +142,18 @@ def _fail(message: str) -> int:
 
 async def _hear(listen: tuple[str, int], name: str | None, seconds: float
                 ) -> lan.Heard | None:
-    """The table of host ``name`` once heard (None: not within ``seconds``), or, with
-    ``name`` None, every table heard in ``seconds`` printed."""
+    """The table of host ``name`` once heard (None: not within ``seconds``; of several,
+    one this install has a journal of), or, with ``name`` None, every table heard in
+    ``seconds`` printed."""
     listener = lan.Listener(listen)
     async with trio.open_nursery() as nursery:
         await nursery.start(listener.run)
         found = None
         with trio.move_on_after(seconds):
             while name is not None:
-                found = next((t for t in listener.tables() if t.name == name), None)
+                named = [t for t in listener.tables() if t.name == name]
+                found = next((t for t in named if _journal_path(t.token).exists()),
+                             named[0] if named else None)
                 if found is not None:
                     break
                 await listener.changed.wait()
@@ -154,7 +163,8 @@ async def _hear(listen: tuple[str, int], name: str | None, seconds: float
     if name is None:
         tables = listener.tables()
         for t in tables:
-            print(f"{printable(t.name, 32):<16} {printable(t.game, 16):<10} {t.free} free"
+            free = f"{t.free} free" if t.free else "full"
+            print(f"{printable(t.name, 32):<16} {printable(t.game, 16):<10} {free:<6}"
                   f"  {t.address}:{t.port}"
                   f"  {show_id(t.fingerprint, 4)}")
         if not tables:
@@ -188,33 +198,50 @@ def cmd_id(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _stats(args: argparse.Namespace, driver: Driver | None, started: float) -> None:
+def _stats(args: argparse.Namespace, driver: Driver | None, started: float) -> bool:
+    """Write --stats (False: it could not be written, and this was said)."""
     if not args.stats or driver is None:
-        return
+        return True
     deals: dict[int, dict[str, float]] = {}
     for at, index, mark in driver.timeline:
         deals.setdefault(index, {})[mark] = at
     dealt = [round((d["dealt"] - d["deal"]) * 1000, 1) for d in deals.values()
              if "deal" in d and "dealt" in d]
-    Path(args.stats).write_text(json.dumps({
+    return outputs.write("--stats", args.stats, json.dumps({
         "game_seconds": round(time.monotonic() - started, 3), "deal_ms": dealt,
-        "messages": len(driver.peer.log), "deals": len(driver.peer.main.finished)}),
-        encoding="utf-8")
+        "messages": len(driver.peer.log), "deals": len(driver.peer.main.finished)}))
 
 
-def _finish(peer: Peer, args: argparse.Namespace) -> int:
+def _finish(peer: Peer, args: argparse.Namespace, driver: Driver | None, started: float
+            ) -> int:
+    """The game is over: its verdict, and every output asked for (one that cannot be
+    written is said, and the others are still written)."""
     from p2pcards.table.verify import format_report, verify  # noqa: PLC0415
 
     transcript = peer.main.export()
     report = verify(transcript)
     print(format_report(report))
+    written = True
     if args.transcript:
-        Path(args.transcript).write_bytes(transcript)
-        print(f"transcript written to {args.transcript}")
+        written = outputs.write("--transcript", args.transcript, transcript)
+        if written:
+            print(f"transcript written to {args.transcript}")
     if args.save and report.history is not None:
-        Path(args.save).write_text(report.history.dumps(), encoding="utf-8")
-        print(f"hand history saved to {args.save}")
-    return EXIT_OK if report.ok else EXIT_FAILED
+        if outputs.write("--save", args.save, report.history.dumps()):
+            print(f"hand history saved to {args.save}")
+        else:
+            written = False
+    if args.stats:
+        written = _stats(args, driver, started) and written
+    return EXIT_FAILED if not report.ok else EXIT_OK if written else outputs.EXIT_OUTPUT
+
+
+def _check_outputs(args: argparse.Namespace) -> str | None:
+    """Why an output of host or join cannot be written (None: all can), before the
+    table opens."""
+    return outputs.check([("--save", args.save), ("--transcript", args.transcript),
+                          ("--stats", args.stats),
+                          ("--invite-file", getattr(args, "invite_file", None))])
 
 
 def _settle_journal(journal: Journal, peer: Peer | None) -> None:
@@ -233,6 +260,9 @@ def cmd_host(args: argparse.Namespace) -> int:
         options = game.non_default(game.resolve_options(dict(args.option)))
     except (OptionError, ValueError) as exc:
         return _fail(str(exc))
+    unwritable = _check_outputs(args)
+    if unwritable:
+        return _fail(unwritable)
     if args.bots < 0 or args.bots >= players:
         return _fail(f"--bots must leave a seat: 0 to {players - 1}")
     if args.grace <= 0 or args.timer < 0 or (args.timer and args.timer >= args.grace):
@@ -272,15 +302,20 @@ def cmd_host(args: argparse.Namespace) -> int:
             say(f"invite: {invite}")
             say(f"host fingerprint: {show_id(identity.id)}")
             if args.invite_file:  # the token in it admits a player: the owner's alone
-                write_private_text(Path(args.invite_file), f"{invite}\n")
+                try:
+                    write_private_text(Path(args.invite_file), f"{invite}\n")
+                except OSError as exc:  # (checked at the start: removed meanwhile)
+                    say(f"p2pcards: --invite-file {args.invite_file}: could not write it:"
+                        f" {exc.strerror or exc}")
 
-    return _play(args, serve, prompt, journal, host, expected=OSError, prefix="cannot host: ",
-                 status=EXIT_USAGE)
+    return _play(args, serve, prompt, journal, host,
+                 expected=[(OSError, "cannot host: ", EXIT_USAGE)],
+                 again="hosts a new table, with a new invite")
 
 
 def cmd_join(args: argparse.Namespace) -> int:
     from p2pcards.net.invite import InviteError, parse_invite  # noqa: PLC0415
-    from p2pcards.net.join import Joiner, JoinError  # noqa: PLC0415
+    from p2pcards.net.join import HostLost, Joiner, JoinError  # noqa: PLC0415
 
     if (args.invite is None) == (args.lan is None):
         return _fail("give an invite, or --lan NAME")
@@ -288,6 +323,10 @@ def cmd_join(args: argparse.Namespace) -> int:
         invite = parse_invite(args.invite) if args.invite else None
     except InviteError as exc:
         return _fail(f"the invite: {exc}")
+    unwritable = _check_outputs(args)
+    if unwritable:
+        return _fail(unwritable)
+    table = None
     if invite is None:
         try:
             listen = lan.parse_address(args.listen)
@@ -297,28 +336,29 @@ def cmd_join(args: argparse.Namespace) -> int:
         if table is None:
             print(f"p2pcards: no table of {args.lan!r} heard in {args.wait:g} s",
                   file=sys.stderr)
-            return EXIT_FAILED
+            return EXIT_AWAY
         print(f"heard {printable(table.name, 32)}'s {printable(table.game, 16)} table at"
               f" {table.address}:{table.port}")
-        print(f"its fingerprint is {show_id(table.fingerprint)}; is it the one the host"
-              " shows?")
-        if not args.yes and input("type yes to join: ").strip().lower() != "yes":
-            return _fail("the fingerprint was not confirmed; not joining")
         invite = table.invite()
     try:
         identity = load_or_create()
         friends = Friends.load()
-        path = data_dir() / "tables" / f"join-{encode_id(invite.token)}.journal"
-        journal = Journal.open(path)
+        journal = Journal.open(_journal_path(invite.token))
     except (IdentityError, JournalError, OSError) as exc:
         return _fail(str(exc))
+    if table is not None:
+        refused = _trust_heard(table, journal, args.yes)
+        if refused is not None:
+            journal.close()
+            print(f"p2pcards: {refused}", file=sys.stderr)
+            return EXIT_REFUSED
 
     async def confirm(question: str) -> bool:
         print(question)
         if args.yes:
             return True
-        answer = await trio.to_thread.run_sync(input, "type yes to trust it: ")
-        return answer.strip().lower() == "yes"
+        return await trio.to_thread.run_sync(_yes, "type yes to trust it: ",
+                                             abandon_on_cancel=True)  # (Ctrl-C meanwhile)
 
     prompt = _prompt(args)
     say = prompt.show if prompt is not None else _say
@@ -328,8 +368,50 @@ def cmd_join(args: argparse.Namespace) -> int:
                         seed=args.seed)
     except JournalError as exc:
         return _fail(str(exc))
-    return _play(args, joiner.run, prompt, journal, joiner, expected=JoinError, prefix="",
-                 status=EXIT_FAILED)
+    return _play(args, joiner.run, prompt, journal, joiner,
+                 expected=[(HostLost, "", EXIT_AWAY), (JoinError, "", EXIT_REFUSED)],
+                 again="sits at the table again")
+
+
+def _journal_path(token: bytes) -> Path:
+    """The journal of a joiner's game at the table of ``token``."""
+    return data_dir() / "tables" / f"join-{encode_id(token)}.journal"
+
+
+def _trust_heard(table: lan.Heard, journal: Journal, yes: bool) -> str | None:
+    """Whether to join the table a beacon named: with this install's game at it under
+    way, if its host is the one that game was joined at (no question: the person
+    confirmed it then, or the invite pinned it); a new seat if one is free and the
+    person confirms the fingerprint.  None: join; else why not."""
+    from p2pcards.net.join import known_host  # noqa: PLC0415
+
+    known = known_host(journal)
+    if known is not None:
+        if known != table.fingerprint:
+            return (f"the table heard as {printable(table.name, 32)!r} is hosted by"
+                    f" {show_id(table.fingerprint, 4)}, not the {show_id(known, 4)} this"
+                    " game was joined at: someone may be pretending; not joining")
+        print(f"its fingerprint {show_id(table.fingerprint, 4)} is the one this game was"
+              " joined at; resuming")
+        return None
+    if journal.records:  # (a journal from before the host was recorded in it)
+        print("this install has a game at this table: confirm the fingerprint to resume")
+    elif table.free == 0:
+        return (f"{printable(table.name, 32)}'s table is full: its game is under way"
+                " (only its players may come back)")
+    print(f"its fingerprint is {show_id(table.fingerprint)}; is it the one the host"
+          " shows?")
+    if not yes and not _yes("type yes to join: "):
+        return "the fingerprint was not confirmed; not joining"
+    return None
+
+
+def _yes(question: str) -> bool:
+    """Whether the person types yes (no input left, as from /dev/null: no)."""
+    try:
+        return input(question).strip().lower() == "yes"
+    except EOFError:
+        return False
 
 
 class _Seat(Protocol):
@@ -339,24 +421,48 @@ class _Seat(Protocol):
 
 def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
           prompt: NetPrompt | None, journal: Journal, seat: _Seat, *,
-          expected: type[Exception], prefix: str, status: int) -> int:
-    """Play the game (host or joiner alike), then settle the journal and report:
-    ``expected`` (found in Trio's exception groups) is said as ``prefix`` + its text."""
+          expected: list[tuple[type[Exception], str, int]], again: str) -> int:
+    """Play the game (host or joiner alike), then settle the journal and report: each
+    of ``expected`` (found in Trio's exception groups) is said as its prefix and its
+    text, and ends with its status.  ``again``: what the same command does if this one
+    stops before the game begins."""
     started = time.monotonic()
     try:
-        left = _run(play, prompt)
+        stopped = _run(play, prompt)
     except Exception as exc:  # Trio wraps what its tasks raise in groups
-        found = _leaf(exc, expected)
-        if found is None:
-            raise
-        print(f"p2pcards: {prefix}{found}", file=sys.stderr)
-        return status
+        for kind, prefix, status in expected:
+            found = leaf(exc, kind)
+            if found is not None:
+                print(f"p2pcards: {prefix}{found}", file=sys.stderr)
+                return status
+        raise
     finally:
         _settle_journal(journal, seat.peer)
-    if left or seat.peer is None or (seat.driver is not None and seat.driver.adjourned):
+    peer = seat.peer
+    if peer is not None and peer.over:  # (a signal in the farewell: the game is over)
+        return _finish(peer, args, seat.driver, started)
+    if stopped in _SIGNALS:
+        return _interrupted(stopped, journal, peer is not None, again)
+    if stopped == "left" or peer is None:
         return _left(journal)
-    _stats(args, seat.driver, started)
-    return _finish(seat.peer, args)
+    print(f"p2pcards: the game stopped before its end; the same command resumes it"
+          f" (journal {journal.path})", file=sys.stderr)
+    return EXIT_AWAY
+
+
+_SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM}
+"""The signals a headless peer leaves the table on (its status: 128 + the number)."""
+
+
+def _interrupted(name: str, journal: Journal, begun: bool, again: str) -> int:
+    """Stopped by signal ``name``: one line, and its status."""
+    if begun:
+        print(f"p2pcards: stopped by {name}: left the table; the same command resumes the"
+              f" game (journal {journal.path})", file=sys.stderr)
+    else:
+        print(f"p2pcards: stopped by {name} before the game began; nothing is kept (the"
+              f" same command {again})", file=sys.stderr)
+    return 128 + int(_SIGNALS[name])
 
 
 def _prompt(args: argparse.Namespace) -> NetPrompt | None:
@@ -369,12 +475,12 @@ def _prompt(args: argparse.Namespace) -> NetPrompt | None:
     return prompt
 
 
-def _run(play: Callable[[], Awaitable[None]], prompt: NetPrompt | None) -> bool:
-    """Play to the end of the game; with a person, under the prompt.  True if the
-    person left before the end."""
+def _run(play: Callable[[], Awaitable[None]], prompt: NetPrompt | None) -> str:
+    """Play to the end of the game (or until it stops); with a person, under the
+    prompt.  "left" if the person left before the end; headless, the name of the signal
+    (SIGINT, SIGTERM) that stopped it; else ""."""
     if prompt is None:
-        trio.run(play)
-        return False
+        return trio.run(_headless, play)
     left = False
 
     async def seated() -> None:
@@ -405,7 +511,30 @@ def _run(play: Callable[[], Awaitable[None]], prompt: NetPrompt | None) -> bool:
 
     with patch_stdout(raw=True):
         guest.run(seated)
-    return left
+    return "left" if left else ""
+
+
+async def _headless(play: Callable[[], Awaitable[None]]) -> str:
+    """Play with no prompt, until the game ends or SIGINT or SIGTERM arrives (then the
+    play is cancelled: what it journaled is committed by the caller, and the same
+    command resumes it).  The signal's name, or ""."""
+    stopped = ""
+    async with trio.open_nursery() as nursery:
+
+        async def signals(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                          ) -> None:
+            nonlocal stopped
+            with trio.open_signal_receiver(*_SIGNALS.values()) as received:
+                task_status.started()
+                async for number in received:
+                    stopped = signal.Signals(number).name
+                    nursery.cancel_scope.cancel()
+                    return
+
+        await nursery.start(signals)
+        await play()
+        nursery.cancel_scope.cancel()
+    return stopped
 
 
 def _left(journal: Journal) -> int:
@@ -413,13 +542,13 @@ def _left(journal: Journal) -> int:
     return EXIT_OK
 
 
-def _leaf(error: BaseException, kind: type[BaseException]) -> BaseException | None:
+def leaf(error: BaseException, kind: type[BaseException]) -> BaseException | None:
     """The first ``kind`` in ``error`` or the exception groups around it."""
     if isinstance(error, kind):
         return error
     if isinstance(error, BaseExceptionGroup):
         for inner in error.exceptions:
-            found = _leaf(inner, kind)
+            found = leaf(inner, kind)
             if found is not None:
                 return found
     return None

@@ -94,6 +94,9 @@ class Driver:
     inline: bool = False
     """Bots decide on the loop itself, not in a worker thread (tests with Trio's
     autojump clock, which must not jump while a thread computes)."""
+    person_seat: int | None = None
+    """The seat the person plays (this run's choice: a seat that began with a bot is the
+    person's when its peer comes back without ``--bot``)."""
     timeline: list[tuple[float, int, str]] = field(default_factory=list)
     """(monotonic time, deal, "deal" or "dealt"): when each deal's first hello became
     due, and when its first move did (its cards shuffled, locked and dealt)."""
@@ -218,6 +221,8 @@ class Driver:
     def _bot(self, seat: int) -> Bot | None:
         """The bot that plays ``seat`` here: one of this peer's own, or one made for a
         stand-in this peer runs (the roster as it stands names its kind)."""
+        if seat == self.person_seat and self.person is not None:
+            return None
         bot = self.bots.get(seat)
         entry = self.peer.current.seats[seat]
         if bot is None and entry.bot and self.make_bot is not None:

@@ -164,11 +164,21 @@ class Host:
                       self.lobby.token)
 
     def _beacon(self) -> bytes | None:
-        """The LAN beacon while seats are free (None: stop announcing)."""
-        if self.peer is not None or self.free == 0:
+        """The LAN beacon while seats are free, or (the game under way) while a joiner
+        seated at it is away, with no seat free: it carries the table's token, by which
+        a seated identity finds its journal again (None: not this interval)."""
+        if self.peer is not None and (self.peer.over or not self.away()):
             return None
         return lan.beacon(self.config.game, self.config.name, self.port, self.identity.id,
                           self.lobby.token, free=self.free)
+
+    def away(self) -> list[int]:
+        """The seats of joiners of this game with no link to the host now."""
+        if self.peer is None:
+            return []
+        here = {seated.key for seated in self.links}
+        return [seat for seat, entry in enumerate(self.peer.roster.seats)
+                if seat != 0 and entry.run_by in (None, seat) and entry.identity not in here]
 
     def _resume(self) -> Lobby:
         """The peer as the journal left it; the lobby of its roster."""
@@ -192,9 +202,12 @@ class Host:
         assert self.peer is not None
         roster = self.peer.roster
         bots = {seat: self.make_bot(e.bot) for seat, e in enumerate(roster.seats)
-                if seat in self.peer.sessions and e.bot}
+                if seat in self.peer.sessions and e.bot and seat != 0}
+        if self.config.own_bot:  # this run's choice, whatever the roster began with
+            bots[0] = self.make_bot(self.config.own_bot)
         self.driver = Driver(self.peer, self._relay_own, bots, self.config.settings,
-                             self.person, self.say, self.seed, make_bot=self.make_bot)
+                             self.person, self.say, self.seed, make_bot=self.make_bot,
+                             person_seat=None if self.config.own_bot else 0)
         self.referee = Referee(self.peer, self.chats)
         self.say(f"roster: {describe_roster(roster)}")
         self.say(f"safety number: {roster.safety_number()} (compare it aloud)")
@@ -229,7 +242,7 @@ class Host:
                     if self.peer is not None:
                         self.peer.settings["port"] = self.port
                 task_status.started(self.invite())
-                if self.config.beacon is not None and self.peer is None:
+                if self.config.beacon is not None:
                     nursery.start_soon(lan.announce, self.config.beacon, self._beacon)
                 if self.peer is None and self.free == 0:
                     self._start()

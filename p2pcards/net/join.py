@@ -35,7 +35,14 @@ from p2pcards.net.frames import (
     Welcome,
     kind_of,
 )
-from p2pcards.net.identity import Friends, Identity, IdentityError, device_id, show_id
+from p2pcards.net.identity import (
+    ID_BYTES,
+    Friends,
+    Identity,
+    IdentityError,
+    device_id,
+    show_id,
+)
 from p2pcards.net.invite import Invite, proof
 from p2pcards.net.journal import Journal
 from p2pcards.net.lobby import BOT_PROOF, describe_roster
@@ -52,6 +59,21 @@ game: the same command tries again)."""
 
 class JoinError(Exception):
     """The joiner cannot sit (the host's reason, or what went wrong), said once."""
+
+
+class HostLost(JoinError):
+    """The host cannot be reached (not yet, or no longer): the same command tries again
+    later (and resumes the game from the journal, if it has begun)."""
+
+
+def known_host(journal: Journal) -> bytes | None:
+    """The device id of the host this journal's game was joined at (pinned from the
+    invite, or confirmed by the person), or None: no game yet, or a journal older than
+    this record."""
+    if not journal.records or journal.records[0][0] != "table":
+        return None
+    host = journal.records[0][1].get("settings", {}).get("host")
+    return host if isinstance(host, bytes) and len(host) == ID_BYTES else None
 
 
 @dataclass
@@ -82,6 +104,10 @@ class Joiner:
     def __post_init__(self) -> None:
         self.connected = trio.Event()
         if self.journal.records:
+            pinned = known_host(self.journal)
+            if self.invite.fingerprint is None and pinned is not None:  # confirmed when
+                self.invite = Invite(self.invite.host, self.invite.port, pinned,  # the game
+                                     self.invite.token)  # began: not asked again
             self.peer = Peer.restore(self.journal)
             self.say(f"resuming from {self.journal.path} ({len(self.peer.log)} messages)")
             self._make_driver(Settings.from_wire(self.peer.settings["table"]))
@@ -102,6 +128,7 @@ class Joiner:
     async def _links(self) -> None:
         pause = 0.2
         reached = trio.current_time()
+        lost = False
         while True:
             try:
                 await self._session()
@@ -110,16 +137,21 @@ class Joiner:
                 raise
             except (OSError, LinkClosed, trio.BrokenResourceError, trio.TooSlowError) as exc:
                 if self.peer is None:
-                    raise JoinError(f"cannot reach the host: {exc or 'no answer'}") from exc
+                    raise HostLost(f"cannot reach the host: {exc or 'no answer'}") from exc
                 if self.peer.over:
                     return  # the game is over: the host closing its links is its end
                 if self.link_seen is not None:
+                    if self.link_seen != reached:
+                        lost = False  # it was back meanwhile
                     reached = self.link_seen
                 if trio.current_time() - reached > GIVE_UP:
-                    raise JoinError(f"the host has been unreachable for {GIVE_UP:g} s; the"
-                                    " same command resumes the game later") from exc
-                self.say(f"lost the host ({links.printable(exc or 'no answer')}); connecting"
-                         f" again in {pause:.1f} s")
+                    raise HostLost(f"the host has been unreachable for {GIVE_UP:g} s; the"
+                                   " same command resumes the game later") from exc
+                if not lost:  # said once, not at every try
+                    lost = True
+                    self.say(f"lost the host ({links.printable(exc or 'no answer')});"
+                             f" trying again every few seconds for up to {GIVE_UP / 60:g}"
+                             " minutes (Ctrl-C stops; the same command resumes)")
             except FrameError as exc:
                 raise JoinError(f"the host sent what it should not: {links.printable(exc)}"
                                 ) from exc
@@ -270,7 +302,7 @@ class Joiner:
             raise JoinError(f"the roster says this peer runs seat(s) {sorted(claimed)}, whose"
                             " keys it does not hold")
         self.peer = Peer(roster, keys, secrets.token_bytes(32), self.journal,
-                         {"table": settings.to_wire()})
+                         {"table": settings.to_wire(), "host": self.invite.fingerprint})
         if self.friends is not None:
             for seat, entry in enumerate(roster.seats):
                 if not entry.bot and seat != own[0]:
@@ -282,10 +314,14 @@ class Joiner:
     def _make_driver(self, settings: Settings) -> None:
         assert self.peer is not None
         roster = self.peer.roster
+        own = min(self.peer.sessions)
         bots = {seat: self.make_bot(roster.seats[seat].bot) for seat in self.peer.sessions
-                if roster.seats[seat].bot}
+                if roster.seats[seat].bot and seat != own}
+        if self.own_bot:  # this run's choice, whatever the roster says the seat began as
+            bots[own] = self.make_bot(self.own_bot)
         self.driver = Driver(self.peer, self._send, bots, settings, self.person, self.say,
-                             self.seed, make_bot=self.make_bot)
+                             self.seed, make_bot=self.make_bot,
+                             person_seat=None if self.own_bot else own)
         self.say(f"roster: {describe_roster(roster)}")
         self.say(f"safety number: {roster.safety_number()} (compare it aloud)")
         self.say(f"table: {settings.describe()}")

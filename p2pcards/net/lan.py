@@ -1,7 +1,8 @@
 """LAN discovery: an open table announces itself; ``p2pcards lan`` lists what it hears.
 
 A host started with ``--lan`` sends a small UDP beacon every
-:data:`INTERVAL` seconds until its seats are taken (the multicast group
+:data:`INTERVAL` seconds while seats are free, and once the game is under way
+while a player seated at it is away, with no seat free (the multicast group
 :data:`DEFAULT_GROUP` by default; ``--beacon ADDR:PORT`` sends elsewhere).
 A beacon is a hint, never trusted: it carries the game, the host's name, its
 port, its fingerprint, the free seats and the table's token (``--lan`` opens
@@ -98,17 +99,17 @@ def _is_multicast(host: str) -> bool:
 
 async def announce(target: tuple[str, int], make: Callable[[], bytes | None],
                    interval: float = INTERVAL) -> None:
-    """Send ``make()`` to ``target`` every ``interval`` seconds until it returns None."""
+    """Send ``make()`` to ``target`` every ``interval`` seconds (None: nothing this
+    interval) until cancelled."""
     family = socket.AF_INET6 if ":" in target[0] else socket.AF_INET
     with trio.socket.socket(family, socket.SOCK_DGRAM) as sock:
         if _is_multicast(target[0]) and family == socket.AF_INET:
             sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
         while True:
             data = make()
-            if data is None:
-                return
-            with contextlib.suppress(OSError):  # no route (yet): the next interval tries
-                await sock.sendto(data, target)
+            if data is not None:
+                with contextlib.suppress(OSError):  # no route (yet): the next interval tries
+                    await sock.sendto(data, target)
             await trio.sleep(interval)
 
 
