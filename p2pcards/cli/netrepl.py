@@ -23,7 +23,8 @@ from prompt_toolkit.output import Output
 from p2pcards.bots import Bot, heuristic_bot
 from p2pcards.cli import guest, screen
 from p2pcards.cli.helptext import help_text
-from p2pcards.cli.moves import MoveCompleter, Turn, legal_summary, parse_move
+from p2pcards.cli.moves import MoveCompleter, Turn, legal_summary
+from p2pcards.cli.moves import parse_one as parse_move
 from p2pcards.games import GAMES, HandState
 from p2pcards.net.driver import Settings
 from p2pcards.net.identity import device_id, show_id

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -29,7 +28,10 @@ from p2pcards.bots import Bot, SearchBot
 from p2pcards.cli import guest, screen
 from p2pcards.cli.botrun import decide
 from p2pcards.cli.helptext import help_text
-from p2pcards.cli.moves import COMMANDS, MoveCompleter, Turn, legal_summary, parse_move
+from p2pcards.cli.moves import COMMANDS, MoveCompleter, Turn, legal_summary
+from p2pcards.cli.moves import parse_one as parse_move
+from p2pcards.cli.wording import narration as _second_person
+from p2pcards.cli.wording import unseen_runs as _unseen_runs
 from p2pcards.games import CHANCE, HandState
 from p2pcards.local import LocalGame, Snapshot
 
@@ -414,17 +416,6 @@ class Repl:
             return
         if line.strip().lower() not in ("", "n", "no", "quit", "q"):
             self.save(line.strip())
-
-
-def _second_person(line: str) -> str:
-    """The narration names the person "you": "you wins" reads "you win"."""
-    return re.sub(r"\byou (wins|takes|clears|adds|bids)\b", lambda m: f"you {m.group(1)[:-1]}",
-                  line)
-
-
-def _unseen_runs(line: str) -> str:
-    """A long run of unseen cards (a reshuffled stock) as a count: ``stock (40 unseen)``."""
-    return re.sub(r"\?( \?){7,}", lambda m: f"({(len(m.group(0)) + 1) // 2} unseen)", line)
 
 
 def play(repl: Repl) -> int:
