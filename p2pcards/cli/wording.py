@@ -29,7 +29,7 @@ _VERB = "|".join(sorted(_VERBS, key=len, reverse=True))
 _YOU_VERB = re.compile(rf"\byou ({_VERB})\b")
 _AND_VERB = re.compile(rf"\b(you (?:{'|'.join(_VERBS.values())})\b[^;:()]*? and )({_VERB})\b")
 _UNSEEN = re.compile(r"\?( \?){7,}")
-_SEAT = re.compile(r"\bseat (\d+)('s)?(?![\w-])")
+_SEAT = re.compile(r"\bseat (\d+)('s)?(?![\w-])( \w)?")
 _WORD = re.compile(r"[^\s,;:()]+")
 
 
@@ -68,10 +68,10 @@ def seats_named(text: str, names: Sequence[str]) -> str:
         seat = int(m.group(1))
         if seat >= len(names):
             return m.group(0)
-        who = names[seat]
-        if m.group(2):
-            return "your" if who == YOU else f"{who}'s"
-        return who
+        who, noun = names[seat], m.group(3) or ""
+        if m.group(2):  # your hand; not yours
+            return ("your" if noun else "yours") + noun if who == YOU else f"{who}'s{noun}"
+        return who + noun
 
     return second_person(_SEAT.sub(name, text))
 

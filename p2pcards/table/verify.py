@@ -179,7 +179,7 @@ def format_report(report: Report) -> str:
             f"signed by seats {deal.signed}" + (" (all that were to)"
                                                  if deal.signed == deal.signers else "")
         lines.append(f"deal {deal.index + 1} (dealer seat {deal.dealer}): {deal.verdict};"
-                     f" points {deal.points}; {signed}")
+                     f" points {' '.join(str(p) for p in deal.points)}; {signed}")
         lines.extend(f"  dissent: {d}" for d in deal.dissent)
     if report.problem:
         lines.append(f"REFUSED: {report.problem}")
