@@ -75,8 +75,10 @@ class Reader:
         if colon:
             seat = self.seats.get(who.lower())
             if seat is None:
-                known = ", ".join(n for n in self.names if not n.isdigit()) or "seat numbers"
-                raise Unread(f"{who!r} names no seat here (the seats: {known})")
+                named = [n for n in self.names if not n.isdigit() and n != "you"]
+                numbers = f"the seat numbers 0 to {len(self.names) - 1}"
+                known = f"{', '.join(named)} or {numbers}" if named else numbers
+                raise Unread(f"{who!r} names no seat here (seats: {known})")
             return (self.card(card_text), seat)
         try:
             return (self.notation.parse(word), -1)
@@ -175,11 +177,14 @@ class Turn:
     @classmethod
     def of(cls, view: HandState, names: Sequence[str] | None = None) -> Turn:
         """The turn of ``view``'s seat; ``names``: the table's names (the person's own
-        seat may be named "you"), which stand for seats in moves."""
+        seat may be named "you"), which stand for seats in moves (without them: seat
+        numbers, and "you" for this seat in refusals)."""
         legal = view.legal_actions()
         seat = view.observer
+        if names is None:
+            names = ["you" if s == seat else f"seat {s}" for s in range(view.players)]
         reader = Reader.of(view, names)
-        turn = cls(view, legal, names=list(names or []), reader=reader)
+        turn = cls(view, legal, names=list(names), reader=reader)
         if len(legal) <= MANY:
             for action in legal:
                 text = view.format_action(action, seat=seat)
@@ -358,7 +363,7 @@ def _refusal(turn: Turn, text: str, why: str) -> str:
     """Why, in the person's words, and the legal moves like the one typed (the same
     verb), else the legal moves."""
     view = turn.view
-    reason = speak(why, turn.names, view.notation) if turn.names else why
+    reason = speak(why, turn.names, view.notation)
     verb = text.split(maxsplit=1)[0].lower() if text else ""
     listed = list(turn.texts)
     if not listed:
