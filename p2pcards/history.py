@@ -145,7 +145,7 @@ def load(path: str) -> History:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except UnicodeDecodeError as exc:
-        raise HistoryFormatError(f"{path}: not UTF-8 text ({exc.reason})") from None
+        raise HistoryFormatError(f"not UTF-8 text ({exc.reason})") from None
     return loads(text)
 
 

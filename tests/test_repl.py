@@ -119,8 +119,8 @@ def test_illegal_and_malformed_entries_are_refused_with_the_reason_and_the_choic
     refusals = [line for line in r.transcript if line.startswith("not accepted")]
     assert len(refusals) == 6
     assert "unknown card 'XX'" in refusals[0]
-    lists = [line for line in r.transcript if line.startswith("legal: ")]
-    assert len(lists) >= 6 and all(len(line) > len("legal: ") for line in lists)
+    lists = [line for line in r.transcript if line.startswith(("legal: ", "legal now: "))]
+    assert len(lists) >= 6 and all(len(line.partition(": ")[2]) > 0 for line in lists)
     assert r.table.winner is not None  # and the game went on to its end
 
 
@@ -144,7 +144,7 @@ def test_tab_completes_only_legal_moves_and_the_commands():
         repl.play(r)
     assert len(seen) == 5
     for offered, legal in seen:
-        assert offered == legal | set(repl.COMMANDS)
+        assert offered == legal | set(repl.Repl.commands)
 
 
 def test_tab_key_in_the_prompt_completes_a_legal_move():
@@ -190,8 +190,9 @@ def test_the_discard_completes_card_by_card_from_the_hand():
             first = next(iter(sorted(turn.view.notation.name(c) for c in screen.bits(hand))))
             offered = [c.text for c in completer.get_completions(
                 Document(f"discard {first} "), CompleteEvent())]
-            names = {turn.view.notation.name(c) for c in screen.bits(hand)}
-            assert offered and set(offered) == names - {first}
+            notation = turn.view.notation
+            faces = {notation.face(c) for c in screen.bits(hand)}  # as the hand shows them
+            assert offered and set(offered) == faces - {notation.face(notation.parse(first))}
             checked.append(True)
         return None
 
@@ -226,7 +227,7 @@ def test_commands_help_hand_table_score_last_history_save(tmp_path):
     text = "\n".join(r.transcript)
     assert "Tab completes the legal moves only" in text
     assert "Bid Whist: two partnerships" in text
-    assert "Moves are the action texts" in text
+    assert "Type a move as the legal list shows it" in text
     assert "your hand: " in text and "table: " in text
     assert "last trick: " in text  # asked after the first trick
     assert any(line.startswith("hint: ") for line in r.transcript)
@@ -380,15 +381,17 @@ def test_the_final_offer_to_save_takes_no_for_an_answer(tmp_path, monkeypatch):
     assert not any("saved to" in line for line in r.transcript)
 
 
-def test_a_control_card_alone_is_not_played_by_accident():
+def test_a_control_card_alone_is_played_unless_its_name_is_a_verb():
+    """TRICK alone plays TRICK; TRUMP, STAR, BONUS and ORDER alone are verbs of their
+    own (trump H, star bank ...), so the card needs play: never played by accident."""
     rng = random.Random(13)
     game = get_game("controlnut")
     table = LocalGame(game, 4, {}, 13, names=["you", "b1", "b2", "b3"])
     table.start_deal()
     state = table.state
     assert state is not None
-    while state.phase != controlnut.PLAY or state.current_player() != 0 \
-            or not state.ctrl_hand[0]:
+    seen: set[str] = set()
+    while len(seen) < 2:
         if state.is_terminal():
             table.end_deal()
             table.start_deal()
@@ -396,20 +399,28 @@ def test_a_control_card_alone_is_not_played_by_accident():
             assert state is not None
             continue
         mover = state.current_player()
+        if mover == 0 and state.phase == controlnut.PLAY and state.ctrl_hand[0]:
+            with create_pipe_input() as pipe:
+                r = repl.Repl(table, 0, [None] * 4, hint_bot=SearchBot("ismcts", 5),
+                              manner=repl.Manner(pace=0), input=pipe, output=DummyOutput())
+                turn = moves.Turn.of(r.view())
+                for control in screen.bits(state.ctrl_hand[0]):
+                    name = game.notation.name(control)
+                    verb = name.lower() in controlnut.VERB_CONTROLS
+                    alone = control in turn.legal and not verb
+                    seen.add("verb" if verb else "alone" if alone else "other")
+                    own = turn.texts.get(name.lower())  # the verb's own move (order)
+                    expected = control if alone else own
+                    assert _parse(r, turn, name.lower()) == expected
+                    if expected is None:
+                        assert r.transcript[-2].startswith("not accepted")
+                    if control in turn.legal:
+                        assert _parse(r, turn, f"play {name.lower()}") == control
         if mover < 0:
             table.act_chance()
         else:
             table.act(mover, heuristic_bot(state.view(mover), rng))
-    with create_pipe_input() as pipe:
-        r = repl.Repl(table, 0, [None, None, None, None], hint_bot=SearchBot("ismcts", 5),
-                      manner=repl.Manner(pace=0), input=pipe, output=DummyOutput())
-        turn = moves.Turn.of(r.view())
-        control = game.notation.name(screen.bits(state.ctrl_hand[0])[0])
-        assert r.parse(turn, control.lower()) is None
-        assert r.transcript[-2].startswith("not accepted")
-        playable = [a for a in turn.legal if a < 52]  # nut cards played alone
-        assert playable
-        assert r.parse(turn, game.notation.name(playable[0]).lower()) == playable[0]
+    assert {"verb", "alone"} <= seen
 
 
 def test_ctrl_c_while_a_bot_thinks_asks_before_leaving():
@@ -435,3 +446,9 @@ def test_ctrl_c_while_a_bot_thinks_asks_before_leaving():
         repl.play(r)
     assert sent and asked == ["Leave the game? [y/N] "]
     assert r.table.winner is not None  # the game went on after "n"
+
+
+def _parse(r: repl.Repl, turn: moves.Turn, text: str) -> int | None:
+    """What the prompt makes of ``text`` typed at ``turn`` (None: refused or asked)."""
+    r.turn, r.choices = turn, None
+    return r.take_move(text)

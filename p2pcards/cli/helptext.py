@@ -20,7 +20,9 @@ Type a move, or one of these commands:
   quit           leave the game (asks first)
 Tab completes the legal moves only; Up/Down recall what you typed."""
 
-MOVES = "Moves are the action texts of a hand history, in any case:"
+MOVES = """\
+Type a move as the legal list shows it, in any case, its cards in any order and
+seats by name; a card alone plays it. For example:"""
 
 
 def help_text(game: Game, topic: str, options: dict[str, int] | None = None) -> str:

@@ -7,6 +7,7 @@ import json
 import secrets
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 from p2pcards import bench, history
 from p2pcards.bots import BOT_NAMES, SearchBot, arena, make_bot
@@ -42,8 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pcards",
         description="A serverless card table: "
-        + ", ".join(game.title for game in GAMES.values()) + ".")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+        + ", ".join(game.title for game in GAMES.values()) + ".",
+        epilog="p2pcards COMMAND --help tells more about a command; to start, play a game"
+        " against bots: p2pcards play bidwhist")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play a game against bots at a local table",
                           description="Play a game against bots at a local table: you take "
@@ -53,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--bots", choices=BOT_NAMES,
                       help="the other seats' bots: search (ismcts, the default), the rule-based "
                       "heuristic, random legal moves, or the determinized-UCT baseline (pimc);"
-                      " with --auto the default is random")
+                      " with --auto the default is heuristic")
     play.add_argument("--think", type=float, default=1.0,
                       help="seconds a searching bot thinks per move (default 1)")
     play.add_argument("--iterations", type=int,
@@ -91,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     arena_p = sub.add_parser("arena", help="bots against bots, with confidence intervals",
                              description="Play bots against each other over duplicate deals "
-                             "or whole games and report wins and points with 95%% CIs.")
+                             "or whole games and report wins and points with 95% confidence"
+                             " intervals.")
     arena_p.add_argument("game", choices=sorted(GAMES))
     arena_p.add_argument("--players", required=True, metavar="BOT,BOT,...",
                          help=f"one bot per seat ({', '.join(BOT_NAMES)})")
@@ -145,8 +150,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    try:
+        return metadata.version("p2pcards")
+    except metadata.PackageNotFoundError:  # run from a source tree not installed
+        return "(not installed)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # p2pcards alone: what it can do
+        parser.print_help()
+        return EXIT_OK
     try:
         return int(args.func(args))
     except BaseException as exc:  # (Trio wraps what its tasks raise in exception groups)
@@ -195,7 +211,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     say = (lambda line: None) if args.quiet else print
     print(f"seed {seed}")
     iterations = args.iterations if args.iterations is not None else 200
-    record = table.play(make_bot(args.bots or "random", iterations,
+    record = table.play(make_bot(args.bots or "heuristic", iterations,
                                  workers=max(1, args.workers)), say=say)
     if args.quiet:
         print(f"totals {table.totals}, winner {table.winner}")

@@ -57,7 +57,9 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
     host.add_argument("--address", help="the address the invite gives (default: --bind, or"
                       " this machine's name)")
     host.add_argument("--bots", type=int, default=0, metavar="K", help="bots this peer runs")
-    host.add_argument("--bots-kind", default="ismcts", choices=BOT_NAMES)
+    host.add_argument("--bots-kind", default="ismcts", choices=BOT_NAMES, metavar="KIND",
+                      help="the kind of the --bots this peer runs (default ismcts;"
+                      f" {', '.join(BOT_NAMES)})")
     host.add_argument("--grace", type=float, default=300.0,
                       help="seconds a seat may keep the table waiting before it forfeits"
                       " the deal (default 300)")
@@ -91,7 +93,9 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
     join.add_argument("--listen", default=None, metavar="ADDR:PORT",
                       help="with --lan: where to hear beacons")
     join.add_argument("--bots", type=int, default=0, metavar="K", help="bots this peer runs")
-    join.add_argument("--bots-kind", default="ismcts", choices=BOT_NAMES)
+    join.add_argument("--bots-kind", default="ismcts", choices=BOT_NAMES, metavar="KIND",
+                      help="the kind of the --bots this peer runs (default ismcts;"
+                      f" {', '.join(BOT_NAMES)})")
     join.add_argument("--wait", type=float, default=10.0,
                       help="with --lan: seconds to wait for the table's beacon (default 10)")
     join.add_argument("--yes", action="store_true",
@@ -194,7 +198,7 @@ def cmd_id(args: argparse.Namespace) -> int:
     print(f"short:     {show_id(identity.id, 4)}")
     print(f"stored in: {data_dir()}")
     for name, ident in sorted(friends.pinned.items()):
-        print(f"friend {name}: {ident[:16]}")
+        print(f"friend {name}: {'-'.join(ident[i:i + 4] for i in range(0, 16, 4))}")
     return EXIT_OK
 
 

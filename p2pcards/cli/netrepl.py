@@ -117,8 +117,7 @@ class NetPrompt(Prompt):
                 chosen = await receive.receive()
                 return chosen if isinstance(chosen, VoidProposal) else int(chosen)
             code = heuristic_bot(view.clone(), self.rng)
-            self.echo(f"time is up: {view.format_action(code, seat=self.seat)} is played"
-                      " for you")
+            self.echo(f"time is up: {self.turn.text(code)} is played for you")
             return code
         finally:
             self.turn = None
@@ -277,8 +276,6 @@ class NetPrompt(Prompt):
         """The prompt, until the person leaves (:class:`Left`) or the task is cancelled.
         Ctrl-C asks first; a second Ctrl-C, or "y", leaves."""
         while True:
-            if self.before_prompt is not None:
-                self.before_prompt(self, self._message())
             try:
                 line = await self.read(self._message)
             except guest.Interrupted:

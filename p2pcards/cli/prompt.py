@@ -29,7 +29,7 @@ from p2pcards.bots import Bot
 from p2pcards.cli import guest, screen
 from p2pcards.cli.helptext import help_text
 from p2pcards.cli.moves import MoveCompleter, Turn, legal_summary, parse_move
-from p2pcards.cli.wording import second_person, unseen_runs
+from p2pcards.cli.wording import narration
 from p2pcards.games import Game, HandState
 from p2pcards.history import History
 
@@ -128,7 +128,7 @@ class Prompt:
 
     def record_lines(self, lines: Sequence[str]) -> None:
         """Moves and what they caused, told to the person and kept for ``history``."""
-        told = [unseen_runs(second_person(line)) for line in lines]
+        told = [narration(line, self.game.notation) for line in lines]
         self.log += [line.strip() for line in told if line.strip()]
         self.say(told)
 
@@ -214,6 +214,9 @@ class Prompt:
     async def read(self, message: object, *, moves: bool = True) -> str:
         """One line from the person (``message``: text or a callable giving it);
         :class:`guest.Interrupted` on Ctrl-C, :class:`EOFError` at the end of input."""
+        hook = getattr(self, "before_prompt", None)
+        if hook is not None:
+            hook(self, message() if callable(message) else message)
         session = self.session if moves else self.plain
         return await guest.await_asyncio(
             lambda: session.prompt_async(message, handle_sigint=False))  # type: ignore[arg-type]
@@ -233,19 +236,20 @@ class Prompt:
             return result
         if isinstance(result, tuple):
             self.choices = result
-            view = turn.view
             self.echo("which one? " + ", ".join(
-                f"{k}: {view.format_action(a, seat=self.seat)}" for k, a in enumerate(result, 1))
+                f"{k}: {turn.text(a)}" for k, a in enumerate(result, 1))
                 + f" (type 1 to {len(result)}, or the whole move)")
             return None
         self.refuse(turn, result)
         return None
 
-    def refuse(self, turn: Turn, reason: str) -> None:
+    def refuse(self, turn: Turn, refusal: str) -> None:
+        """Why the entry is refused, then what is legal, each on its line."""
+        reason, said, legal = refusal.partition("; legal")
         if len(reason) > REFUSAL:
             reason = reason[:REFUSAL - 3] + "..."
         self.error(f"not accepted: {reason}")
-        self.echo(legal_summary(turn))
+        self.echo("legal" + legal if said else legal_summary(turn))
 
     def move_message(self) -> str:
         return "which one?> " if self.choices is not None else "your move> "
@@ -310,7 +314,7 @@ class Prompt:
         if self.turn is not turn:
             return  # (the move was made meanwhile: the hint is stale)
         how = f" ({share:.0%} of the search)" if share is not None else ""
-        self.echo(f"hint: {turn.view.format_action(action, seat=self.seat)}{how}")
+        self.echo(f"hint: {turn.text(action)}{how}")
 
     # ------------------------------------------------------------------- files
 

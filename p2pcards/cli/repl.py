@@ -101,8 +101,6 @@ class Repl(Prompt):
         """One line from the person; Ctrl-C asks whether to leave (and, answered no,
         asks ``message`` again), Ctrl-D (end of input) leaves at once."""
         while True:
-            if self.before_prompt is not None:
-                self.before_prompt(self, message)
             try:
                 return await self.read(message, moves=moves)
             except guest.Interrupted:
@@ -112,8 +110,6 @@ class Repl(Prompt):
 
     async def confirm_quit(self) -> None:
         """Ask before leaving: "y" (or Ctrl-C again, or the end of input) leaves."""
-        if self.before_prompt is not None:
-            self.before_prompt(self, CONFIRM)
         try:
             answer = await self.read(CONFIRM, moves=False)
         except (guest.Interrupted, EOFError):

@@ -17,7 +17,16 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 
-from p2pcards.games.cards import BIG_JOKER, LITTLE_JOKER, STANDARD, SUIT_MASKS, SUITS, bits, mask_of
+from p2pcards.games.cards import (
+    BIG_JOKER,
+    LITTLE_JOKER,
+    STANDARD,
+    SUIT_MASKS,
+    SUITS,
+    SYMBOLS,
+    bits,
+    mask_of,
+)
 from p2pcards.games.core import (
     FULL,
     TERMINAL,
@@ -72,6 +81,15 @@ STRENGTH = tuple(bid_strength(code) if PASS < code < TRUMP else -1 for code in r
 BID_CODES = {low: tuple(bid_code(n, k) for n in range(low, 8) for k in range(3)) for low in (3, 4)}
 
 
+WORDS = {**{f"{word}{plural}": letter.lower()
+             for letter, word in zip(SUITS, ("spade", "heart", "diamond", "club"), strict=True)
+             for plural in ("", "s")},
+         **{symbol: letter.lower() for symbol, letter in zip(SYMBOLS, SUITS, strict=True)},
+         "card": "cards", "nt": "notrump", "no-trump": "notrump", "up": "uptown",
+         "down": "downtown"}
+"""What a person may type for a word of a Bid Whist move (``trump hearts``, ``bid 4 nt``)."""
+
+
 def discard_code(mask: int) -> int:
     return DISCARD | (mask << 9)
 
@@ -122,6 +140,7 @@ class BidWhistState(HandState):
     notation = STANDARD
     game = "bidwhist"
     team_game = True
+    words = WORDS
     other_places = ("the kitty", "the discard")
     reward_bound = 14.0  # 7 notrump, made or set
 
@@ -590,6 +609,15 @@ def _suit_word(suit: int, trump: int) -> str:
     return f"{name} or a joker" if suit == trump else name
 
 
+def _suit(text: str) -> int:
+    """The suit a letter or symbol names (``H``, ``♥``), else -1."""
+    try:
+        ace = STANDARD.parse("A" + text)
+    except ValueError:
+        return -1
+    return ace // 13 if ace < 52 else -1
+
+
 def parse_action(text: str, kitty_size: int = 6) -> int:
     """Action code of a Bid Whist action text (docs/rules/bidwhist.md), any case."""
     words = text.split()
@@ -607,11 +635,15 @@ def parse_action(text: str, kitty_size: int = 6) -> int:
             kind = KINDS.index(args[1].lower()) if args[1].lower() in KINDS else -1
             if 3 <= n <= 7 and kind >= 0:
                 return bid_code(n, kind)
-            raise ActionSyntaxError(f"cannot read bid {text!r}: a bid is 'bid N cards|special|"
-                                    "notrump' with N from 3 to 7")
-        if verb == "trump" and len(args) == 1:
-            suit = STANDARD.parse("A" + args[0]) // 13
-            return TRUMP + suit
+        if verb == "bid":
+            low = 4 if kitty_size == 6 else 3
+            raise ActionSyntaxError(f"cannot read bid {text!r}: a bid is 'bid N cards', 'bid N"
+                                    f" special' or 'bid N notrump' with N from {low} to 7")
+        if verb == "trump" and len(args) == 1 and _suit(args[0]) >= 0:
+            return TRUMP + _suit(args[0])
+        if verb == "trump":
+            raise ActionSyntaxError(f"cannot read {text!r}: trump names a suit, S, H, D or C"
+                                    " (spades, hearts, diamonds, clubs)")
         if verb == "direction" and len(args) == 1 and args[0].lower() in ("uptown", "downtown"):
             return DOWNTOWN if args[0].lower() == "downtown" else UPTOWN
         if verb == "discard" and args:
@@ -647,7 +679,9 @@ its books over six in a trump contract; notrump doubles either score. Full
 rules: docs/rules/bidwhist.md"""
     moves_help = """\
 play AS, play 10h, play A♠ (or just the card: AS), pass, bid 4 cards,
-bid 5 notrump, trump H, direction downtown, discard 2C 3C 4D 9S LJ BJ.
+bid 5 notrump (or bid 5 nt; bid 5 alone: the prompt offers the kinds),
+trump H (or trump hearts, trump ♥), direction downtown,
+discard 2C 3C 4D 9S LJ BJ (the cards in any order).
 Cards: rank then suit; T or 10; suits S H D C or the symbols; jokers BJ LJ."""
     notation = STANDARD
     units = "teams"

@@ -103,9 +103,14 @@ class Notation:
     # ----------------------------------------------- how a screen shows a card
 
     def shown(self, card: int) -> str:
-        """A card as a person sees it on screen (the canonical name unless the deck
-        has a friendlier face: ``10♥``)."""
+        """A card as a person sees it in a hand on screen (the canonical name unless
+        the deck has a friendlier face: ``10♥``, or marks some cards: ``A1*``)."""
         return self.names[card]
+
+    def face(self, card: int) -> str:
+        """A card as the screen writes it in text (a move, a line of narration): its
+        face without the marks of a hand (``10♥``), which the parser reads back."""
+        return self.shown(card)
 
     def style(self, card: int) -> str:
         """The screen's style classes for the card, space-separated (its colour)."""

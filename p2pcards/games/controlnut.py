@@ -59,6 +59,12 @@ class ControlNutNotation(Notation):
     def shown(self, card: int) -> str:
         return self.names[card] + ("*" if card < 52 and STARS[card] else "")
 
+    def face(self, card: int) -> str:
+        return self.names[card]
+
+    def _normalise(self, text: str) -> str:
+        return text.strip().upper().removesuffix("*")  # a star card as a hand shows it
+
     def style(self, card: int) -> str:
         if card >= 52:
             return "control"
@@ -76,6 +82,11 @@ NUT_SUITS = "AHPW"
 CONTROLS = ("TRUMP", "TRICK", "STAR", "HAND", "ORDER", "BONUS", "VALUE", "SCORE")
 CONTROLNUT = ControlNutNotation(
     "Control Nut!", [f"{s}{v}" for s in NUT_SUITS for v in range(1, 14)] + list(CONTROLS))
+VERB_CONTROLS = ("trump", "star", "bonus", "order")
+"""Controls named like a verb of the game: typed alone they are the verb."""
+SUIT_WORDS = {f"{word}{plural}": letter.lower()
+              for letter, word in zip(NUT_SUITS, ("acorn", "hazelnut", "pecan", "walnut"),
+                                      strict=True) for plural in ("", "s")}
 
 (CONTROLS_DRAW, AUCTION_DRAW, AUCTION, GIVE_PHASE, NAME_TRUMP, STAR_PHASE, BONUS_PHASE, PLAY,
  TRUMP_AFTER, STEAL_PHASE, DONE) = range(11)
@@ -157,6 +168,7 @@ class ControlNutState(HandState):
     notation = CONTROLNUT
     game = "controlnut"
     team_game = True
+    words = SUIT_WORDS
     reward_bound = 200.0  # a round's usual margin
 
     dealer: int
@@ -785,16 +797,21 @@ class ControlNutState(HandState):
 
     def narrate(self, before: ControlNutState, action: int, names: Sequence[str]) -> list[str]:
         lines = []
+        ended = self.phase == DONE and before.phase != DONE and any(self.added)
         if self.last_trick is not None and self.last_trick is not before.last_trick:
+            played = [t - (self.added[i] if ended else 0) for i, t in enumerate(self.tricks)]
             lines.append(f"{names[self.last_trick[1]]} wins the trick (tricks "
-                         f"{self.tricks[0]}-{self.tricks[1]})")
+                         f"{played[0]}-{played[1]})")
         if before.phase == AUCTION and self.phase != AUCTION:
             control = CONTROLNUT.name(before.auction_card)
             lines.append(f"{names[self.last_winner]} wins {control}" if self.phase == GIVE_PHASE
                          else f"nobody can bid: {control} is set aside")
-        if self.phase == DONE and before.phase != DONE and any(self.added):
+        if ended:
             team = 0 if self.added[0] else 1
-            lines.append(f"only team {team} holds cards: it adds {self.added[team]} tricks")
+            added = self.added[team]
+            lines.append(f"only team {team} ({names[team]} & {names[team + 2]}) holds cards:"
+                         f" it adds {added} trick{'s' if added != 1 else ''} (tricks "
+                         f"{self.tricks[0]}-{self.tricks[1]})")
         return lines
 
     def chance_action(self, rng: random.Random) -> int:
@@ -845,16 +862,17 @@ class ControlNutState(HandState):
         return min(3, nuts.bit_count()), nuts
 
     def shorthand(self, text: str) -> str | None:
-        """A nut card alone is played; a control needs ``play`` (``play TRICK``)."""
-        word = text.strip()
-        if " " in word:
+        """Input that starts with a card means ``play`` (``A7``, ``TRICK``, ``VALUE
+        A7``), but for the controls whose names are verbs too: ``trump``, ``star``,
+        ``bonus`` and ``order`` keep their own meaning (``play TRUMP`` plays the card)."""
+        words = text.split()
+        if not words or words[0].lower() in VERB_CONTROLS:
             return None
         try:
-            if CONTROLNUT.parse(word) >= 52:
-                return None
+            CONTROLNUT.parse(words[0])
         except ValueError:
-            pass
-        return "play " + word
+            return None
+        return "play " + " ".join(words)
 
     def card_plays(self) -> int:
         return self.cards_played
@@ -999,6 +1017,9 @@ def parse_action(text: str) -> int:
         if verb == "trump" and len(args) == 1 and len(args[0]) == 1 \
                 and args[0].upper() in NUT_SUITS:
             return TRUMP + NUT_SUITS.index(args[0].upper())
+        if verb == "trump":
+            raise ActionSyntaxError(f"cannot read {text!r}: trump names a nut suit, A, H, P or"
+                                    " W (acorns, hazelnuts, pecans, walnuts)")
         if verb == "bid" and 1 <= len(args) <= 3:
             cards = [parse(a) for a in args]
             if len(set(cards)) != len(cards):
@@ -1047,11 +1068,13 @@ side scores its tricks times the stars it took (1s two stars, 3s and 7s
 one, marked *), plus points for controls; more than 300 wins.
 Full rules: docs/rules/controlnut.md"""
     moves_help = """\
-bid A3 W7 H13, give A3:1 W7:2 H13:0, play A7 (or just the card: A7),
-play VALUE A7, play TRICK, trump H, star bank, bonus 9, order, sitout.
+bid A3 W7 H13, give A3:ben W7:cy H13:dee, play A7 (or just the card: A7),
+play VALUE A7, play TRICK (or just TRICK), trump H (or trump hazelnuts),
+star bank, bonus 9, order, sitout. Cards in any order; give names the seats
+that get the bid cards (or their numbers).
 Nut cards are suit then value (A7: acorn 7; H hazelnut, P pecan, W walnut); the
-controls by name (TRUMP, TRICK, STAR, HAND, ORDER, BONUS, VALUE, SCORE); a control
-card is played with its verb: play TRUMP, play VALUE A7."""
+controls by name (TRUMP, TRICK, STAR, HAND, ORDER, BONUS, VALUE, SCORE). TRUMP,
+STAR, BONUS and ORDER alone are moves of their own: play TRUMP plays the card."""
     notation = CONTROLNUT
     units = "teams"
     player_counts = (4,)

@@ -47,7 +47,7 @@ recorded as a :class:`Proof` (a proven renege) and never raises.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
@@ -165,6 +165,10 @@ class HandState:
     """Names of the hidden places after the hands (the kitty, the stock ...)."""
     reward_bound: ClassVar[float] = 1.0
     """A deal's typical largest points margin: :meth:`rewards` maps margins onto [0, 1]."""
+    words: ClassVar[Mapping[str, str]] = {}
+    """Words a person may type for a word of an action text, lower case (``hearts``
+    and ``♥`` for the ``H`` of ``trump H``); the prompt reads them, a hand history
+    never holds them."""
 
     players: int
     observer: int
@@ -643,9 +647,16 @@ class HandState:
         return hand.bit_count(), hand
 
     def shorthand(self, text: str) -> str | None:
-        """The full action text that short input stands for (a card alone: ``play``
-        it), or None."""
-        return None if " " in text.strip() else "play " + text.strip()
+        """The full action text that short input stands for, or None: input that
+        starts with a card means ``play`` (``QH``, ``7H take 2C 2D``)."""
+        words = text.split()
+        if not words:
+            return None
+        try:
+            self.notation.parse(words[0])
+        except ValueError:
+            return None
+        return "play " + " ".join(words)
 
     def table_rows(self, names: Sequence[str]) -> list[Row]:
         """The table as this observer knows it, beyond :meth:`summary`: the trick,

@@ -403,11 +403,12 @@ class NullernState(HandState):
         return f"play {NULLERN.name(action)}"
 
     def parse_action(self, text: str) -> int:
-        return parse_action(text)
+        return parse_action(text, self.cards)
 
 
-def parse_action(text: str) -> int:
-    """Action code of a Nullern action text (docs/rules/nullern.md), any case."""
+def parse_action(text: str, cards: int = MAX_CARDS) -> int:
+    """Action code of a Nullern action text (docs/rules/nullern.md), any case; ``cards``:
+    the round's hand size, which a refused bid names."""
     words = text.split()
     if not words:
         raise ActionSyntaxError("empty action")
@@ -415,11 +416,11 @@ def parse_action(text: str) -> int:
     if verb == "play" and len(words) == 2:
         with reading(text):
             return NULLERN.parse(words[1])
-    if verb == "bid" and len(words) == 2:
-        if whole_number(words[1], MAX_CARDS) is not None:
-            return BID + int(words[1])
+    if verb == "bid" and len(words) == 2 and whole_number(words[1], MAX_CARDS) is not None:
+        return BID + int(words[1])
+    if verb == "bid":
         raise ActionSyntaxError(f"cannot read bid {text!r}: a bid is 'bid N' with N from 0 to "
-                                f"{MAX_CARDS}")
+                                f"{cards}")
     raise ActionSyntaxError(f"cannot read Nullern action {text!r}")
 
 

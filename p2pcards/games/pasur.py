@@ -468,7 +468,8 @@ class PasurState(HandState):
             take = action >> 6
             left = before.pool & ~take if take else before.pool | 1 << (action & 63)
             if left:
-                lines.append(f"{names[self.last_capturer]} takes the {left.bit_count()} cards"
+                n = left.bit_count()
+                lines.append(f"{names[self.last_capturer]} takes the {n} card{'s' if n > 1 else ''}"
                              " left in the pool")
         return lines
 
@@ -587,8 +588,10 @@ card. A card that takes nothing joins the pool. Emptying the pool is a sur
 10 of diamonds 3, 2 of clubs 2, each ace and jack 1, each sur 5; 62 wins.
 Full rules: docs/rules/pasur.md"""
     moves_help = """\
-play 7H take 2C 2D, play JS (or just the card: JS), play KD take KS.
-Cards: rank then suit; T or 10; suits S H D C or the symbols."""
+play 7H take 2C 2D, play JS, play KD take KS; the cards taken in any order.
+A card alone plays it: 7H takes its only capture; when it has several, the
+prompt offers them. 7H take 2C 2D is play 7H take 2C 2D.
+Cards: rank then suit; T or 10; suits S H D C or the symbols (7♥, 10♦)."""
     notation = STANDARD
     units = "seats"
     player_counts = (2, 3, 4)

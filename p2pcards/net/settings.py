@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from p2pcards.table.codec import a_or_an
+
 MAX_BOT_KIND = 16
 
 
@@ -40,7 +42,8 @@ class Settings:
 
     def describe(self) -> str:
         timer = f"{self.timer:g} s a move" if self.timer else "none"
-        stand_in = f"a {self.replace} bot" if self.replace else "none (it forfeits each deal)"
+        stand_in = (f"{a_or_an(self.replace)} bot" if self.replace
+                    else "none (it forfeits each deal)")
         return (f"grace period {self.grace:g} s, turn timer {timer}, hints"
                 f" {'allowed' if self.hint else 'off'}, stand-in for a seat gone silent:"
                 f" {stand_in}")

@@ -108,6 +108,11 @@ def genesis(table: bytes) -> bytes:
     return hashlib.sha256(TRANSCRIPT_DOMAIN + b"genesis" + table).digest()
 
 
+def a_or_an(word: str) -> str:
+    """``word`` after its indefinite article: ``an audit``, ``a deal``, ``an ismcts``."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
 @dataclass(frozen=True, slots=True)
 class Envelope:
     """One decoded, signature-checked message (``body`` still the raw map; the
@@ -146,7 +151,7 @@ def seal_envelope(identity: Ed25519PrivateKey, *, table: bytes, deal: int, sende
     """Encode and sign a message."""
     payload = pack([VERSION, table, deal, sender, seq, prior, kind, body])
     if len(payload) + SIGNATURE_BYTES + 8 > MAX_MESSAGE:
-        raise CodecError(f"a {kind} message of {len(payload)} bytes is too large to send")
+        raise CodecError(f"{a_or_an(kind)} message of {len(payload)} bytes is too large to send")
     signature = _sign(identity, ENVELOPE_DOMAIN + payload)
     return Envelope(VERSION, table, deal, sender, seq, prior, kind, body, payload, signature)
 
@@ -158,7 +163,7 @@ def open_envelope(wire: bytes, keys: list[Ed25519PublicKey]) -> Envelope:
     try:
         _verify(keys[env.sender], env.signature, ENVELOPE_DOMAIN + env.payload)
     except InvalidSignature:
-        raise CodecError(f"bad signature on a {env.kind} message in seat {env.sender}'s"
+        raise CodecError(f"bad signature on {a_or_an(env.kind)} message in seat {env.sender}'s"
                          " name", env.sender) from None
     return env
 

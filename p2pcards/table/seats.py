@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.protocol.curve import SecretSource
-from p2pcards.table.codec import public_bytes
+from p2pcards.table.codec import a_or_an, public_bytes
 from p2pcards.table.kinds import MAX_TEXT, SeatChange, Seats, printable
 from p2pcards.table.roster import Roster, SeatEntry
 
@@ -122,8 +122,8 @@ class SeatChanges:
         parts = []
         for seat, name, _, bot, run_by in message.changes:
             who = printable(name, 32)
-            parts.append(f"seat {seat} ({who}) is played by a {printable(bot, 16)} bot run by"
-                         f" seat {run_by}" if bot and seat in self.stand_ins(roster)
+            parts.append(f"seat {seat} ({who}) is played by {a_or_an(printable(bot, 16))} bot"
+                         f" run by seat {run_by}" if bot and seat in self.stand_ins(roster)
                          else f"seat {seat} ({who}) is back")
         return printable("; ".join(parts) + f"; new safety number {roster.safety_number()}",
                          MAX_TEXT)

@@ -179,10 +179,15 @@ def format_report(report: Report) -> str:
             f"signed by seats {deal.signed}" + (" (all that were to)"
                                                  if deal.signed == deal.signers else "")
         lines.append(f"deal {deal.index + 1} (dealer seat {deal.dealer}): {deal.verdict};"
-                     f" points {deal.points}; {signed}")
+                     f" points {' '.join(str(p) for p in deal.points)}; {signed}")
         lines.extend(f"  dissent: {d}" for d in deal.dissent)
     if report.problem:
         lines.append(f"REFUSED: {report.problem}")
-    lines.append(f"totals {report.totals}; winner {report.winner}")
+    seats = [s.name for s in roster.seats]
+    winner, rules = report.winner, roster.rules
+    result = ("shared win: " + ", ".join(rules.unit_name(u, seats) for u in winner)
+              if isinstance(winner, list) else "the game is not over" if winner is None
+              else f"winner: {rules.unit_name(winner, seats)}")
+    lines.append(f"totals {' '.join(str(t) for t in report.totals)}; {result}")
     lines.append("verified" if report.ok else "NOT verified")
     return "\n".join(printable(line, 1000) for line in lines)  # (verdicts quote the seats)
