@@ -84,6 +84,12 @@ class Stuck:
     def reseated(self, *args: object) -> None:
         pass
 
+    def report(self, *args: object) -> None:
+        pass
+
+    def connection(self, up: bool) -> None:
+        pass
+
 
 async def pump(link: Link, peer: Peer, until_due: Callable[[Peer], bool]) -> list[bytes]:
     """A seated peer playing honestly over a raw link until ``until_due``; what it saw."""

@@ -51,6 +51,12 @@ class Person:
     def reseated(self, roster: Roster) -> None:
         pass
 
+    def report(self, table: object, events: object) -> None:
+        pass
+
+    def connection(self, up: bool) -> None:
+        pass
+
 
 def joiner(tmp_path: Path, invite: Invite, dial: Dial, *, bot: str | None,
            person: Person | None) -> Joiner:

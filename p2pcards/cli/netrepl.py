@@ -13,8 +13,11 @@ timer, a move not made in time is made by the heuristic bot.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import random
 import re
+import signal
 from collections.abc import Awaitable, Callable, Sequence
 
 import trio
@@ -62,6 +65,8 @@ class NetPrompt(Prompt):
         self.question: str | None = None
         self.chosen: trio.MemorySendChannel[int | bool | VoidProposal] | None = None
         self.confirming = False
+        self.leaving = False
+        self._reading: trio.CancelScope | None = None
         self.timer = 0.0
         self.hint_allowed = False
         self.real_names: Sequence[str] = ()
@@ -274,18 +279,38 @@ class NetPrompt(Prompt):
 
     async def run(self) -> None:
         """The prompt, until the person leaves (:class:`Left`) or the task is cancelled.
-        Ctrl-C asks first; a second Ctrl-C, or "y", leaves."""
-        while True:
-            try:
-                line = await self.read(self._message)
-            except guest.Interrupted:
-                if self.confirming:
-                    raise Left from None
-                self.confirming = True
-                continue
-            except EOFError:
-                raise Left from None
-            await self.take(line)
+        Ctrl-C asks first; a second Ctrl-C, or "y", leaves.  (Ctrl-C is a key while the
+        prompt reads, and a signal in the moment between two reads.)"""
+        loop = asyncio.get_running_loop()
+        token = trio.lowlevel.current_trio_token()
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # (threads)
+            loop.add_signal_handler(signal.SIGINT, token.run_sync_soon, self._interrupt)
+        try:
+            while True:
+                with trio.CancelScope() as self._reading:
+                    try:
+                        line = await self.read(self._message)
+                    except guest.Interrupted:
+                        self._interrupt()
+                        continue
+                    except EOFError:
+                        raise Left from None
+                if self._reading.cancelled_caught:
+                    if self.leaving:
+                        raise Left
+                    continue  # (asked again: the question to leave)
+                await self.take(line)
+        finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signal.SIGINT)
+
+    def _interrupt(self) -> None:
+        """Ctrl-C: ask whether to leave; asked already, leave."""
+        if self.confirming:
+            self.leaving = True
+        self.confirming = True
+        if self._reading is not None:
+            self._reading.cancel()
 
     async def take(self, line: str) -> None:
         word = line.strip().partition(" ")[0]

@@ -70,6 +70,8 @@ class Repl(Prompt):
         self.undo_stack: list[tuple[Snapshot, int]] = []
         self.alarm: trio.MemorySendChannel[int | None] | None = None
         """Where Ctrl-C goes while a bot thinks (:meth:`bot_moves`)."""
+        self.confirming: trio.CancelScope | None = None
+        """The question whether to leave, while it is asked."""
         self.interrupted = False
         """Ctrl-C came with no prompt open and no bot thinking: ask at the next step."""
         self.before_prompt: Callable[[Repl, str], None] | None = None
@@ -110,10 +112,14 @@ class Repl(Prompt):
 
     async def confirm_quit(self) -> None:
         """Ask before leaving: "y" (or Ctrl-C again, or the end of input) leaves."""
-        try:
-            answer = await self.read(CONFIRM, moves=False)
-        except (guest.Interrupted, EOFError):
-            raise Quit from None
+        answer = "y"
+        with trio.CancelScope() as self.confirming:  # (a Ctrl-C signal cancels it: leave)
+            try:
+                answer = await self.read(CONFIRM, moves=False)
+            except (guest.Interrupted, EOFError):
+                raise Quit from None
+            finally:
+                self.confirming = None
         if answer.strip().lower() in LEAVE:
             raise Quit
 
@@ -236,12 +242,18 @@ class Repl(Prompt):
                     if action is not None:
                         return action
                     self.interrupted = True
+        except BaseExceptionGroup as group:  # (Trio's nursery wraps the person's leaving)
+            if group.split(Quit)[1] is None:
+                raise Quit from None
+            raise
         finally:
             self.alarm = None
 
     def _interrupt(self) -> None:
         """Ctrl-C with no prompt open (a bot thinking, the pace): ask."""
-        if self.alarm is not None:
+        if self.confirming is not None:  # Ctrl-C twice before the question showed
+            self.confirming.cancel()
+        elif self.alarm is not None:
             with contextlib.suppress(trio.WouldBlock):
                 self.alarm.send_nowait(None)
         else:

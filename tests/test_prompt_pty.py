@@ -1,0 +1,193 @@
+"""The prompt as a person uses it, in a real pseudo-terminal: Ctrl-C at a local table
+(at the prompt and while a bot thinks), and a person at a networked table who
+chats, reads the score and the history, loses the host and gets it back (the
+hand and table drawn again), leaves with Ctrl-C, resumes with the same command
+and finishes the game.  No output may hold a traceback."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.test_net_procs import free_port
+
+pytestmark = pytest.mark.slow  # real processes in a real pseudo-terminal
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+MOVE = "your move>"
+SCRIPT = str(Path(sys.executable).with_name("p2pcards"))
+
+
+def terminal_env(home: Path) -> dict[str, str]:
+    return {**os.environ, "TERM": "xterm", "NO_COLOR": "1", "PROMPT_TOOLKIT_NO_CPR": "1",
+            "P2PCARDS_HOME": str(home)}
+
+
+def spawn(args: list[str], env: dict[str, str], cwd: Path) -> tuple[pexpect.spawn, io.StringIO]:
+    child = pexpect.spawn(SCRIPT, args, env=env, dimensions=(50, 200), encoding="utf-8",
+                          timeout=60, cwd=str(cwd))
+    seen = io.StringIO()
+    child.logfile_read = seen
+    return child, seen
+
+
+def first_legal(child: pexpect.spawn) -> str:
+    """At ``your move>``: what a person does who does not know the moves yet."""
+    child.sendline("what now?")
+    child.expect(r"legal[a-z ]*: ([^\r\n]+)")
+    return ANSI.sub("", child.match.group(1)).split(", ")[0].split(" ...")[0]
+
+
+def test_ctrl_c_in_a_local_game_asks_and_no_keeps_playing(tmp_path: Path) -> None:
+    # A search budget too large to finish: Ctrl-C lands while the bot thinks.
+    child, seen = spawn(["play", "pasur", "--players", "2", "--seed", "4", "--pace", "0",
+                         "--iterations", "50000000"], terminal_env(tmp_path), tmp_path)
+    try:
+        child.expect(MOVE)
+        child.sendcontrol("c")  # at the prompt: asks
+        child.expect(r"Leave the game\? \[y/N\]")
+        child.sendline("n")
+        child.expect(r"\[y/N\] n")
+        child.expect(MOVE)  # the same move is asked again
+        move = first_legal(child)
+        child.expect(MOVE)
+        child.sendline(move)
+        child.expect(re.escape(f"you: {move}"))
+        time.sleep(0.5)  # the bot is thinking: the terminal is not in the prompt
+        child.sendcontrol("c")
+        child.expect(r"Leave the game\? \[y/N\]")
+        child.sendline("n")  # the bot goes on thinking
+        child.expect(r"\[y/N\] n")
+        time.sleep(0.5)
+        assert child.isalive()
+        child.sendcontrol("c")
+        child.expect(r"Leave the game\? \[y/N\]")
+        time.sleep(0.3)
+        child.sendcontrol("c")  # a second Ctrl-C leaves at once
+        child.expect("left the game")
+        child.expect(pexpect.EOF, timeout=20)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    assert "Traceback" not in seen.getvalue()
+
+
+class Host:
+    """A headless host (a bot in its seat) of a two-seat Pasur table."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.port = free_port()
+        self.invite = tmp / "invite"
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> None:
+        env = dict(os.environ, P2PCARDS_HOME=str(self.tmp / "host"))
+        log = (self.tmp / "host.log").open("a")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "p2pcards", "host", "pasur", "--players", "2", "--bind",
+             "127.0.0.1", "--port", str(self.port), "--bot", "heuristic", "--seed", "5",
+             "-o", "target=40", "--invite-file", str(self.invite), "--grace", "120",
+             "--save", str(self.tmp / "host.json")],
+            env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 30
+        while not self.invite.exists():
+            assert self.proc.poll() is None and time.monotonic() < deadline, self.log()
+            time.sleep(0.05)
+
+    def log(self) -> str:
+        return (self.tmp / "host.log").read_text()
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def play_until(child: pexpect.spawn, pattern: str, moves: int = 400) -> int:
+    """Play the first legal move at every turn until ``pattern`` shows; moves made."""
+    made = 0
+    while True:
+        which = child.expect([MOVE, pattern], timeout=120)
+        if which == 1:
+            return made
+        move = first_legal(child)
+        child.expect(MOVE)
+        child.sendline(move)
+        child.expect(re.escape(f"you: {move}"))
+        made += 1
+        assert made < moves, "the game did not end"
+
+
+def test_a_person_at_a_networked_table(tmp_path: Path) -> None:
+    host = Host(tmp_path)
+    host.start()
+    env = terminal_env(tmp_path / "pat")
+    args = ["join", host.invite.read_text().strip(), "--name", "pat"]
+    saved = tmp_path / "pat.json"
+    outputs: list[str] = []
+    try:
+        child, seen = spawn(args, env, tmp_path)
+        try:
+            child.expect(MOVE, timeout=60)
+            child.sendline("say hello from pat")
+            child.expect("you: hello from pat")
+            child.sendline("score")
+            child.expect("no deal has been scored yet")
+            play_until(child, r"deal 2, dealer")  # a whole deal, then its score table
+            assert re.search(r"\n\s+1\s+[+-]\d+ =-?\d+", ANSI.sub("", seen.getvalue()))
+            child.expect(MOVE)
+            move = first_legal(child)
+            child.expect(MOVE)
+            child.sendline(move)
+            child.expect(re.escape(f"you: {move}"))
+            child.sendline("history")  # this deal as seen: the move just made
+            child.expect(re.escape(f"you: {move}"))
+            child.sendline("score")
+            child.expect(r"deal\s+\S+\s+you\s")
+            host.kill()  # the host is gone, then back with the same command
+            child.expect("lost the host", timeout=30)
+            host.start()
+            child.expect("back at the table", timeout=60)
+            child.expect("your hand:")  # drawn again
+            child.sendcontrol("c")
+            child.expect(r"Leave the table\? \[y/N\]")
+            child.sendline("n")
+            child.expect("staying at the table")
+            child.sendcontrol("c")
+            child.expect(r"Leave the table\? \[y/N\]")
+            child.sendline("y")
+            child.expect("the same command resumes it")
+            child.expect(pexpect.EOF, timeout=30)
+        finally:
+            child.close()
+            outputs.append(seen.getvalue())
+        assert child.exitstatus == 0
+        child, seen = spawn(args, env, tmp_path)  # the same command: the game goes on
+        try:
+            child.expect("resuming", timeout=60)
+            play_until(child, r"or Enter to skip")
+            child.sendline(str(tmp_path / "missing" / "x.json"))  # a bad path: asked again
+            child.expect("try another file name")
+            child.sendline(str(saved))
+            child.expect("hand history saved to")
+            child.expect(pexpect.EOF, timeout=60)
+        finally:
+            child.close()
+            outputs.append(seen.getvalue())
+        assert child.exitstatus == 0, outputs[-1][-2000:]
+        assert host.proc is not None and host.proc.wait(60) == 0, host.log()[-2000:]
+    finally:
+        host.kill()
+    assert "pat: hello from pat" in host.log()
+    for output in outputs:
+        assert "Traceback" not in output and "Error" not in output, output[-3000:]
+    assert saved.read_bytes() == (tmp_path / "host.json").read_bytes()
