@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -191,9 +192,8 @@ class Driver:
         if self.person is not None and events[self.events_shown:]:
             self.person.report(self.peer.main, events[self.events_shown:])
         for event in events[self.events_shown:]:
-            text = event.text
-            if event.kind == "act" and event.seat is not None:  # "seat 2: ..." by name
-                text = f"{names[event.seat]}{text[text.index(':'):]}"
+            text = _SEAT.sub(lambda m: names[int(m[1])] if int(m[1]) < len(names) else m[0],
+                             event.text)  # (seats by name: "ana: play AS", "dealer ana")
             if self.person is None:
                 self.say(printable(text, SHOWN_LINE))  # (events quote other seats' text)
             elif event.kind == "seats":
@@ -290,6 +290,7 @@ class Driver:
                     self.post("claim", self.peer.progress, forked)
 
 
+_SEAT = re.compile(r"\bseat (\d+)\b")
 PAUSED = 5
 """A clock tick this many times late means the process was paused (not the table
 silent): the grace period starts again."""

@@ -386,7 +386,7 @@ class Host:
             try:
                 frame = await seated.link.receive()
             except LinkClosed:
-                self._notice(f"{seated.name} left the table (seats {self._seats(seated)})")
+                self._notice(f"{seated.name} left the table ({self._seats(seated)})")
                 return
             if isinstance(frame, Msg):
                 self._table_message(seated, frame.wire)
@@ -444,11 +444,15 @@ class Host:
         if self.lobby.leave(seated.key):
             self._lobby_changed()
 
-    def _seats(self, seated: Seated) -> list[int]:
-        return sorted(self.lobby.seats(seated.key))
+    def _seats(self, seated: Seated) -> str:
+        """The seats of a joiner, as words: ``seat 2``, ``seats 1 and 3``."""
+        seats = [str(s) for s in sorted(self.lobby.seats(seated.key))]
+        if len(seats) == 1:
+            return f"seat {seats[0]}"
+        return "seats " + ", ".join(seats[:-1]) + f" and {seats[-1]}" if seats else "no seat"
 
     def _closing(self, seated: Seated | None, reason: str) -> None:
-        who = f"{seated.name} (seats {self._seats(seated)})" if seated else "a joiner"
+        who = f"{seated.name} ({self._seats(seated)})" if seated else "a joiner"
         self._log(f"closed the link of {who}: {reason}")
         self._closed(reason)
 

@@ -46,7 +46,8 @@ class Link:
             try:
                 chunk = await self.stream.receive_some(65536)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                raise LinkClosed(f"{self.peer}: the link broke ({exc})") from exc
+                raise LinkClosed(f"{self.peer}: the link broke ({exc or type(exc).__name__})"
+                                 ) from exc
             if not chunk:
                 return False
             self.buffer += chunk
@@ -87,7 +88,8 @@ class Link:
             try:
                 await self.stream.send_all(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                raise LinkClosed(f"{self.peer}: the link broke ({exc})") from exc
+                raise LinkClosed(f"{self.peer}: the link broke ({exc or type(exc).__name__})"
+                                 ) from exc
         self.sent += 1
 
     async def aclose(self) -> None:

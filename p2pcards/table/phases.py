@@ -14,7 +14,7 @@ the session signs and sends (:mod:`p2pcards.table.session`).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
@@ -44,6 +44,7 @@ from p2pcards.table.kinds import (
     Seats,
     Sign,
     clip,
+    printable,
 )
 from p2pcards.table.ledger import Ledger
 from p2pcards.table.replay import forfeit
@@ -349,16 +350,24 @@ class PhaseMachine:
         self.finished.append(run)
         self.deals += 1
         self.scored += 0 if void else 1
-        self.events.append(Event("result", f"deal {run.index + 1}: {run.points} ({run.verdict});"
-                                           f" totals {self.totals}"))
+        self.events.append(Event("result", f"deal {run.index + 1}: {_numbers(run.points)}"
+                                           f" ({run.verdict}); totals {_numbers(self.totals)}"))
         self.winner = self.game.winner(self.totals, self.scored, self.options)
         if self.winner is not None:
             self.agenda.restart(Phase.OVER)
             self.run = None
-            self.events.append(Event("over", f"the game is over: {self.winner}"))
+            self.events.append(Event("over", f"the game is over: {self._won()}"))
             return
         self.dealer = self.game.next_dealer(self.dealer, self.players, void)
         self._begin_deal()
+
+    def _won(self) -> str:
+        """``winner NAME`` or ``shared win: NAME, NAME`` (by the roster's names)."""
+        names = [printable(entry.name, 32) for entry in self.roster.seats]
+        winner = self.winner
+        if isinstance(winner, list):
+            return "shared win: " + ", ".join(self.game.unit_name(u, names) for u in winner)
+        return f"winner {self.game.unit_name(winner, names) if winner is not None else '-'}"
 
     def back_to(self, kind: str) -> None:
         """The transcript went back to where this seat's ``kind`` message was due (its
@@ -515,3 +524,8 @@ class PhaseMachine:
             slot = by_name[self.game.notation.name(card)]
             shown.append((slot, tuple(sorted(run.deck.keys[slot].items()))))
         return Act(action=public, shown=tuple(shown), slots=slots)
+
+
+def _numbers(values: Sequence[int]) -> str:
+    """Points as a line shows them: ``4 0``."""
+    return " ".join(map(str, values))
