@@ -94,3 +94,36 @@ def test_the_turn_timer_plays_for_a_person_who_does_not_move(tmp_path: Path) -> 
         guest.run(game)
     assert host.peer is not None and host.peer.over
     assert any(line.startswith("time is up: ") for line in prompt.transcript)
+
+
+def test_a_person_proposes_to_void_and_chats_before_the_table_fills(tmp_path: Path) -> None:
+    with create_pipe_input() as pipe:
+        prompt = NetPrompt("pasur", input=pipe, output=DummyOutput())
+        config = HostConfig("pasur", 2, {"target": 20}, "hosty", None, [], Settings(grace=60))
+        host = Host(load_or_create(tmp_path / "host"), config, maker,
+                    Journal.open(tmp_path / "host.journal"), say=prompt.show, person=prompt)
+        joiner_lines = Lines()
+
+        async def game() -> None:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(prompt.run)
+                invite = await nursery.start(host.serve)
+                pipe.send_text("say early bird\n")  # before anyone else is seated
+                while not any("not seated yet" in line for line in prompt.transcript):
+                    await trio.sleep(0.01)
+                joiner = make_joiner(tmp_path, invite, "joe")
+                joiner.say = joiner_lines
+                nursery.start_soon(joiner.run)
+                with trio.fail_after(60):
+                    while prompt.turn is None:
+                        await trio.sleep(0.01)
+                    pipe.send_text("void a misdeal\n")
+                    while not any("does not consent" in line for line in prompt.transcript):
+                        await trio.sleep(0.01)
+                nursery.cancel_scope.cancel()
+
+        guest.run(game)
+    shown = "\n".join(prompt.transcript)
+    assert "you propose to void the deal: a misdeal" in shown
+    assert "joe does not consent: the deal goes on" in shown  # (a bot keeps playing)
+    assert any("hosty: early bird" in line for line in joiner_lines)

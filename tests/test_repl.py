@@ -452,3 +452,51 @@ def _parse(r: repl.Repl, turn: moves.Turn, text: str) -> int | None:
     """What the prompt makes of ``text`` typed at ``turn`` (None: refused or asked)."""
     r.turn, r.choices = turn, None
     return r.take_move(text)
+
+
+def test_leaving_with_save_writes_the_finished_deals(tmp_path):
+    saved = tmp_path / "left.json"
+    dealt: list[str] = []
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        if message.startswith("Enter for the next deal"):
+            dealt.append(message)
+            return "quit"
+        if message.startswith("Leave"):
+            return "y"
+        return None
+
+    rng = random.Random(21)
+    with seated("pasur", player(rng, extra), players=2, options={"target": 60}) as r:
+        r.save_to = str(saved)
+        assert repl.play(r) == 0
+    assert dealt and "left the game" in r.transcript
+    assert f"hand history saved to {saved}" in r.transcript
+    assert len(json.loads(saved.read_text())["hands"]) == 1  # the one finished deal
+
+
+def test_a_pasur_card_with_several_captures_asks_which():
+    asked: list[str] = []
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        turn = r.turn
+        if message.startswith("which one") and asked:
+            return "2"
+        if not message.startswith("your move") or turn is None or asked:
+            return None
+        by_card: dict[str, list[int]] = {}
+        for text, action in turn.texts.items():
+            by_card.setdefault(text.split()[1], []).append(action)
+        several = next((c for c, actions in by_card.items() if len(actions) > 1), None)
+        if several is None:
+            return None
+        asked.append(several)
+        return several  # the card alone
+    rng = random.Random(5)
+    with seated("pasur", player(rng, extra), players=2, options={"target": 1}) as r:
+        repl.play(r)
+    assert asked, "no card with two captures came up"
+    which = [line for line in r.transcript if line.startswith("which one? ")]
+    second = re.search(r"2: (.*?)(?:, 3: | \(type)", which[0])
+    assert second is not None and "1: " in which[0]
+    assert f"  you: {second[1]}" in r.transcript  # "2" played the second

@@ -28,6 +28,7 @@ from p2pcards.bots import Bot, heuristic_bot
 from p2pcards.cli import guest
 from p2pcards.cli.moves import Turn
 from p2pcards.cli.prompt import LEAVE, Prompt
+from p2pcards.cli.wording import speak
 from p2pcards.games import GAMES, HandState
 from p2pcards.history import History
 from p2pcards.net.driver import VoidProposal
@@ -257,14 +258,8 @@ class NetPrompt(Prompt):
             self.show_scores()
 
     def _named(self, text: str) -> str:
-        """A line of the table's, printable, its seats by name."""
-        names = self.names
-
-        def name(m: re.Match[str]) -> str:
-            seat = int(m[1])
-            return names[seat] if seat < len(names) else m[0]
-
-        return printable(re.sub(r"\bseat (\d+)\b", name, text), SHOWN)
+        """A line of the table's, printable, its seats by name ("you" for this one)."""
+        return printable(speak(text, self.names, self.game.notation), SHOWN)
 
     # ------------------------------------------------------------ the prompt
 

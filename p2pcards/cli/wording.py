@@ -23,6 +23,8 @@ _VERBS = {
     "names": "name", "chooses": "choose", "declares": "declare", "hands": "hand",
     "plays": "play", "passes": "pass", "sits": "sit", "follows": "follow", "gets": "get",
     "scores": "score", "goes": "go", "needs": "need", "shows": "show", "steals": "steal",
+    "proposes": "propose", "forfeits": "forfeit", "claims": "claim", "refuses": "refuse",
+    "leaves": "leave", "returns": "return", "consents": "consent", "signs": "sign",
 }
 """The verbs of the games' lines and refusals, third person to second."""
 _VERB = "|".join(sorted(_VERBS, key=len, reverse=True))
