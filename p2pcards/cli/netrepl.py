@@ -152,6 +152,7 @@ class NetPrompt(Prompt):
         self.hint_allowed = settings.hint
         self.chat = chat
         self.settings = settings
+        self.totals = self.totals or [0] * self.game.unit_count(roster.players)
         self.reseated(roster)
         labels = []
         for s, entry in enumerate(roster.seats):
@@ -200,7 +201,7 @@ class NetPrompt(Prompt):
 
     def _catch_up(self, table: Session, events: Sequence[Event]) -> Sequence[Event]:
         starts = [i for i, e in enumerate(events) if e.kind == "deal"]
-        if not starts or starts[-1] == 0:
+        if not starts or starts[-1] == 0 or not table.finished:
             return events
         self.rows = [list(run.points) for run in table.finished
                      if not (run.outcome and run.outcome.void)]
