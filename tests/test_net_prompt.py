@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 import trio
-from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from p2pcards.bots import heuristic_bot
@@ -22,14 +22,19 @@ from p2pcards.net.journal import Journal
 from tests.net_helpers import Lines, make_joiner, maker
 
 
+def seated_host(tmp_path: Path, pipe: PipeInput, settings: Settings) -> tuple[NetPrompt, Host]:
+    """Hosty's two-seat Pasur table, with a person at the host's prompt (pipe input)."""
+    prompt = NetPrompt("pasur", input=pipe, output=DummyOutput())
+    config = HostConfig("pasur", 2, {"target": 20}, "hosty", None, [], settings)
+    host = Host(load_or_create(tmp_path / "host"), config, maker,
+                Journal.open(tmp_path / "host.journal"), say=prompt.show, person=prompt)
+    return prompt, host
+
+
 def test_a_person_plays_chats_and_sees_the_roster(tmp_path: Path) -> None:
     rng = random.Random(3)
     with create_pipe_input() as pipe:
-        prompt = NetPrompt("pasur", input=pipe, output=DummyOutput())
-        config = HostConfig("pasur", 2, {"target": 20}, "hosty", None, [],
-                            Settings(grace=60, hint=True))
-        host = Host(load_or_create(tmp_path / "host"), config, maker,
-                    Journal.open(tmp_path / "host.journal"), say=prompt.show, person=prompt)
+        prompt, host = seated_host(tmp_path, pipe, Settings(grace=60, hint=True))
         joiner_lines = Lines()
 
         async def game() -> None:
@@ -75,11 +80,7 @@ def test_a_person_plays_chats_and_sees_the_roster(tmp_path: Path) -> None:
 
 def test_the_turn_timer_plays_for_a_person_who_does_not_move(tmp_path: Path) -> None:
     with create_pipe_input() as pipe:
-        prompt = NetPrompt("pasur", input=pipe, output=DummyOutput())
-        config = HostConfig("pasur", 2, {"target": 20}, "hosty", None, [],
-                            Settings(grace=60, timer=0.05))
-        host = Host(load_or_create(tmp_path / "host"), config, maker,
-                    Journal.open(tmp_path / "host.journal"), say=prompt.show, person=prompt)
+        prompt, host = seated_host(tmp_path, pipe, Settings(grace=60, timer=0.05))
 
         async def game() -> None:
             async with trio.open_nursery() as nursery:
@@ -98,10 +99,7 @@ def test_the_turn_timer_plays_for_a_person_who_does_not_move(tmp_path: Path) -> 
 
 def test_a_person_proposes_to_void_and_chats_before_the_table_fills(tmp_path: Path) -> None:
     with create_pipe_input() as pipe:
-        prompt = NetPrompt("pasur", input=pipe, output=DummyOutput())
-        config = HostConfig("pasur", 2, {"target": 20}, "hosty", None, [], Settings(grace=60))
-        host = Host(load_or_create(tmp_path / "host"), config, maker,
-                    Journal.open(tmp_path / "host.journal"), say=prompt.show, person=prompt)
+        prompt, host = seated_host(tmp_path, pipe, Settings(grace=60))
         joiner_lines = Lines()
 
         async def game() -> None:
