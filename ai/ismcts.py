@@ -111,7 +111,7 @@ def search(view: SearchState, rng: random.Random, *, iterations: int | None = No
     if root is None:
         root = Node(-1)
     children = root.children
-    reused = sum(child.visits for child in children.values())
+    reused = sum(children[a].visits for a in legal if a in children)
     start = time.perf_counter()
     done = 0
     if len(legal) > 1:

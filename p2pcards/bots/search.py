@@ -37,6 +37,7 @@ class SearchBot:
     early_stop: bool = True
     done: int = 0
     seconds: float = 0.0
+    searches: int = 0
     reused: int = 0
     """Root visits its searches found in trees they continued (pondering)."""
     pool: RootParallel | None = None
@@ -82,6 +83,7 @@ class SearchBot:
             result = search(view, random.Random(rng.getrandbits(64)), iterations=self.iterations,
                             seconds=self.think, root_actions=only, policy=policy,
                             early_stop=self.early_stop, root=tree)
+        self.searches += 1
         self.done += result.iterations
         self.seconds += result.seconds
         self.reused += result.reused
