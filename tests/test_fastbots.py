@@ -3,6 +3,7 @@ trees are continued, forced moves are played at once."""
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 
@@ -10,6 +11,7 @@ import pytest
 
 from p2pcards.ai.ismcts import CLOCK_EVERY, Node, grow, search, settled
 from p2pcards.ai.parallel import RootParallel
+from p2pcards.bench.wait import main as wait_main
 from p2pcards.bots import SearchBot, heuristic_bot, make_bot, playbook
 from p2pcards.bots.ponder import Pondering, follow, ponders
 from p2pcards.bots.waiting import WaitSetup, measure, quantile
@@ -233,3 +235,13 @@ def test_the_wait_measure_times_every_prompt():
     assert len(report.waits) >= 2 and all(w >= 0 for w in report.waits)
     assert quantile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5
     assert quantile([5.0], 0.9) == 5.0
+
+
+def test_the_wait_suite_prints_records_and_refuses_bad_options(capsys):
+    assert wait_main(["--games", "pasur", "--deals", "1", "--think", "0.01", "--json"]) == 0
+    names = {record["name"] for record in json.loads(capsys.readouterr().out)}
+    assert {"wait.pasur.median", "wait.pasur.p90", "wait.all.median"} <= names
+    assert wait_main(["--games", "poker"]) == 2
+    assert "unknown game 'poker'" in capsys.readouterr().err
+    assert wait_main(["--deals", "0"]) == 2
+    assert "--deals must be at least 1" in capsys.readouterr().err
