@@ -14,7 +14,11 @@ OpenSpiel's experience call for:
 * chance outcomes are tree edges too, keyed by what the searcher observes;
 * the move played is the root child with the most visits (deterministic);
 * budgets are iterations (reproducible under a seed) or seconds, the clock
-  read every ``CLOCK_EVERY`` iterations.
+  read every ``CLOCK_EVERY`` iterations;
+* the search stops early once the most visited move cannot be overtaken by
+  the iterations left (under a time budget: as many as the rate measured so
+  far fits in the time left), and it may continue a tree searched before
+  (pondering), whose root visits count toward the budget.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .protocol import Policy, SearchState
@@ -67,13 +72,15 @@ class Node:
 
 @dataclass(slots=True)
 class SearchResult:
-    """The move chosen, each root move's visits, and what the search cost."""
+    """The move chosen, each root move's visits, and what the search cost: its new
+    iterations, the visits it found in a tree it continued (``reused``), its time."""
 
     action: int
     visits: dict[int, int]
     iterations: int
     seconds: float
     root: Node = field(repr=False)
+    reused: int = 0
 
     @property
     def share(self) -> float:
@@ -83,35 +90,74 @@ class SearchResult:
 
 
 def search(view: SearchState, rng: random.Random, *, iterations: int | None = None,
-           seconds: float | None = None, exploration: float = EXPLORATION,
-           root_actions: list[int] | None = None, policy: Policy | None = None
-           ) -> SearchResult:
+           seconds: float | None = None, root_actions: list[int] | None = None,
+           policy: Policy | None = None, early_stop: bool = True,
+           root: Node | None = None) -> SearchResult:
     """Search from ``view`` (whose player is to act) and return the move to play.
 
     ``root_actions``: search only these of the player's legal moves (a model's
     candidates when the legal moves are too many); the rest of the tree is whole.
     ``policy``: the rollouts and sampled moves (None: the state's own).
+    ``early_stop``: stop as soon as the most visited move can no longer be
+    overtaken within the budget (:func:`settled`); under an iteration budget the
+    move is then the one the whole budget would have chosen.
+    ``root``: a tree to continue (the subtree of a search made before, matching
+    this view); its root visits count toward the budget.
     """
     if iterations is None and seconds is None:
         raise ValueError("give an iteration or a time budget")
     seat, legal = root_moves(view, root_actions)
     only = legal if root_actions is not None else None
-    root = Node(-1)
+    if root is None:
+        root = Node(-1)
+    children = root.children
+    reused = sum(children[a].visits for a in legal if a in children)
     start = time.perf_counter()
     done = 0
     if len(legal) > 1:
         while True:
-            if iterations is not None and done >= iterations:
+            if iterations is not None and done + reused >= iterations:
                 break
-            if seconds is not None and done % CLOCK_EVERY == 0 and done \
-                    and time.perf_counter() - start >= seconds:
-                break
-            _iterate(view.determinize(rng), root, seat, rng, exploration, only=only,
+            if done % CLOCK_EVERY == 0 and (done or reused):
+                left: float | None = None if iterations is None else iterations - reused - done
+                if seconds is not None:
+                    elapsed = time.perf_counter() - start
+                    if done:  # the budget in iterations, at the rate measured so far
+                        rate = done / max(elapsed, 1e-9)
+                        timed = rate * seconds - reused - done
+                        left = timed if left is None else min(left, timed)
+                    elif elapsed >= seconds:
+                        break
+                    if left is not None and left <= 0:
+                        break
+                if early_stop and left is not None and settled(
+                        legal, {a: node.visits for a, node in children.items()}, left):
+                    break
+            _iterate(view.determinize(rng), root, seat, rng, EXPLORATION, only=only,
                      policy=policy)
             done += 1
-    visits = {a: root.children[a].visits for a in legal if a in root.children}
+    visits = {a: children[a].visits for a in legal if a in children}
     action = most_visited(legal, visits)
-    return SearchResult(action, visits, done, time.perf_counter() - start, root)
+    return SearchResult(action, visits, done, time.perf_counter() - start, root, reused)
+
+
+def grow(view: SearchState, seat: int, root: Node, rng: random.Random, *,
+         iterations: int | None = None, until: float | None = None,
+         only: list[int] | None = None, policy: Policy | None = None) -> int:
+    """Add iterations to ``root``, the tree of ``seat`` searching ``view``: ``iterations``
+    of them, or until ``time.perf_counter()`` reads ``until`` (checked every
+    ``CLOCK_EVERY``); return how many.  The player to act need not be ``seat``
+    (pondering searches while another player is to act); ``only``: the moves searched
+    at the root.  Growing in several calls builds the same tree as in one."""
+    if iterations is None and until is None:
+        raise ValueError("give an iteration count or a deadline")
+    done = 0
+    while iterations is None or done < iterations:
+        if until is not None and done % CLOCK_EVERY == 0 and time.perf_counter() >= until:
+            break
+        _iterate(view.determinize(rng), root, seat, rng, EXPLORATION, only=only, policy=policy)
+        done += 1
+    return done
 
 
 def root_moves(view: SearchState, root_actions: list[int] | None = None
@@ -133,6 +179,31 @@ def root_moves(view: SearchState, root_actions: list[int] | None = None
 def most_visited(legal: list[int], visits: dict[int, int]) -> int:
     """The move to play: the most visits, ties to the lowest action code."""
     return max(legal, key=lambda a: (visits.get(a, 0), -a))
+
+
+def settled(legal: list[int], visits: Mapping[int, int], left: float) -> bool:
+    """Whether :func:`most_visited` must choose the same move however the ``left``
+    iterations still to come are spent (each adds one visit to one root move).
+
+    The leader ``L`` (most visits, ties to the lowest code) stays ahead of a move
+    ``R`` given all ``left`` visits when ``v(L) - v(R) > left``, or when they would
+    tie and ``L`` has the lower code.  Checking the runner-up by the same order is
+    enough: every other move is behind it.
+    """
+    if len(legal) < 2:
+        return True
+    first = second = None
+    first_key = second_key = (-1, 0)
+    for action in legal:
+        key = (visits.get(action, 0), -action)
+        if key > first_key:
+            second, second_key = first, first_key
+            first, first_key = action, key
+        elif key > second_key:
+            second, second_key = action, key
+    assert first is not None and second is not None
+    margin = first_key[0] - second_key[0]
+    return margin > left or (margin == left and first < second)
 
 
 def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
@@ -246,7 +317,7 @@ def pimc(view: SearchState, rng: random.Random, *, iterations: int | None = None
             world = view.determinize(rng)  # a full-information world: UCT on it
             result = search(world, rng, iterations=share,
                             seconds=None if seconds is None else seconds / worlds,
-                            root_actions=root_actions, policy=policy)
+                            root_actions=root_actions, policy=policy, early_stop=False)
             for action, count in result.visits.items():
                 visits[action] = visits.get(action, 0) + count
             done += result.iterations

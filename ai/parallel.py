@@ -2,26 +2,62 @@
 
 Each worker runs an independent SO-ISMCTS from the same view with its own
 seed; the visits of the root moves are summed and the most visited move is
-played.  Workers are persistent (a process pool kept for the life of the
+played.  Workers are persistent (one process each, kept for the life of the
 :class:`RootParallel`), so a game pays the start-up once, not per move.
+
+The workers search in rounds (an eighth of the budget each), each keeping its
+tree between rounds, so that the merged visits can be checked as in a single
+search: once the most visited move cannot be overtaken by all the iterations
+the workers have left, the search stops, and under an iteration budget the
+move is the one the whole budget would have chosen.  Searching in rounds
+builds the same trees as searching at once (the same seeds, the same visits).
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 
-from .ismcts import Node, SearchResult, most_visited, root_moves, search
+from .ismcts import Node, SearchResult, grow, most_visited, root_moves, settled
 from .protocol import Policy, SearchState
 
+ROUNDS = 8
+"""A search's budget is spent in this many rounds at most (fewer if it stops early)."""
 
-def _work(view: SearchState, seed: int, *, iterations: int | None,
-          seconds: float | None, root_actions: list[int] | None = None,
-          policy: Policy | None = None) -> tuple[dict[int, int], int]:
-    result = search(view, random.Random(seed), iterations=iterations, seconds=seconds,
-                    root_actions=root_actions, policy=policy)
-    return result.visits, result.iterations
+@dataclass
+class _Work:
+    """In a worker process: the search in progress."""
+
+    view: SearchState
+    seat: int
+    rng: random.Random
+    only: list[int] | None
+    policy: Policy | None
+    root: Node = field(default_factory=lambda: Node(-1))
+
+
+_WORK: list[_Work] = []
+"""The worker's one search in progress (replaced by the next)."""
+
+
+def _begin(view: SearchState, seed: int, root_actions: list[int] | None,
+           policy: Policy | None) -> None:
+    seat, legal = root_moves(view, root_actions)
+    _WORK[:] = [_Work(view, seat, random.Random(seed),
+                      legal if root_actions is not None else None, policy)]
+
+
+def _more(iterations: int | None, seconds: float | None) -> tuple[dict[int, int], int]:
+    """Grow the worker's tree by ``iterations`` or for ``seconds``; its root visits so
+    far and the iterations of this round."""
+    work = _WORK[0]
+    until = None if seconds is None else time.perf_counter() + seconds
+    done = grow(work.view, work.seat, work.root, work.rng, iterations=iterations, until=until,
+                only=work.only, policy=work.policy)
+    return {a: child.visits for a, child in work.root.children.items()}, done
 
 
 class RootParallel:
@@ -31,7 +67,7 @@ class RootParallel:
         if workers < 1:
             raise ValueError("at least one worker")
         self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
+        self._pools: list[ProcessPoolExecutor] = []
 
     def __enter__(self) -> RootParallel:
         return self
@@ -40,29 +76,44 @@ class RootParallel:
         self.close()
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        for pool in self._pools:
+            pool.shutdown()
+        self._pools = []
 
     def search(self, view: SearchState, seed: int, *, iterations: int | None = None,
                seconds: float | None = None, root_actions: list[int] | None = None,
-               policy: Policy | None = None) -> SearchResult:
+               policy: Policy | None = None, early_stop: bool = True) -> SearchResult:
         """Search ``view`` on every worker (``iterations`` each, or ``seconds`` of wall
-        time) with seeds ``seed``, ``seed + 1`` ...; merged root visits decide."""
+        time) with seeds ``seed``, ``seed + 1`` ...; merged root visits decide.
+        ``early_stop``: stop once the merged leader cannot be overtaken (above)."""
+        if iterations is None and seconds is None:
+            raise ValueError("give an iteration or a time budget")
         _, legal = root_moves(view, root_actions)
         start = time.perf_counter()
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers)
-        futures = [self._pool.submit(_work, view, seed + i, iterations=iterations,
-                                      seconds=seconds, root_actions=root_actions,
-                                      policy=policy)
-                   for i in range(self.workers)]
+        if not self._pools:  # one process per worker: a worker keeps its tree
+            self._pools = [ProcessPoolExecutor(max_workers=1) for _ in range(self.workers)]
         visits: dict[int, int] = {}
-        done = 0
-        for future in futures:
-            counts, iterations_done = future.result()
-            done += iterations_done
-            for action, count in counts.items():
-                visits[action] = visits.get(action, 0) + count
+        done = [0] * self.workers
+        if len(legal) > 1:
+            for i, pool in enumerate(self._pools):
+                pool.submit(_begin, view, seed + i, root_actions, policy).result()
+            step = None if iterations is None else max(1, math.ceil(iterations / ROUNDS))
+            while True:
+                futures = [pool.submit(_more, None if step is None or iterations is None
+                                       else min(step, iterations - done[i]),
+                                       None if seconds is None else seconds / ROUNDS)
+                           for i, pool in enumerate(self._pools)]
+                visits = {}
+                for i, future in enumerate(futures):
+                    counts, more = future.result()
+                    done[i] += more
+                    for action, count in counts.items():
+                        visits[action] = visits.get(action, 0) + count
+                elapsed = time.perf_counter() - start
+                left = float(iterations * self.workers - sum(done)) if iterations is not None \
+                    else sum(done) / max(elapsed, 1e-9) * ((seconds or 0.0) - elapsed)
+                if left <= 0 or (early_stop and settled(legal, visits, left)):
+                    break
+        visits = {a: visits[a] for a in legal if a in visits}
         action = most_visited(legal, visits)
-        return SearchResult(action, visits, done, time.perf_counter() - start, Node(-1))
+        return SearchResult(action, visits, sum(done), time.perf_counter() - start, Node(-1))

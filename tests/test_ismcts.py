@@ -80,8 +80,8 @@ def test_search_knows_no_game_and_finds_the_winning_move():
 
 
 def test_same_seed_and_budget_same_decision():
-    a = search(Pile(10, secret=None), random.Random(9), iterations=300)
-    b = search(Pile(10, secret=None), random.Random(9), iterations=300)
+    a = search(Pile(10, secret=None), random.Random(9), iterations=300, early_stop=False)
+    b = search(Pile(10, secret=None), random.Random(9), iterations=300, early_stop=False)
     assert a.visits == b.visits and a.action == b.action and a.iterations == 300
 
 
@@ -118,7 +118,7 @@ def test_search_on_a_view_plays_a_legal_move_and_its_tree_grows(game, players, n
     rng = random.Random(f"ismcts:{game.name}")
     full, seat = played_to_a_decision(game, players, number, rng)
     view = full.view(seat)
-    result = search(view, random.Random(5), iterations=1500)
+    result = search(view, random.Random(5), iterations=1500, early_stop=False)
     assert result.action in full.legal_actions()
     assert sum(result.visits.values()) == result.iterations == 1500
     deeper = tree_stats(result.root)
@@ -180,12 +180,15 @@ def test_root_parallel_search_merges_the_workers_root_visits():
     full, seat = played_to_a_decision(nullern.GAME, 4, 9, random.Random(8))
     view = full.view(seat)
     with RootParallel(2) as pool:
-        first = pool.search(view, seed=11, iterations=150)
-        again = pool.search(view, seed=11, iterations=150)
+        first = pool.search(view, seed=11, iterations=150, early_stop=False)
+        again = pool.search(view, seed=11, iterations=150, early_stop=False)
+        stopped = pool.search(view, seed=11, iterations=150)
     assert first.action in full.legal_actions()
     assert first.iterations == 300 == sum(first.visits.values())
     assert first.visits == again.visits  # the same seeds, the same decision
-    alone = [search(view, random.Random(s), iterations=150).visits for s in (11, 12)]
+    assert stopped.action == first.action and stopped.iterations <= 300
+    alone = [search(view, random.Random(s), iterations=150, early_stop=False).visits
+             for s in (11, 12)]
     merged = {a: alone[0].get(a, 0) + alone[1].get(a, 0) for a in set(alone[0]) | set(alone[1])}
     assert first.visits == merged
 

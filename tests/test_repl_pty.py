@@ -40,7 +40,7 @@ def test_a_whole_game_in_a_terminal(tmp_path: Path):
             # more than once, and a stale copy must not be taken for the next one.
             if which == 0:
                 child.sendline("what now?")
-                child.expect(r"legal: ([^\r\n]+)")
+                child.expect(r"legal[a-z ]*: ([^\r\n]+)")
                 choices = ANSI.sub("", child.match.group(1)).split(", ")
                 move = choices[0].split(" ...")[0]
                 child.expect(MOVE)

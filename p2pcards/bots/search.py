@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from p2pcards.ai.ismcts import pimc, search
+from p2pcards.ai.ismcts import Node, pimc, search
 from p2pcards.ai.parallel import RootParallel
 from p2pcards.bots.registry import heuristic_bot, playbook
 from p2pcards.games.core import HandState
@@ -20,22 +20,36 @@ rule decides, else the heuristic bot."""
 @dataclass
 class SearchBot:
     """A bot that searches its own view (``ismcts``, or the ``pimc`` baseline), counting
-    its iterations and time for reports."""
+    its iterations and time for reports.
+
+    ``early_stop``: the search stops once its most visited move can no longer be
+    overtaken within the budget (``ismcts``; off for ``ismcts-full``, the same
+    search spending its whole budget, kept to compare against).  Each search
+    draws its own random source from ``rng`` with one draw, so the bot's random
+    stream does not depend on how long its searches ran: with an iteration
+    budget ``ismcts`` and ``ismcts-full`` play the same moves in the same games.
+    """
 
     kind: str
     iterations: int | None = None
     think: float | None = None
     workers: int = 1
+    early_stop: bool = True
     done: int = 0
     seconds: float = 0.0
+    searches: int = 0
+    reused: int = 0
+    """Root visits its searches found in trees they continued (pondering)."""
     pool: RootParallel | None = None
 
     def __call__(self, view: HandState, rng: random.Random) -> int:
         return self.choose(view, rng)[0]
 
-    def choose(self, view: HandState, rng: random.Random) -> tuple[int, float | None]:
+    def choose(self, view: HandState, rng: random.Random, tree: Node | None = None
+               ) -> tuple[int, float | None]:
         """The action, and its share of the root visits when a search chose it
-        (None: the only move, a model's or a rule's choice)."""
+        (None: the only move, a model's or a rule's choice).  ``tree``: a tree of
+        this bot searched before for this very view (pondering), to continue."""
         actions = view.legal_actions()
         if len(actions) == 1:
             return actions[0], None
@@ -53,6 +67,8 @@ class SearchBot:
             if not only:  # no model: the game's own rule, else the heuristic's
                 sampled = view.sampled_move(view.current_player(), rng)
                 return (sampled if sampled is not None else heuristic_bot(view, rng)), None
+        if only is not None and len(only) == 1:
+            return only[0], None
         policy = book.policy
         if self.kind == "pimc":
             result = pimc(view, rng, iterations=self.iterations, seconds=self.think,
@@ -61,10 +77,14 @@ class SearchBot:
             if self.pool is None:
                 self.pool = RootParallel(self.workers)
             result = self.pool.search(view, rng.randrange(1 << 31), iterations=self.iterations,
-                                      seconds=self.think, root_actions=only, policy=policy)
+                                      seconds=self.think, root_actions=only, policy=policy,
+                                      early_stop=self.early_stop)
         else:
-            result = search(view, rng, iterations=self.iterations, seconds=self.think,
-                            root_actions=only, policy=policy)
+            result = search(view, random.Random(rng.getrandbits(64)), iterations=self.iterations,
+                            seconds=self.think, root_actions=only, policy=policy,
+                            early_stop=self.early_stop, root=tree)
+        self.searches += 1
         self.done += result.iterations
         self.seconds += result.seconds
+        self.reused += result.reused
         return result.action, result.share

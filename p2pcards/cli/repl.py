@@ -23,7 +23,7 @@ from prompt_toolkit.output import Output
 
 from p2pcards.bots import Bot, SearchBot
 from p2pcards.cli import guest
-from p2pcards.cli.botrun import decide
+from p2pcards.cli.botrun import Pondering, decide
 from p2pcards.cli.moves import Turn
 from p2pcards.cli.prompt import LEAVE, Prompt, Quit
 from p2pcards.games import CHANCE, HandState
@@ -68,6 +68,8 @@ class Repl(Prompt):
         self.autoplay = manner.autoplay
         self.save_to = manner.save_to
         self.undo_stack: list[tuple[Snapshot, int]] = []
+        self.pondering = Pondering(table, bots)
+        """The searching bots think while the person does (docs/bots.md)."""
         self.alarm: trio.MemorySendChannel[int | None] | None = None
         """Where Ctrl-C goes while a bot thinks (:meth:`bot_moves`)."""
         self.confirming: trio.CancelScope | None = None
@@ -214,7 +216,11 @@ class Repl(Prompt):
             return
         self.show_position(view)
         snap = table.snapshot()
-        action = await self.ask_move()
+        self.pondering.start()
+        try:
+            action = await self.ask_move()
+        finally:
+            self.pondering.stop()
         if action is None:
             return
         self.undo_stack.append((snap, len(self.log)))
@@ -229,7 +235,7 @@ class Repl(Prompt):
             async with trio.open_nursery() as nursery:
 
                 async def think() -> None:
-                    action = await decide(bot, view, rng)
+                    action = await decide(bot, view, rng, self.pondering)
                     await self.pause_for_pace()
                     await send.send(action)
 

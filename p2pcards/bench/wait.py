@@ -1,0 +1,84 @@
+"""``p2pcards bench wait``: how long a person waits for the bots at ``p2pcards play``.
+
+Scripted deals of every registered game at its usual table
+(:mod:`p2pcards.bots.waiting`): the person in seat 0 plays the heuristic's move
+at once, the bots are ``play``'s default (``ismcts``, 1 second a move), the
+display pace is not counted.  Each game gives the median and the 90th
+percentile of the person's waits; ``wait.all`` pools every game's waits.
+
+``python -m p2pcards.bench wait`` takes the options: ``--bots ismcts-full`` (the
+search without its early stop: the bots as they were), ``--person SECONDS`` at
+each prompt (pondering then has time), ``--no-ponder``, ``--deals``, ``--think``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from p2pcards.bench.record import Record
+from p2pcards.bots.waiting import WaitSetup, measure, quantile
+from p2pcards.games import GAMES
+
+DEALS = 2
+"""Deals per game of ``p2pcards bench wait`` (a Nullern deal is one round)."""
+
+
+def bench_wait(seconds: float = 2.0, *, games: Sequence[str] | None = None, deals: int = DEALS,
+               bots: str = "ismcts", think: float = 1.0, person: float = 0.0,
+               ponder: bool = True, seed: int = 1) -> list[Record]:
+    """The person's waits per game (``seconds``, the other suites' measuring time, is
+    not used: the deals take as long as the bots think)."""
+    records: list[Record] = []
+    pooled: list[float] = []
+    for name in games or list(GAMES):
+        report = measure(WaitSetup(name, deals, bots, think, person, ponder, seed))
+        waits = report.waits
+        pooled += waits
+        records += [Record(f"wait.{name}.median", round(quantile(waits, 0.5), 3), "s"),
+                    Record(f"wait.{name}.p90", round(quantile(waits, 0.9), 3), "s"),
+                    Record(f"wait.{name}.waits", len(waits), "waits"),
+                    Record(f"wait.{name}.searches", report.searches, "searches"),
+                    Record(f"wait.{name}.iterations_per_search",
+                           round(report.iterations / max(report.searches, 1), 1), "iterations"),
+                    Record(f"wait.{name}.reused_per_search",
+                           round(report.reused / max(report.searches, 1), 1), "iterations")]
+    records += [Record("wait.all.median", round(quantile(pooled, 0.5), 3), "s"),
+                Record("wait.all.p90", round(quantile(pooled, 0.9), 3), "s")]
+    return records
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m p2pcards.bench wait",
+                                     description="The person's waits at scripted deals.")
+    parser.add_argument("--games", default=",".join(GAMES),
+                        help="games, comma-separated (default: all)")
+    parser.add_argument("--deals", type=int, default=DEALS, help=f"deals per game ({DEALS})")
+    parser.add_argument("--bots", default="ismcts", help="the bots (ismcts, ismcts-full ...)")
+    parser.add_argument("--think", type=float, default=1.0, help="seconds a move (1)")
+    parser.add_argument("--person", type=float, default=0.0,
+                        help="seconds the person spends at each move prompt (0)")
+    parser.add_argument("--no-ponder", action="store_true", help="the bots do not ponder")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="print a JSON list of records")
+    args = parser.parse_args(argv)
+    games = [g.strip() for g in args.games.split(",") if g.strip()]
+    unknown = [g for g in games if g not in GAMES]
+    if unknown or args.deals < 1 or args.think <= 0 or args.person < 0:
+        problem = (f"unknown game {unknown[0]!r}" if unknown else
+                   "--deals must be at least 1" if args.deals < 1 else
+                   "--think must be more than 0" if args.think <= 0 else
+                   "--person must not be negative")
+        print(f"p2pcards bench wait: {problem}", file=sys.stderr)
+        return 2
+    records = bench_wait(games=games, deals=args.deals, bots=args.bots, think=args.think,
+                         person=args.person, ponder=not args.no_ponder, seed=args.seed)
+    if args.json:
+        print(json.dumps([r.as_json() for r in records]))
+    else:
+        from p2pcards.bench import format_table  # noqa: PLC0415
+
+        print(format_table(records))
+    return 0
