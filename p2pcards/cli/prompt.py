@@ -58,7 +58,7 @@ class Prompt:
         ("last", "the previous trick and who won it"),
         ("history", "this deal as you saw it (? for cards you did not see)"),
         ("save FILE", "write the hand history of the finished deals"),
-        ("quit", "leave the table (asks first; Ctrl-C asks too)"),
+        ("quit", "leave (asks first; Ctrl-C asks too)"),
     )
 
     def __init__(self, game: Game, *, hint_bot: Bot | None = None, four_colour: bool = False,
