@@ -161,11 +161,8 @@ class NetPrompt(Prompt):
             labels.append(f"{printable(entry.name, 32)} ({who}{team})")
         self.echo([("class:title", self.game.title), ("", ": " + ", ".join(labels))])
         self.echo("type help for the commands, help rules for the game; Tab completes moves")
-        queued, self.queued = self.queued, []
-        if queued:
-            self.echo(f"(saying the {len(queued)} line(s) typed before the table was seated)")
-        for line in queued:
-            trio.lowlevel.spawn_system_task(chat, line)
+        if self.queued and self._reading is not None:
+            self._reading.cancel()  # (the prompt's loop says them: it can await the chat)
 
     def reseated(self, roster: Roster) -> None:
         """Seats changed hands (a stand-in bot came, or a player came back): ``who``
@@ -283,6 +280,7 @@ class NetPrompt(Prompt):
             loop.add_signal_handler(signal.SIGINT, token.run_sync_soon, self._interrupt)
         try:
             while True:
+                await self._say_queued()
                 with trio.CancelScope() as self._reading:
                     try:
                         line = await self.read(self._message)
@@ -351,6 +349,15 @@ class NetPrompt(Prompt):
             (self.show_hand if word == "hand" else self.show_table)(self.turn.view)
         else:
             await super().run_command(word, rest)
+
+    async def _say_queued(self) -> None:
+        """Say what was typed before the table was seated, once it is."""
+        if self.chat is None or not self.queued:
+            return
+        queued, self.queued = self.queued, []
+        self.echo(f"(saying the {len(queued)} line(s) typed before the table was seated)")
+        for line in queued:
+            await self._say(line)
 
     async def _say(self, text: str) -> None:
         if not text:
