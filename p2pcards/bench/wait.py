@@ -8,7 +8,7 @@ percentile of the person's waits; ``wait.all`` pools every game's waits.
 
 ``python -m p2pcards.bench wait`` takes the options: ``--bots ismcts-full`` (the
 search without its early stop: the bots as they were), ``--person SECONDS`` at
-each prompt (pondering then has time), ``--no-ponder``, ``--deals``, ``--think``.
+each prompt, ``--ponder`` (the bots ponder meanwhile), ``--deals``, ``--think``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ DEALS = 2
 
 def bench_wait(seconds: float = 2.0, *, games: Sequence[str] | None = None, deals: int = DEALS,
                bots: str = "ismcts", think: float = 1.0, person: float = 0.0,
-               ponder: bool = True, seed: int = 1) -> list[Record]:
+               ponder: bool = False, seed: int = 1) -> list[Record]:
     """The person's waits per game (``seconds``, the other suites' measuring time, is
     not used: the deals take as long as the bots think)."""
     records: list[Record] = []
@@ -60,7 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=1.0, help="seconds a move (1)")
     parser.add_argument("--person", type=float, default=0.0,
                         help="seconds the person spends at each move prompt (0)")
-    parser.add_argument("--no-ponder", action="store_true", help="the bots do not ponder")
+    parser.add_argument("--ponder", action="store_true",
+                        help="the bots ponder while the person thinks (play --ponder)")
+    parser.add_argument("--no-ponder", action="store_true",
+                        help="the bots do not ponder (the default)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print a JSON list of records")
     args = parser.parse_args(argv)
@@ -74,7 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"p2pcards bench wait: {problem}", file=sys.stderr)
         return 2
     records = bench_wait(games=games, deals=args.deals, bots=args.bots, think=args.think,
-                         person=args.person, ponder=not args.no_ponder, seed=args.seed)
+                         person=args.person, ponder=args.ponder and not args.no_ponder,
+                         seed=args.seed)
     if args.json:
         print(json.dumps([r.as_json() for r in records]))
     else:

@@ -37,7 +37,7 @@ class WaitSetup:
     bots: str = "ismcts"
     think: float = 1.0
     person: float = 0.0
-    ponder: bool = True
+    ponder: bool = False
     seed: int = 1
 
 

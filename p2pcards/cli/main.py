@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--four-colour", action="store_true",
                       help="four suit colours (spades black, hearts red, diamonds blue, clubs "
                       "green); NO_COLOR turns colour off")
+    play.add_argument("--ponder", action="store_true",
+                      help="let the searching bots think while you do (measured: no shorter"
+                      " waits yet; docs/bots.md)")
     play.add_argument("--auto", action="store_true",
                       help="bots in every seat; print the game as it goes")
     play.add_argument("--save", metavar="FILE", help="write the game's hand history at the end")
@@ -230,7 +233,8 @@ def _play_interactive(args: argparse.Namespace, table: LocalGame, seed: int) -> 
             for s in range(table.players)]
     hint = SearchBot("ismcts", args.iterations, None if args.iterations else min(args.think, 1.0))
     manner = repl.Manner(pace=args.pace, autoplay=args.autoplay,
-                         four_colour=args.four_colour, seed=seed, save_to=args.save)
+                         four_colour=args.four_colour, seed=seed, save_to=args.save,
+                         ponder=args.ponder)
     session = repl.Repl(table, args.seat, bots, hint_bot=hint, manner=manner)
     return repl.play(session)
 

@@ -37,13 +37,16 @@ __all__ = ["Manner", "Quit", "Repl", "play"]
 class Manner:
     """How the prompt plays: the pause between plays (seconds) so that a person can
     follow them, whether the only legal move is made for the person, the four-colour
-    deck, the seed of the hints, and where the hand history goes at the end."""
+    deck, the seed of the hints, where the hand history goes at the end, and whether
+    the bots ponder."""
 
     pace: float = 0.6
     autoplay: bool = False
     four_colour: bool = False
     seed: int = 0
     save_to: str | None = None
+    ponder: bool = False
+    """Let the searching bots think while the person does (``play --ponder``)."""
 
 
 class Repl(Prompt):
@@ -68,8 +71,8 @@ class Repl(Prompt):
         self.autoplay = manner.autoplay
         self.save_to = manner.save_to
         self.undo_stack: list[tuple[Snapshot, int]] = []
-        self.pondering = Pondering(table, bots)
-        """The searching bots think while the person does (docs/bots.md)."""
+        self.pondering = Pondering(table, bots) if manner.ponder else None
+        """The searching bots thinking while the person does (docs/bots.md)."""
         self.alarm: trio.MemorySendChannel[int | None] | None = None
         """Where Ctrl-C goes while a bot thinks (:meth:`bot_moves`)."""
         self.confirming: trio.CancelScope | None = None
@@ -216,11 +219,13 @@ class Repl(Prompt):
             return
         self.show_position(view)
         snap = table.snapshot()
-        self.pondering.start()
+        if self.pondering is not None:
+            self.pondering.start()
         try:
             action = await self.ask_move()
         finally:
-            self.pondering.stop()
+            if self.pondering is not None:
+                self.pondering.stop()
         if action is None:
             return
         self.undo_stack.append((snap, len(self.log)))
