@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -78,6 +79,23 @@ def test_ctrl_c_in_a_local_game_asks_and_no_keeps_playing(tmp_path: Path) -> Non
         child.close()
     assert child.exitstatus == 0
     assert "Traceback" not in seen.getvalue()
+
+
+def test_sigterm_at_a_local_prompt_leaves_in_one_line(tmp_path: Path) -> None:
+    saved = tmp_path / "x.json"
+    child, seen = spawn(["play", "pasur", "--players", "2", "--seed", "4", "--pace", "0",
+                         "--iterations", "20", "--save", str(saved)], terminal_env(tmp_path),
+                        tmp_path)
+    try:
+        child.expect(MOVE)
+        child.kill(signal.SIGTERM)
+        child.expect("no deal was finished: nothing was written")
+        child.expect("stopped by SIGTERM")
+        child.expect(pexpect.EOF, timeout=20)
+    finally:
+        child.close()
+    assert child.exitstatus == 128 + signal.SIGTERM
+    assert "Traceback" not in seen.getvalue() and not saved.exists()
 
 
 class Host:
@@ -164,7 +182,8 @@ def test_a_person_at_a_networked_table(tmp_path: Path) -> None:
             child.expect("staying at the table")
             child.sendcontrol("c")
             child.expect(r"Leave the table\? \[y/N\]")
-            child.sendline("y")
+            time.sleep(0.3)
+            child.sendcontrol("c")  # a second Ctrl-C leaves
             child.expect("the same command resumes it")
             child.expect(pexpect.EOF, timeout=30)
         finally:

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 
 from p2pcards.bench.record import Record
+from p2pcards.bots import BOT_NAMES
 from p2pcards.bots.waiting import WaitSetup, measure, quantile
 from p2pcards.games import GAMES
 
@@ -56,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", default=",".join(GAMES),
                         help="games, comma-separated (default: all)")
     parser.add_argument("--deals", type=int, default=DEALS, help=f"deals per game ({DEALS})")
-    parser.add_argument("--bots", default="ismcts", help="the bots (ismcts, ismcts-full ...)")
+    parser.add_argument("--bots", default="ismcts", choices=BOT_NAMES,
+                        help="the bots (default ismcts)")
     parser.add_argument("--think", type=float, default=1.0, help="seconds a move (1)")
     parser.add_argument("--person", type=float, default=0.0,
                         help="seconds the person spends at each move prompt (0)")

@@ -33,6 +33,9 @@ from p2pcards.local import LocalGame
 
 CHUNK = 16
 """Iterations a bot's tree grows before the thread turns to the next bot."""
+MOST = 200_000
+"""Iterations pondered at most while one person thinks (a person gone from the screen
+must not keep a core busy and the trees growing: about 40 MB and 20 s of one core)."""
 SHARES = (4, 2, 1)
 """Chunks per turn of the thread for the bot that moves first after the person, the
 second, the others: a bot further on reaches its subtree through more moves it
@@ -116,7 +119,8 @@ class Pondering:
         self._thread.start()
 
     def _run(self, turns: list[tuple[_Tree, int]], halt: threading.Event) -> None:
-        while not halt.is_set():
+        start = self.iterations
+        while not halt.is_set() and self.iterations - start < MOST:
             for tree, chunks in turns:
                 for _ in range(chunks):
                     if halt.is_set():

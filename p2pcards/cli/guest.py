@@ -74,5 +74,7 @@ async def await_asyncio(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         task.cancel()  # (and wait until it is gone: a prompt closes before the next opens)
         with trio.CancelScope(shield=True):
             await ready.wait()
+        if not task.cancelled():
+            task.exception()  # (finished as it was cancelled: its outcome is dropped)
         raise
     return task.result()

@@ -136,7 +136,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _bot_maker(args: argparse.Namespace) -> Callable[[str], Bot]:
-    return lambda kind: make_bot(kind, think=args.think)
+    """Makes the bots this peer runs; a kind no bot has (a roster from another version,
+    or a hostile host's) is played by the heuristic bot."""
+    return lambda kind: make_bot(kind if kind in BOT_NAMES else "heuristic", think=args.think)
 
 
 def _fail(message: str) -> int:
@@ -481,8 +483,8 @@ def _prompt(args: argparse.Namespace) -> NetPrompt | None:
 
 def _run(play: Callable[[], Awaitable[None]], prompt: NetPrompt | None) -> str:
     """Play to the end of the game (or until it stops); with a person, under the
-    prompt.  "left" if the person left before the end; headless, the name of the signal
-    (SIGINT, SIGTERM) that stopped it; else ""."""
+    prompt.  "left" if the person left before the end; the name of the signal that
+    stopped it (SIGINT, SIGTERM; at a prompt SIGTERM, since Ctrl-C asks); else ""."""
     if prompt is None:
         return trio.run(_headless, play)
     left = False
@@ -515,7 +517,7 @@ def _run(play: Callable[[], Awaitable[None]], prompt: NetPrompt | None) -> str:
 
     with patch_stdout(raw=True):
         guest.run(seated)
-    return "left" if left else ""
+    return "SIGTERM" if prompt.terminated else "left" if left else ""
 
 
 async def _headless(play: Callable[[], Awaitable[None]]) -> str:

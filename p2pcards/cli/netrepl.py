@@ -44,6 +44,8 @@ SHOWN = 400
 QUEUED_CHAT = 5
 """Lines said before the table is seated, sent once it is."""
 CONFIRM = "Leave the table? [y/N] "
+VOID_REASON = 80
+"""Most characters of a reason to void the deal (the table's message holds no more)."""
 
 
 class Left(Exception):
@@ -67,6 +69,8 @@ class NetPrompt(Prompt):
         self.chosen: trio.MemorySendChannel[int | bool | VoidProposal] | None = None
         self.confirming = False
         self.leaving = False
+        self.terminated = False
+        """Stopped by SIGTERM (the command says so, with its exit status)."""
         self._reading: trio.CancelScope | None = None
         self.timer = 0.0
         self.hint_allowed = False
@@ -103,12 +107,11 @@ class NetPrompt(Prompt):
         return {} if self.table is None else dict(self.table.roster.options)
 
     def status(self) -> str:
+        if self.chat is None:
+            return "waiting for the table to be seated"
         return "" if self.connected else "reconnecting..."
 
     # ---------------------------------------------------------- the driver's side
-
-    def show(self, line: str | list[tuple[str, str]]) -> None:  # type: ignore[override]
-        self.echo(line)  # type: ignore[arg-type]
 
     async def move(self, view: HandState) -> int | VoidProposal:
         self.seat = view.observer
@@ -156,7 +159,8 @@ class NetPrompt(Prompt):
         self.reseated(roster)
         labels = []
         for s, entry in enumerate(roster.seats):
-            who = "you" if s == seat else f"{entry.bot} bot" if entry.bot else "player"
+            who = "you" if s == seat else f"{printable(entry.bot, 16)} bot" if entry.bot \
+                else "player"
             team = f", team {s % 2}" if self.game.units == "teams" else ""
             labels.append(f"{printable(entry.name, 32)} ({who}{team})")
         self.echo([("class:title", self.game.title), ("", ": " + ", ".join(labels))])
@@ -171,7 +175,7 @@ class NetPrompt(Prompt):
         self.names = ["you" if i == self.seat else n for i, n in enumerate(self.real_names)]
         self.roster_text = "\n".join(
             [f"{i}: {self.real_names[i]} [{show_id(device_id(e.identity), 4)}]"
-             + (f" ({e.bot} bot run by seat {e.run_by})" if e.bot else "")
+             + (f" ({printable(e.bot, 16)} bot run by seat {e.run_by})" if e.bot else "")
              + (" (you)" if i == self.seat else "") for i, e in enumerate(roster.seats)]
             + [f"safety number: {roster.safety_number()} (compare it aloud)",
                f"table: {self.settings.describe()}"])
@@ -200,10 +204,14 @@ class NetPrompt(Prompt):
         starts = [i for i, e in enumerate(events) if e.kind == "deal"]
         if not starts or starts[-1] == 0 or not table.finished:
             return events
-        self.rows = [list(run.points) for run in table.finished
+        found = re.match(r"deal (\d+)", events[starts[-1]].text)
+        current = int(found[1]) - 1 if found else len(table.finished)
+        before = [run for run in table.finished if run.index < current]
+        self.rows = [list(run.points) for run in before
                      if not (run.outcome and run.outcome.void)]
-        self.totals = list(table.totals)
-        self.echo(f"resuming: {len(table.finished)} deal(s) played before")
+        self.totals = [sum(points) for points in zip(*(run.points for run in before),
+                                                      strict=True)] or self.totals
+        self.echo(f"resuming: {len(before)} deal(s) played before")
         self.show_scores()
         return events[starts[-1]:]
 
@@ -278,6 +286,7 @@ class NetPrompt(Prompt):
         token = trio.lowlevel.current_trio_token()
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # (threads)
             loop.add_signal_handler(signal.SIGINT, token.run_sync_soon, self._interrupt)
+            loop.add_signal_handler(signal.SIGTERM, token.run_sync_soon, self._terminate)
         try:
             while True:
                 await self._say_queued()
@@ -286,6 +295,8 @@ class NetPrompt(Prompt):
                         line = await self.read(self._message)
                     except guest.Interrupted:
                         self._interrupt()
+                        if self.leaving:
+                            raise Left from None
                         continue
                     except EOFError:
                         raise Left from None
@@ -297,6 +308,13 @@ class NetPrompt(Prompt):
         finally:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signal.SIGINT)
+                loop.remove_signal_handler(signal.SIGTERM)
+
+    def _terminate(self) -> None:
+        """SIGTERM: leave the table at once (the same command resumes the game)."""
+        self.terminated = self.leaving = True
+        if self._reading is not None:
+            self._reading.cancel()
 
     def _interrupt(self) -> None:
         """Ctrl-C: ask whether to leave; asked already, leave."""
@@ -307,6 +325,7 @@ class NetPrompt(Prompt):
             self._reading.cancel()
 
     async def take(self, line: str) -> None:
+        line = line.encode("utf-8", "replace").decode("utf-8")  # (bytes that are no text)
         word = line.strip().partition(" ")[0]
         lower = word.lower()
         if self.confirming:
@@ -344,7 +363,7 @@ class NetPrompt(Prompt):
             if self.turn is None:
                 self.echo("void: you propose it in place of a move, at your turn")
             else:
-                self._choose(VoidProposal(rest or "voided by every seat"))
+                self._choose(VoidProposal(rest[:VOID_REASON] or "voided by every seat"))
         elif word in ("hand", "table") and self.turn is not None:
             (self.show_hand if word == "hand" else self.show_table)(self.turn.view)
         else:

@@ -188,6 +188,8 @@ class Prompt:
         self.echo([("class:title", text + (" (you!)" if won else ""))])
 
     def toolbar(self) -> StyleAndTextTuples:
+        if not self.names:  # (a joiner before the table is seated: no game known yet)
+            return [("class:bottom-toolbar", f" {self.status() or 'waiting'} ")]
         parts = [self.game.title, f"deal {self.deal}" if self.deal else "seating"]
         view = self.current()
         if view is not None:
@@ -290,6 +292,8 @@ class Prompt:
                               *(f"  {name:<{width}}{text}" for name, text in self.command_help),
                               "Tab completes the legal moves only; Up/Down recall what you"
                               " typed."])
+        if not self.names:
+            return "the table is not seated yet: help rules and help moves follow its game"
         return help_text(self.game, topic, self.options())
 
     def options(self) -> dict[str, int]:

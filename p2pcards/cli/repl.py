@@ -75,6 +75,8 @@ class Repl(Prompt):
         """The searching bots thinking while the person does (docs/bots.md)."""
         self.alarm: trio.MemorySendChannel[int | None] | None = None
         """Where Ctrl-C goes while a bot thinks (:meth:`bot_moves`)."""
+        self.whole: trio.CancelScope | None = None
+        """The game, which SIGTERM cancels."""
         self.confirming: trio.CancelScope | None = None
         """The question whether to leave, while it is asked."""
         self.interrupted = False
@@ -108,6 +110,9 @@ class Repl(Prompt):
         """One line from the person; Ctrl-C asks whether to leave (and, answered no,
         asks ``message`` again), Ctrl-D (end of input) leaves at once."""
         while True:
+            if self.interrupted:  # (a Ctrl-C signal while no prompt was open: hint)
+                self.interrupted = False
+                await self.confirm_quit()
             try:
                 return await self.read(message, moves=moves)
             except guest.Interrupted:
@@ -276,12 +281,23 @@ class Repl(Prompt):
         token = trio.lowlevel.current_trio_token()
         try:
             loop.add_signal_handler(signal.SIGINT, token.run_sync_soon, self._interrupt)
+            loop.add_signal_handler(signal.SIGTERM, token.run_sync_soon, self._terminate)
         except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
             return await self._run()
         try:
-            return await self._run()
+            with trio.CancelScope() as self.whole:
+                return await self._run()
+            self.left()  # (SIGTERM)
+            self.echo("stopped by SIGTERM")
+            return 128 + signal.SIGTERM
         finally:
             loop.remove_signal_handler(signal.SIGINT)
+            loop.remove_signal_handler(signal.SIGTERM)
+
+    def _terminate(self) -> None:
+        """SIGTERM: leave at once, as "y" would (the finished deals to ``--save``)."""
+        if self.whole is not None:
+            self.whole.cancel()
 
     async def _run(self) -> int:
         table = self.table

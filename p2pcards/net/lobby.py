@@ -32,6 +32,7 @@ from p2pcards.net.frames import Lobby as LobbyFrame
 from p2pcards.net.identity import device_id, show_id
 from p2pcards.net.invite import check_proof
 from p2pcards.table.codec import CodecError, identity_key
+from p2pcards.table.kinds import printable
 from p2pcards.table.roster import MAX_NAME, Roster, SeatEntry
 
 BOT_PROOF = b"bot"
@@ -243,7 +244,7 @@ class Lobby:
 def describe_roster(roster: Roster) -> str:
     parts = []
     for seat, entry in enumerate(roster.seats):
-        who = f"{entry.bot} bot run by seat {entry.run_by}" if entry.bot else \
+        who = f"{printable(entry.bot, 16)} bot run by seat {entry.run_by}" if entry.bot else \
             show_id(device_id(entry.identity), 4)
         parts.append(f"{seat} {entry.name} ({who})")
     return "; ".join(parts)
