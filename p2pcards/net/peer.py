@@ -68,6 +68,7 @@ class Peer:
         for seat, key in sorted(keys.items()):
             self._add(seat, Session(roster, seat, key, self._source(seat)))
         self.main = self.sessions[min(self.sessions)]
+        self.main.machine.tell = True  # (a person there reads its moves as it saw them)
         self.log: list[bytes] = []
         self.known: set[bytes] = set()
         self.mine: list[bytes] = []

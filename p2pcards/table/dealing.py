@@ -41,9 +41,12 @@ def apply_both(run: DealRun, public: int, private: int, keep_states: bool) -> No
         run.views.append(None if run.view.awaiting else run.view.knowledge())
 
 
-def seen_before(run: DealRun) -> HandState | None:
+def seen_before(run: DealRun, tell: bool) -> HandState | None:
     """This seat's own view as it stands, before a move (the public one for a watcher,
-    or for a seat whose own view has met a contradiction)."""
+    or for a seat whose own view has met a contradiction); None unless a prompt is to
+    ``tell`` the moves (a copy per move, kept with the events)."""
+    if not tell:
+        return None
     view = run.public if run.suspect or run.view is None else run.view
     return None if view is None else view.clone()
 
@@ -74,6 +77,8 @@ class Dealing:
         self.source = source
         self.keep_states = keep_states
         self.events = events
+        self.tell = False
+        """Whether a move's event carries the view before it (:class:`Event`)."""
 
     def chance(self, run: DealRun) -> tuple[bool, list[Step]]:
         """A chance move: a secret reshuffle, or one drawn by joint randomness (Control
@@ -110,7 +115,7 @@ class Dealing:
             shown = ()
         text = view.format_action(public, seat=SPECTATOR)
         run.draw = None
-        before = seen_before(run)
+        before = seen_before(run, self.tell)
         apply_both(run, public, private, self.keep_states)
         run.acts.append((CHANCE, Act(action=text, slots=shown)))
         self.events.append(Event("act", f"chance: {text}", None, before,

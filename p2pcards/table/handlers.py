@@ -234,7 +234,7 @@ def on_act(m: PhaseMachine, env: Envelope, message: Act, step: Step) -> None:
             run.suspect = run.suspect or f"seat {sender} showed a card this seat holds"
     before = public.clone()
     run.played.append((len(m.transcript), before))
-    seen = seen_before(run)
+    seen = seen_before(run, m.tell)
     seen_code = code if run.suspect or run.view is None else private
     apply_both(run, code, private, m.keep_states)
     run.acts.append((sender, message))

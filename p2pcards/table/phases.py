@@ -96,6 +96,17 @@ class PhaseMachine:
         self.dealing = Dealing(self.table, self.players, me, self.source,
                                keep_states=keep_states, events=self.events)
 
+    @property
+    def tell(self) -> bool:
+        """Whether each move's event carries this seat's view before it, for a prompt to
+        tell the move as the seat saw it (a copy of the view per move: only the seat a
+        person may sit at keeps them)."""
+        return self.dealing.tell
+
+    @tell.setter
+    def tell(self, value: bool) -> None:
+        self.dealing.tell = value
+
     # ================================================================ queries
 
     @property
