@@ -131,7 +131,7 @@ def test_tab_completes_only_legal_moves_and_the_commands():
         if message.startswith("your move") and len(seen) < 5:
             turn = r.turn
             assert turn is not None
-            completer = moves.MoveCompleter(r)
+            completer = moves.MoveCompleter(r, r.commands)
             offered = {c.text for c in completer.get_completions(Document(""), CompleteEvent())}
             seen.append((offered, set(turn.texts)))
             plays = {c.text for c in completer.get_completions(Document("PLAY "),
@@ -185,7 +185,7 @@ def test_the_discard_completes_card_by_card_from_the_hand():
     def extra(r: repl.Repl, message: str) -> str | None:
         turn = r.turn
         if message.startswith("your move") and turn is not None and not turn.texts:
-            completer = moves.MoveCompleter(r)
+            completer = moves.MoveCompleter(r, r.commands)
             hand = turn.view.may[r.seat]
             first = next(iter(sorted(turn.view.notation.name(c) for c in screen.bits(hand))))
             offered = [c.text for c in completer.get_completions(

@@ -8,18 +8,6 @@ from __future__ import annotations
 
 from p2pcards.games import GAMES, Game
 
-COMMANDS = """\
-Type a move, or one of these commands:
-  help [topic]   this text; topics: rules, moves, commands
-  hint           what the bot would do in your place, with its share of the search
-  hand           your cards          table   the table: bids, contract, trick
-  score          the score so far    last    the previous trick
-  history        this deal as you saw it (? for cards you did not see)
-  save FILE      write the hand history of the game so far
-  undo           take back your last move (local games against bots)
-  quit           leave the game (asks first)
-Tab completes the legal moves only; Up/Down recall what you typed."""
-
 MOVES = """\
 Type a move as the legal list shows it, in any case, its cards in any order and
 seats by name; a card alone plays it. For example:"""
@@ -31,8 +19,6 @@ def help_text(game: Game, topic: str, options: dict[str, int] | None = None) -> 
     if topic in ("rules", game.name) and options:
         table = ", ".join(f"{k} {v}" for k, v in sorted(options.items()))
         return f"{game.brief}\nThis table: {table}."
-    if topic in ("", "commands"):
-        return COMMANDS
     if topic in ("moves", "input", "cards"):
         return f"{MOVES}\n{game.moves_help}"
     if topic in ("rules", game.name):

@@ -30,9 +30,6 @@ LISTED = 24
 NAMED = 6
 """At most this many legal moves are named in a refusal."""
 
-COMMANDS = ("help", "hint", "hand", "table", "score", "last", "history", "save", "undo",
-            "quit")
-
 Card = tuple[int, int]
 """A card of a move as read: ``(card, -1)``, or ``(card, seat)`` for ``CARD:SEAT``."""
 Item = str | tuple[Card, ...]
@@ -208,7 +205,7 @@ class HasTurn(Protocol):
 class MoveCompleter(Completer):
     """Tab offers only legal moves (and the commands); nothing else."""
 
-    def __init__(self, repl: HasTurn, commands: Sequence[str] = COMMANDS):
+    def __init__(self, repl: HasTurn, commands: Sequence[str]):
         self.repl = repl
         self.commands = commands
 
@@ -295,18 +292,6 @@ def parse_move(turn: Turn, seat: int, line: str) -> int | str | tuple[int, ...]:
         if begun:
             return begun[0] if len(begun) == 1 else tuple(begun)
     return _by_the_rules(turn, seat, texts, reader)
-
-
-def parse_one(turn: Turn, seat: int, line: str) -> int | str:
-    """:func:`parse_move` for a prompt that does not ask which of several moves is
-    meant: those are refused, named, for the person to type one whole."""
-    found = parse_move(turn, seat, line)
-    if not isinstance(found, tuple):
-        return found
-    texts = [turn.text(action) for action in found]
-    listed = ", ".join(texts[:LISTED]) + (f" ... ({len(texts)} in all)"
-                                         if len(texts) > LISTED else "")
-    return f"{line.strip()!r} could be {len(texts)} moves; type one of them whole: {listed}"
 
 
 def _by_the_rules(turn: Turn, seat: int, texts: list[str], reader: Reader) -> int | str:
