@@ -125,3 +125,29 @@ def test_a_person_proposes_to_void_and_chats_before_the_table_fills(tmp_path: Pa
     assert "you propose to void the deal: a misdeal" in shown
     assert "joe does not consent: the deal goes on" in shown  # (a bot keeps playing)
     assert any("hosty: early bird" in line for line in joiner_lines)
+
+
+def test_the_prompt_asks_yes_or_no_without_a_second_reader() -> None:
+    """A question asked while the prompt is open (a joiner trusting a host fingerprint
+    not in its invite) is answered at the prompt itself."""
+    answers: list[bool] = []
+    with create_pipe_input() as pipe:
+        prompt = NetPrompt("pasur", input=pipe, output=DummyOutput())
+
+        async def ask() -> None:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(prompt.run)
+                for typed in ("maybe\nyes\n", "n\n"):
+
+                    async def answer(typed: str = typed) -> None:
+                        while prompt.question is None:
+                            await trio.sleep(0.01)
+                        pipe.send_text(typed)  # ("maybe" is neither: asked on)
+
+                    nursery.start_soon(answer)
+                    answers.append(await prompt.yes_or_no("Host ABCD. Trust it?"))
+                nursery.cancel_scope.cancel()
+
+        guest.run(ask)
+    assert answers == [True, False]
+    assert prompt.transcript.count("Host ABCD. Trust it? answer yes or no") == 3  # (maybe)

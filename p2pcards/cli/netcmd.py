@@ -359,14 +359,18 @@ def cmd_join(args: argparse.Namespace) -> int:
             print(f"p2pcards: {refused}", file=sys.stderr)
             return EXIT_REFUSED
 
+    prompt = _prompt(args)
+
     async def confirm(question: str) -> bool:
-        print(question)
         if args.yes:
+            print(question)
             return True
+        if prompt is not None:  # (the prompt reads the terminal: it asks)
+            return await prompt.yes_or_no(f"{question} Trust it?")
+        print(question)
         return await trio.to_thread.run_sync(_yes, "type yes to trust it: ",
                                              abandon_on_cancel=True)  # (Ctrl-C meanwhile)
 
-    prompt = _prompt(args)
     say = prompt.show if prompt is not None else _say
     try:
         joiner = Joiner(identity, invite, args.name, args.bot, [args.bots_kind] * args.bots,

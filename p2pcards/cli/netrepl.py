@@ -135,8 +135,13 @@ class NetPrompt(Prompt):
             self._refresh()
 
     async def answer(self, question: str) -> bool:
-        self.question = question = printable(question, SHOWN)
-        self.echo(f"{question}: answer yes or no")
+        """The person's answer to a proposal to void the deal (``question``: its reason)."""
+        return await self.yes_or_no(f"void the deal ({printable(question, SHOWN)})?")
+
+    async def yes_or_no(self, question: str) -> bool:
+        """Ask ``question`` at the prompt; True for yes."""
+        self.question = question
+        self.echo(f"{question} answer yes or no")
         send, receive = trio.open_memory_channel[int | bool | VoidProposal](1)
         self.chosen = send
         self._refresh()
@@ -275,7 +280,7 @@ class NetPrompt(Prompt):
         if self.turn is not None:
             return self.move_message()
         if self.question is not None:
-            return "void the deal? [y/n]> "
+            return "yes or no> "
         return "> "
 
     async def run(self) -> None:
@@ -344,6 +349,8 @@ class NetPrompt(Prompt):
             action = self.take_move(line)
             if action is not None:
                 self._choose(action)
+        elif self.question is not None:
+            self.echo(f"{self.question} answer yes or no")
         else:
             self.echo("it is not your move (help lists the commands; say TEXT chats)")
 
