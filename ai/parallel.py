@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -91,7 +92,8 @@ class RootParallel:
         _, legal = root_moves(view, root_actions)
         start = time.perf_counter()
         if not self._pools:  # one process per worker: a worker keeps its tree
-            self._pools = [ProcessPoolExecutor(max_workers=1) for _ in range(self.workers)]
+            self._pools = [ProcessPoolExecutor(max_workers=1, initializer=_worker_signals)
+                           for _ in range(self.workers)]
         visits: dict[int, int] = {}
         done = [0] * self.workers
         if len(legal) > 1:
@@ -117,3 +119,11 @@ class RootParallel:
         visits = {a: visits[a] for a in legal if a in visits}
         action = most_visited(legal, visits)
         return SearchResult(action, visits, sum(done), time.perf_counter() - start, Node(-1))
+
+
+def _worker_signals() -> None:
+    """A worker leaves Ctrl-C to its parent: it ignores SIGINT, and drops a signal
+    wakeup descriptor inherited from the parent's event loop (through which every
+    signal it received would reach the parent again)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.set_wakeup_fd(-1)
