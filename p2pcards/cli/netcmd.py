@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import trio
 from prompt_toolkit.patch_stdout import patch_stdout
 
-from p2pcards.bots import BOT_NAMES, Bot, make_bot
+from p2pcards.bots import BOT_NAMES, Bot, SearchBot, make_bot
 from p2pcards.cli import guest, outputs
 from p2pcards.cli.netrepl import Left, NetPrompt
 from p2pcards.games import GAMES, OptionError
@@ -480,7 +480,7 @@ def _prompt(args: argparse.Namespace) -> NetPrompt | None:
     if args.bot is not None:
         return None
     prompt = NetPrompt(args.game if hasattr(args, "game") else "",
-                       hint_bot=make_bot("ismcts", think=1.0))
+                       hint_bot=SearchBot("ismcts", think=1.0))
     prompt.save_to = args.save
     return prompt
 

@@ -24,7 +24,7 @@ import trio
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from p2pcards.bots import Bot, heuristic_bot
+from p2pcards.bots import SearchBot, heuristic_bot
 from p2pcards.cli import guest
 from p2pcards.cli.moves import Turn
 from p2pcards.cli.prompt import LEAVE, Prompt
@@ -60,7 +60,7 @@ class NetPrompt(Prompt):
                     ("void REASON", "propose, at your move, to void the deal (all must agree)"),
                     Prompt.command_help[-1])
 
-    def __init__(self, game: str, *, hint_bot: Bot | None = None,
+    def __init__(self, game: str, *, hint_bot: SearchBot | None = None,
                  input: Input | None = None, output: Output | None = None,
                  four_colour: bool = False):
         super().__init__(GAMES[game] if game in GAMES else GAMES["pasur"], hint_bot=hint_bot,

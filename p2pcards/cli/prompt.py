@@ -25,7 +25,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
-from p2pcards.bots import Bot
+from p2pcards.bots import SearchBot
 from p2pcards.cli import guest, screen
 from p2pcards.cli.helptext import help_text
 from p2pcards.cli.moves import MoveCompleter, Turn, legal_summary, parse_move
@@ -61,7 +61,7 @@ class Prompt:
         ("quit", "leave (asks first; Ctrl-C asks too)"),
     )
 
-    def __init__(self, game: Game, *, hint_bot: Bot | None = None, four_colour: bool = False,
+    def __init__(self, game: Game, *, hint_bot: SearchBot | None = None, four_colour: bool = False,
                  input: Input | None = None, output: Output | None = None,
                  hint_seed: int | None = None) -> None:
         self.game = game
@@ -308,13 +308,8 @@ class Prompt:
             self.echo("hint: this table does not allow hints")
             return
         self.echo("thinking...")
-        choose = getattr(self.hint_bot, "choose", None)
-        if choose is not None:
-            action, share = await trio.to_thread.run_sync(choose, turn.view.clone(),
-                                                          self.hint_rng)
-        else:
-            action, share = await trio.to_thread.run_sync(
-                self.hint_bot, turn.view.clone(), self.hint_rng), None
+        action, share = await trio.to_thread.run_sync(self.hint_bot.choose, turn.view.clone(),
+                                                      self.hint_rng)
         if self.turn is not turn:
             return  # (the move was made meanwhile: the hint is stale)
         how = f" ({share:.0%} of the search)" if share is not None else ""
