@@ -10,7 +10,8 @@ it takes) whose :class:`~p2pcards.net.join.Joiner` is patched:
   the host closes the link for it, comes back (as a joiner that lost its link
   does) and floods again, for the whole game.  It plays its seat meanwhile.
 - ``evidence-flood``: at its second move, signs :data:`FORKS` other versions of it
-  (same sequence number, another action) and sends them all; it plays on.
+  (same sequence number, another action) and sends them, a batch at a time, until the
+  host closes its link; it plays on.
 - ``fork-silent``: at its second move, signs a second version of its first move and
   sends it; at its next move sends instead a message on an invented transcript
   hash, and then falls silent (stays connected, sends nothing more).
@@ -44,7 +45,9 @@ from p2pcards.table.codec import open_envelope, seal_envelope
 SEATED = ("chat-flood", "evidence-flood", "fork-silent")
 UNSEATED = ("preauth-junk", "exhaust")
 FORKS = 20000
-"""Forked versions the evidence flood signs."""
+"""Forked versions the evidence flood signs (at most)."""
+BATCH = 50
+"""Forked versions signed and sent at a time (a few milliseconds of signing)."""
 IDLE = 400
 """Idle connections the exhaustion holds open."""
 BURST = 30
@@ -95,7 +98,7 @@ class HostileJoiner(join_module.Joiner):
             acts.append(wire)
             self.acts = acts
             if self.item == "evidence-flood" and len(acts) == 2:
-                await self._send_raw([self._version(wire, i) for i in range(FORKS)])
+                await self._flood(wire)
             elif self.item == "fork-silent" and len(acts) == 2:
                 await self._send_raw([self._version(acts[0], 1)])
             elif self.item == "fork-silent" and len(acts) == 3:
@@ -115,6 +118,21 @@ class HostileJoiner(join_module.Joiner):
         body = dict(env.body, action=f"{env.body.get('action', 'pass')} {n}")
         return seal_envelope(key, table=env.table, deal=env.deal, sender=env.sender,
                              seq=env.seq, prior=prior, kind=env.kind, body=body).wire
+
+    async def _flood(self, wire: bytes) -> None:
+        """FORKS versions of ``wire``, signed and sent a batch at a time while the link
+        lasts (signing them all at once would keep this process from its turn for
+        seconds, and the first fork, the evidence, would come only after a claim of
+        silence)."""
+        self.say(f"hostile: {self.item}: sending up to {FORKS} forged versions")
+        link = self.link
+        for start in range(0, FORKS, BATCH):
+            if self.link is None or self.link is not link:
+                self.say(f"hostile: {self.item}: the link closed after {start} of them")
+                return
+            await super()._send([self._version(wire, n)
+                                 for n in range(start, min(start + BATCH, FORKS))])
+            await trio.sleep(0)
 
     async def _send_raw(self, wires: list[bytes]) -> None:
         self.say(f"hostile: {self.item}: sending {len(wires)} forged version(s)")
