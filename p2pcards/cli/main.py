@@ -140,6 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify_p.add_argument("file", help="a p2pcards-transcript/1 file")
     verify_p.add_argument("--history", metavar="OUT",
                           help="write the audited hand history (for p2pcards replay)")
+    verify_p.add_argument("--explain", action="store_true",
+                          help="first tell, deal by deal, what was checked, the cards each"
+                          " seat was dealt and how the deal ended")
     verify_p.set_defaults(func=cmd_verify)
 
     netcmd.add_parsers(sub, _option_pair)
@@ -331,6 +334,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except TranscriptError as exc:
         print(f"p2pcards: {args.file}: not a transcript: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
+    if args.explain:
+        from p2pcards.table.explain import explain  # noqa: PLC0415
+
+        print(explain(report))
     print(format_report(report))
     written = True
     if args.history and report.history is not None:

@@ -14,15 +14,16 @@ its position and the seat it claims to come from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import takewhile
 from typing import Any
 
 import msgpack
 
 from p2pcards.history import History
-from p2pcards.table.codec import MAX_MESSAGE, CodecError, no_ext
+from p2pcards.table.codec import MAX_MESSAGE, CodecError, Envelope, no_ext, read_envelope
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster, decode_roster
-from p2pcards.table.session import TRANSCRIPT_FORMAT, WATCHER, Rejection, Session
+from p2pcards.table.session import TRANSCRIPT_FORMAT, WATCHER, DealRun, Rejection, Session
 
 
 @dataclass
@@ -38,6 +39,22 @@ class DealReport:
     """The seats that were to sign (all but a seat that forfeited by silence)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """The first message the watching session refused."""
+
+    position: int
+    rejection: Rejection
+    deal: int | None
+    """The index of the deal in progress when it came (None: before the first deal, or
+    after the game was over)."""
+    seat: int | None
+    """The seat it came in the name of (that of a message held for a transcript no
+    message leads to too), None when that cannot be told."""
+    kind: str | None
+    """The kind of message it says it is, None when that cannot be read."""
+
+
 @dataclass
 class Report:
     roster: Roster
@@ -49,6 +66,14 @@ class Report:
     totals: list[int] = field(default_factory=list)
     winner: int | list[int] | None = None
     history: History | None = None
+    refusal: Refusal | None = None
+    opening: list[Envelope] = field(default_factory=list)
+    """The messages taken before the first deal: the roster signed, the first dealer
+    drawn."""
+    runs: list[DealRun] = field(default_factory=list)
+    """Every deal as the watching session took it (``deals[i]`` reports on
+    ``runs[i]``), then the deal in progress when the transcript stopped, if any:
+    what ``--explain`` (:mod:`p2pcards.table.explain`) tells."""
 
     @property
     def ok(self) -> bool:
@@ -137,6 +162,7 @@ def verify(data: bytes) -> Report:
                                                       " before it leads to")
         if rejection is not None:
             report.problem = f"message {position} ({describe(rejection)})"
+            report.refusal = refusal(watcher, position, wire, rejection)
             break
     for run in watcher.finished:
         mine = (run.agree_hash, tuple(run.points), run.verdict)
@@ -155,12 +181,28 @@ def verify(data: bytes) -> Report:
     broke_up = [e.text for e in watcher.events if e.kind == "over" and "breaks up" in e.text]
     if report.problem is None and broke_up:
         report.problem = broke_up[0]
+    report.runs = [*watcher.finished, *([watcher.run] if watcher.run is not None else [])]
+    first = report.runs[0].envelopes[0] if report.runs and report.runs[0].envelopes else None
+    report.opening = list(takewhile(lambda env: env is not first, watcher.transcript))
     report.totals = list(watcher.totals)
     report.winner = watcher.winner
     report.history = History(roster.game, [s.name for s in roster.seats],
                              dict(roster.options),
                              [run.outcome.record for run in watcher.finished if run.outcome])
     return report
+
+
+def refusal(watcher: Session, position: int, wire: bytes, rejection: Rejection) -> Refusal:
+    """The refusal of ``wire`` as ``--explain`` names it: with the deal in progress, the
+    seat, and the kind of message (read without trusting it: it was refused)."""
+    seat = rejection.sender if rejection.sender is not None else \
+        next(iter(watcher.held), None)
+    try:
+        kind: str | None = read_envelope(wire, watcher.players).kind
+    except CodecError:
+        kind = None
+    run = watcher.run
+    return Refusal(position, rejection, None if run is None else run.index, seat, kind)
 
 
 def describe(rejection: Rejection) -> str:
