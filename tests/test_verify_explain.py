@@ -21,6 +21,7 @@ from p2pcards.table.explain import explain
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.state import Rejection
 from p2pcards.table.verify import Refusal, verify
+from tests.test_table_silence import stalled
 
 P2PCARDS = [sys.executable, "-m", "p2pcards"]
 GAMES_PLAYED = {  # game -> (players, options, seed): whole games, as short as they come
@@ -199,3 +200,35 @@ def test_text_from_the_transcript_stays_on_one_safe_line(bidwhist: Path) -> None
     assert len(shown) == len(lines) + 2  # the dissent and the refusal, one line each
     assert all(line.isprintable() for line in shown)
     assert any(line.startswith("  verdict: ok?[seat1] verified?]0;x?;") for line in shown)
+
+
+def test_a_forfeit_by_silence_and_a_void_deal_are_told() -> None:
+    """Deals that end other than by play: a seat silent (its secrets never came, so the
+    cards are never known) and a deal every seat voided (audited, so they are)."""
+    table, silent = stalled(71)
+    others = [s for s in table.sessions if s is not silent]
+    for session in others:
+        session.claim_silent()
+    table.deliver()
+    told = explain(verify(others[0].export())).splitlines()
+    first = sections("\n".join(told))[0]
+    name = f"seat{silent.me}"
+    assert "  claims: 3 claims of silence" in first
+    assert "  audit: none, the deal ended before it" in first
+    assert "  dealt: the cards were never revealed" in first
+    assert first[-1].startswith(f"  ended: {name} (seat {silent.me}) forfeits the deal"
+                                " (silent); points: ")
+    signers = [f"seat{s}" for s in range(4) if s != silent.me]
+    assert any(line.startswith(f"  agreement: signed by {', '.join(signers)} (3 agree")
+               for line in first)
+    assert told[-1].startswith("the transcript ends here: the transcript stops with")
+
+    table, proposer = stalled(75, "pasur")
+    proposer.propose_void("the cat walked across the keyboard")
+    table.play(deals=1)
+    void = sections(explain(verify(table.sessions[0].export())))[0]
+    assert "  proposals to void the deal: 1, answered in 3 consent messages" in void
+    assert void[-1] == "  ended: void by every seat's consent (the cat walked across the" \
+        " keyboard); it does not count"
+    assert "  dealt (from the audited deck):" in void
+    assert not any(line.startswith("  the moves replayed") for line in void)

@@ -173,8 +173,9 @@ def _play(run: DealRun, names: list[str], kinds: Counter[str]) -> list[str]:
     if kinds[Kind.VOID]:
         lines.append(f"  proposals to void the deal: {kinds[Kind.VOID]}, answered in"
                      f" {kinds[Kind.CONSENT]} consent messages")
-    claims = [_n(kinds[k], what) for k, what in ((Kind.SILENT, "claim of silence"),
-                                                 (Kind.CHEAT, "claim of a cheat")) if kinds[k]]
+    claims = [_n(kinds[k], one, many) for k, one, many in (
+        (Kind.SILENT, "claim of silence", "claims of silence"),
+        (Kind.CHEAT, "claim of a cheat", "claims of a cheat")) if kinds[k]]
     if claims:
         lines.append(f"  claims: {', '.join(claims)}")
     return lines
@@ -261,7 +262,7 @@ def _ending(run: DealRun, names: list[str], points: str) -> str:
 def _stop(report: Report, names: list[str]) -> list[str]:
     refusal = report.refusal
     if refusal is None:
-        return [f"the check stops: {report.problem}"] if report.problem else []
+        return [f"the transcript ends here: {report.problem}"] if report.problem else []
     rejection = refusal.rejection
     where = f"deal {refusal.deal + 1}" if refusal.deal is not None else \
         "after the last deal" if report.runs else "before the first deal"
