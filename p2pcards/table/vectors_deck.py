@@ -213,7 +213,9 @@ class _Deal:
                 continue
             if entry.inputs is not None:
                 watcher.begin_reshuffle(entry.inputs)
-            for message in (*entry.unlocks, *entry.shuffles, *entry.locks):
+            passes: list[Unlocked | Shuffled | Locked] = [*entry.unlocks, *entry.shuffles,
+                                                          *entry.locks]
+            for message in passes:
                 watcher.receive(message)
         for release in self.releases:
             if release.to is None:  # a key shown to everyone: the watcher opens the slot
