@@ -1,9 +1,11 @@
-"""Golden test vectors for an independent implementation (docs/protocol.md, "Vectors").
+"""Golden test vectors for an independent implementation (docs/protocol.md, "Golden
+vectors").
 
-``python -m p2pcards.table.vectors`` prints them as JSON (bytes as hex); the
-copy in ``tests/data/protocol_vectors.json`` is what the tests check this
-implementation against.  Everything is fixed: keys, seeds, secrets.  The one
-thing HPKE cannot fix is its ephemeral key, so the sealed vector gives a
+``python -m p2pcards.table.vectors`` prints them as JSON (bytes as hex), with a
+fresh HPKE ciphertext; ``--write`` rewrites ``tests/data/protocol_vectors.json``,
+the copy the tests check this implementation against, keeping its ciphertext.
+Everything is fixed: keys, seeds, secrets.  The one thing HPKE cannot fix is its
+ephemeral key, so the sealed vector gives a
 ciphertext made once, with the recipient's private key to open it, and the exact
 signed inner blob it must open to.
 """
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -115,5 +119,21 @@ def dumps(vectors: dict[str, Any]) -> str:
     return json.dumps(_hex(vectors), indent=1, sort_keys=True) + "\n"
 
 
+STORED = Path(__file__).resolve().parents[2] / "tests" / "data" / "protocol_vectors.json"
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["--write"]:
+        stored = json.loads(STORED.read_text())
+        STORED.write_text(dumps(build(bytes.fromhex(stored["sealed"]["ciphertext"]))))
+        print(f"wrote {STORED}")
+    elif argv:
+        print("usage: python -m p2pcards.table.vectors [--write]", file=sys.stderr)
+        return 2
+    else:
+        print(dumps(build()), end="")
+    return 0
+
+
 if __name__ == "__main__":
-    print(dumps(build()), end="")
+    sys.exit(main(sys.argv[1:]))
