@@ -1,7 +1,7 @@
 """The deck's limits and the parties that are not seats, each defined once.
 
-A deal has 2 to 7 parties and 2 to 128 cards; a deal's passes and re-mixes
-number at most 64, its slots (re-mixes and reshuffles add slots) at most
+A deal has 2 to 7 parties and 2 to 128 cards; at most 64 rounds of passes, and
+each party at most 64 re-mixes; its slots (re-mixes and reshuffles add slots) at most
 4096.  A message's lists are bounded by the same figures when it is decoded,
 so nothing a peer sends can make a party build more than a deal can need.
 """
@@ -15,7 +15,8 @@ MAX_PARTIES: Final = 7
 MIN_CARDS: Final = 2
 MAX_CARDS: Final = 128
 MAX_ROUNDS: Final = 64
-"""Passes (unlock, shuffle, lock) and re-mixes in one deal."""
+"""Rounds (each an optional unlock pass, a shuffle pass and a lock pass) in one deal,
+and re-mixes by one party in one deal."""
 MAX_SLOTS: Final = 4096
 """Slots in one deal: the deck's, and those that re-mixes and reshuffles add."""
 MAX_ITEMS: Final = 1024

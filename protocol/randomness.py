@@ -2,11 +2,12 @@
 
 Each party draws a 32-byte share, broadcasts a hash commitment to it, and
 reveals the share only once every commitment is in; the seed is the hash of
-all shares in party order.  Choices (the first dealer, Control Nut!'s four
-controls, an auction's draw, HAND's pick) come from the seed by rejection
-sampling, so they are uniform.  A party that has committed can still refuse
-to reveal; :meth:`JointRandom.missing` names it, and the table makes it
-forfeit: withholding never buys a second draw.
+all shares in party order.  :func:`choice` and :func:`sample` draw uniform
+numbers from the seed by rejection sampling (Control Nut!'s four controls, an
+auction's draw, HAND's pick); the table seeds the game's first-dealer rule with it
+(docs/protocol.md, "Joint randomness", gives every byte of both).  A party that
+has committed can still refuse to reveal; :meth:`JointRandom.missing` names it,
+and the table makes it forfeit: withholding never buys a second draw.
 """
 
 from __future__ import annotations

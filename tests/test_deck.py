@@ -8,14 +8,16 @@ from dataclasses import replace
 
 import pytest
 
+from p2pcards.bots import heuristic_bot
 from p2pcards.protocol import simulate
 from p2pcards.protocol.audit import audit, audit_deck
-from p2pcards.protocol.curve import N, PointError, hash_to_point, lift, mul
+from p2pcards.protocol.curve import N, PointError, hash_to_point, is_point, lift, mul
 from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.errors import EarlyMessage, LocalProtocolError, RemoteProtocolError
 from p2pcards.protocol.messages import AuditReveal, KeyRelease, Locked, Remixed, Shuffled, Unlocked
 from p2pcards.protocol.source import SeededSource
 from p2pcards.protocol.steps import LOCK, SHUFFLE, DeckContext
+from p2pcards.table.memory import MemoryTable
 
 TABLE = b"test-table"
 
@@ -658,3 +660,187 @@ def test_without_a_source_the_secrets_come_from_the_system():
     context = DeckContext(TABLE, 0, 2, 52)
     one, two = Deck(context, 0), Deck(context, 0)
     assert one.secrets() != two.secrets()
+
+
+# ------------------------------------------- the spec's MUSTs (docs/mental-poker.md)
+
+
+def test_a_coordinate_of_p_or_more_is_no_point():
+    """D2: x must be below p, even where x - p would be a point."""
+    p = 2**256 - 2**224 + 2**192 + 2**96 - 1
+    below = next(x for x in range(1, 100) if is_point(x.to_bytes(32, "big")))
+    wrapped = (p + below).to_bytes(32, "big")
+    assert not is_point(wrapped)
+    decks = seated(2, 4)
+    message = decks[0].step()
+    with pytest.raises(RemoteProtocolError, match="out of range"):
+        decks[1].receive(replace(message, deck=(wrapped, *message.deck[1:])))
+
+
+def test_a_pass_in_the_receivers_own_name_or_of_other_slots_is_refused():
+    """D24, D26: a pass signed as the receiver itself; an unlock of other slots."""
+    decks = seated(3, 8)
+    message = decks[0].step()
+    with pytest.raises(RemoteProtocolError, match="own name"):
+        decks[1].receive(replace(message, party=1))
+    simulate.broadcast(decks, 0, message)
+    simulate.run_round(decks)
+    for deck in decks:
+        deck.begin_reshuffle([4, 5, 6])
+    first = decks[0].context.order(1)[0]
+    unlock = decks[first].step()
+    other = next(d for d in decks if d.me != first)
+    with pytest.raises(RemoteProtocolError, match="other slots than the round's"):
+        other.receive(replace(unlock, slots=(4, 6, 5)))
+    other.receive(unlock)  # the true one is taken
+
+
+def test_a_commitment_twice_in_one_lock_is_refused():
+    """D29: commitments are unique within the message too."""
+    decks = seated(2, 4)
+    simulate.broadcast(decks, 0, decks[0].step())
+    simulate.broadcast(decks, 1, decks[1].step())
+    lock = decks[0].step()
+    twice = replace(lock, commitments=(lock.commitments[0], *lock.commitments[:-1]))
+    with pytest.raises(RemoteProtocolError, match="reused"):
+        decks[1].receive(twice)
+    decks[1].receive(lock)
+
+
+def test_a_negated_key_or_one_in_the_receivers_name_is_refused():
+    """D13: only x travels, so n - k opens the slot as k does; the commitment refuses it.
+    D11: a key in the receiver's own name is refused."""
+    decks = seated(2, 4)
+    simulate.shuffle_and_lock(decks)
+    with pytest.raises(RemoteProtocolError, match="no party 0 may send"):
+        decks[0].receive(KeyRelease(party=0, slot=0, key=decks[0].keys[0][0], to=0))
+    key = decks[1].keys[0][1]
+    negated = {0: decks[0].keys[0][0], 1: N - key}
+    assert decks[0].peek(0, negated) == decks[0].peek(0, {0: decks[0].keys[0][0], 1: key})
+    with pytest.raises(RemoteProtocolError, match="commitment"):
+        decks[0].receive(KeyRelease(party=1, slot=0, key=N - key, to=0))
+    decks[0].receive(KeyRelease(party=1, slot=0, key=key, to=0))
+
+
+H32 = b"\x42" * 32
+
+
+def test_a_remix_at_the_wrong_time_or_past_the_limits_is_refused():
+    """D17: no re-mix during a round, no slot twice, at most 64 re-mixes a party."""
+    decks = seated(2, 4)
+    simulate.shuffle_and_lock(decks)
+    simulate.deal(decks, 0, 0)
+    simulate.deal(decks, 1, 0)
+    twice = Remixed(party=0, slots=(0, 0), deck=(decks[0].cards[0], decks[0].cards[1]),
+                    commitments=(bytes(32), b"\x01" * 32))
+    with pytest.raises(RemoteProtocolError, match="named twice"):
+        decks[1].receive(twice)
+    slot = 0
+    for _ in range(64):  # the holder re-mixes its card again and again
+        message = decks[0].remix([slot])
+        decks[1].receive(message)
+        slot = len(decks[1].points) - 1
+    with pytest.raises(LocalProtocolError, match="64"):
+        decks[0].remix([slot])
+    extra = Remixed(party=0, slots=(slot,), deck=(decks[0].cards[2],), commitments=(H32,))
+    with pytest.raises(RemoteProtocolError, match="64 re-mixes"):
+        decks[1].receive(extra)
+    for deck in decks:
+        deck.begin_reshuffle([2, 3])
+    during = Remixed(party=0, slots=(1,), deck=(decks[0].cards[2],), commitments=(H32,))
+    with pytest.raises(RemoteProtocolError, match="during a round"):
+        decks[1].receive(during)
+
+
+def test_a_remix_of_a_shown_card_or_with_bad_points_or_commitments_is_refused():
+    """D18, D19: a card shown to all is nobody's to re-mix; points and commitments are
+    checked as for a lock."""
+    decks = seated(3, 6)
+    simulate.shuffle_and_lock(decks)
+    for slot in (0, 1):
+        simulate.deal(decks, slot, 0)
+    simulate.deal(decks, 2, None)
+    shown = Remixed(party=0, slots=(2,), deck=(decks[0].cards[0],), commitments=(H32,))
+    with pytest.raises(RemoteProtocolError, match="shown to everyone"):
+        decks[1].receive(shown)
+    honest = decks[0].remix([0, 1])
+    for forged, reason in [
+        (replace(honest, deck=(honest.deck[0], off_curve())), "not on the curve"),
+        (replace(honest, deck=(honest.deck[0], honest.deck[0])), "twice"),
+        (replace(honest, commitments=(honest.commitments[0],) * 2), "reused"),
+        (replace(honest, commitments=(decks[1].commitments[1, 0], honest.commitments[1])),
+         "reused"),
+    ]:
+        with pytest.raises(RemoteProtocolError, match=reason):
+            decks[1].receive(forged)
+    decks[1].receive(honest)
+
+
+def test_a_reshuffle_takes_two_or_more_jointly_locked_slots_in_play():
+    """D22: the game begins a reshuffle only of slots every party locks."""
+    decks = seated(2, 6)
+    simulate.shuffle_and_lock(decks)
+    simulate.deal(decks, 0, 0)
+    simulate.broadcast(decks, 0, decks[0].remix([0]))  # slot 6: locked by party 0 alone
+    for slots in ([1], [1, 1], [1, 6], [0, 1], [1, 99]):
+        with pytest.raises(LocalProtocolError):
+            decks[1].begin_reshuffle(slots)
+    decks[1].begin_reshuffle([1, 2])
+
+
+def test_an_audit_with_too_few_secrets_or_a_false_release_names_the_party():
+    """D35, D38: secrets for fewer rounds than were seen; a key released that is not the
+    key revealed."""
+    decks = seated(2, 6)
+    simulate.shuffle_and_lock(decks)
+    simulate.reshuffle(decks, [3, 4, 5])
+    reveals = {d.me: d.secrets() for d in decks}
+    short = reveals[1]
+    reveals[1] = AuditReveal(party=1, unlock_keys=short.unlock_keys[:1],
+                             shuffle_keys=short.shuffle_keys[:1],
+                             permutations=short.permutations[:1], lock_keys=short.lock_keys[:1])
+    result = verdict(decks, reveals)
+    assert (result.party, result.step) == (1, "audit") and "1 rounds" in result.reason
+    reveals = {d.me: d.secrets() for d in decks}
+    false = KeyRelease(party=0, slot=1, key=decks[0].keys[1][0] + 1, to=1)
+    result = audit(decks[1].context, decks[1].log, reveals, [false])
+    assert (result.party, result.step) == (0, "key") and "not its key" in result.reason
+    assert audit(decks[1].context, decks[1].log, reveals,
+                 [replace(false, key=decks[0].keys[1][0])]).ok
+
+
+def test_at_the_table_a_remix_names_the_held_slots_in_ascending_order():
+    """D20: the Bid Whist bidder re-mixes its hand after the kitty; a re-mix that names
+    the same slots in another order is refused by every other seat."""
+    cheats: list[int] = []
+
+    def reorder(session, step, make):
+        if step.kind != "remix" or cheats or session.run is None:
+            return make()
+        cheats.append(session.me)
+        return session.run.deck.remix(list(reversed(step.slots)))
+
+    table = MemoryTable("bidwhist", 4, 3, [heuristic_bot] * 4,
+                        forges=dict.fromkeys(range(4), reorder))
+    table.play(deals=1)
+    assert cheats
+    refusals = {(d.at, d.rejection.sender, d.rejection.rule) for d in table.rejected
+                if d.rejection.rule == "remix"}
+    assert {(seat, cheats[0], "remix") for seat in range(4) if seat != cheats[0]} <= refusals
+
+
+def test_a_round_cut_short_is_audited_and_makes_no_slots():
+    """D36: the passes of a round that never finished are re-computed; it adds no slot."""
+    decks = seated(3, 6)
+    simulate.shuffle_and_lock(decks)
+    for deck in decks:
+        deck.begin_reshuffle([2, 3, 4])
+    first = decks[0].context.order(1)[0]
+    simulate.broadcast(decks, first, decks[first].step())  # one unlock, then the deal ends
+    result = verdict(decks)
+    assert result.ok and len(result.order) == 6
+    reveals = {d.me: d.secrets() for d in decks}
+    lie = reveals[first]
+    reveals[first] = replace(lie, unlock_keys=(1, lie.unlock_keys[1] % (N - 1) + 1))
+    result = verdict(decks, reveals)
+    assert (result.party, result.step) == (first, "unlock")

@@ -1,9 +1,11 @@
-"""Golden test vectors for an independent implementation (docs/protocol.md, "Vectors").
+"""Golden test vectors for an independent implementation (docs/protocol.md, "Golden
+vectors").
 
-``python -m p2pcards.table.vectors`` prints them as JSON (bytes as hex); the
-copy in ``tests/data/protocol_vectors.json`` is what the tests check this
-implementation against.  Everything is fixed: keys, seeds, secrets.  The one
-thing HPKE cannot fix is its ephemeral key, so the sealed vector gives a
+``python -m p2pcards.table.vectors`` prints them as JSON (bytes as hex), with a
+fresh HPKE ciphertext; ``--write`` rewrites ``tests/data/protocol_vectors.json``,
+the copy the tests check this implementation against, keeping its ciphertext.
+Everything is fixed: keys, seeds, secrets.  The one thing HPKE cannot fix is its
+ephemeral key, so the sealed vector gives a
 ciphertext made once, with the recipient's private key to open it, and the exact
 signed inner blob it must open to.
 """
@@ -12,14 +14,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.protocol.curve import N, card_points
-from p2pcards.protocol.steps import DeckContext, deck_digest, lift_deck, rekey_deck, shuffle_deck
-from p2pcards.table import kinds
+from p2pcards.protocol.curve import N
+from p2pcards.table import kinds, vectors_deck, vectors_table
 from p2pcards.table.codec import (
     SEALED_DOMAIN,
     chain,
@@ -107,48 +110,30 @@ def build(ciphertext: bytes | None = None) -> dict[str, Any]:
                      "recipient_public": public_bytes(seal_key.public_key()),
                      "info": seal_info(table, 0, 1), "content": content, "inner": inner,
                      "blob": blob, "ciphertext": ciphertext}
-    out["deck"] = deck_vector(table)
+    out["deck"] = vectors_deck.build(table)
+    out.update(vectors_table.build(table))
     return out
-
-
-def deck_vector(table: bytes) -> dict[str, Any]:
-    """Two parties, four cards: the card points, both shuffle and lock passes with the
-    secrets that made them, the commitments, and the card each slot opens to."""
-    context = DeckContext(table, 0, 2, 4)
-    points = card_points(table, 0, 4)
-    deck: tuple[bytes, ...] = points
-    passes = []
-    shuffles = {0: (_scalar("shuffle/0"), [2, 0, 3, 1]), 1: (_scalar("shuffle/1"), [3, 1, 0, 2])}
-    for party in context.order(0):
-        scalar, permutation = shuffles[party]
-        prior = deck_digest(context, 0, deck)
-        deck = shuffle_deck(lift_deck(deck), scalar, permutation)
-        passes.append({"step": "shuffle", "party": party, "prior": prior,
-                       "scalar": _bytes32(scalar), "permutation": permutation, "deck": deck})
-    locks = {p: [_scalar(f"lock/{p}/{j}") for j in range(4)] for p in (0, 1)}
-    for party in context.order(0):
-        prior = deck_digest(context, 0, deck)
-        deck = rekey_deck(lift_deck(deck), [shuffles[party][0]] * 4, locks[party])
-        passes.append({"step": "lock", "party": party, "prior": prior,
-                       "keys": [_bytes32(k) for k in locks[party]],
-                       "commitments": [context.commitment(party, j, k)
-                                       for j, k in enumerate(locks[party])], "deck": deck})
-    opened = []
-    for slot, point in enumerate(deck):
-        product = locks[0][slot] * locks[1][slot] % N
-        plain = rekey_deck(lift_deck([point]), [product], [1])[0]
-        opened.append(points.index(plain))
-    return {"table": table, "deal": 0, "parties": 2, "size": 4, "card_points": points,
-            "passes": passes, "opened": opened}
-
-
-def _bytes32(scalar: int) -> bytes:
-    return scalar.to_bytes(32, "big")
 
 
 def dumps(vectors: dict[str, Any]) -> str:
     return json.dumps(_hex(vectors), indent=1, sort_keys=True) + "\n"
 
 
+STORED = Path(__file__).resolve().parents[2] / "tests" / "data" / "protocol_vectors.json"
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["--write"]:
+        stored = json.loads(STORED.read_text())
+        STORED.write_text(dumps(build(bytes.fromhex(stored["sealed"]["ciphertext"]))))
+        print(f"wrote {STORED}")
+    elif argv:
+        print("usage: python -m p2pcards.table.vectors [--write]", file=sys.stderr)
+        return 2
+    else:
+        print(dumps(build()), end="")
+    return 0
+
+
 if __name__ == "__main__":
-    print(dumps(build()), end="")
+    sys.exit(main(sys.argv[1:]))
