@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.protocol.curve import N, card_points
 from p2pcards.protocol.steps import DeckContext, deck_digest, lift_deck, rekey_deck, shuffle_deck
-from p2pcards.table import kinds
+from p2pcards.table import kinds, vectors_table
 from p2pcards.table.codec import (
     SEALED_DOMAIN,
     chain,
@@ -108,6 +108,7 @@ def build(ciphertext: bytes | None = None) -> dict[str, Any]:
                      "info": seal_info(table, 0, 1), "content": content, "inner": inner,
                      "blob": blob, "ciphertext": ciphertext}
     out["deck"] = deck_vector(table)
+    out.update(vectors_table.build(table))
     return out
 
 
