@@ -17,6 +17,17 @@ from p2pcards.table.kinds import Act, Kind
 from p2pcards.table.state import DealRun, Event, Step
 
 
+def first_dealer_label(table: bytes) -> bytes:
+    """The label of the table's joint draw of its first dealer (docs/protocol.md, "Joint
+    randomness")."""
+    return b"p2pcards/first-dealer/" + table
+
+
+def chance_label(table: bytes, deal: int, draw: int) -> bytes:
+    """The label of deal ``deal``'s ``draw``-th joint draw (0 for the deal's first)."""
+    return b"p2pcards/chance/" + table + deal.to_bytes(8, "big") + draw.to_bytes(2, "big")
+
+
 @dataclass(frozen=True, slots=True)
 class SeedDraw:
     """A joint seed as a chance event draws from it (``HandState.drawn_chance``)."""
@@ -93,8 +104,7 @@ class Dealing:
         if chance.kind == ChanceKind.TAKE and ledger.take is None:
             return False, ledger.begin_take(chance.source, chance.target)
         if run.draw is None:
-            label = b"p2pcards/chance/" + self.table + run.index.to_bytes(8, "big") \
-                + run.draws.to_bytes(2, "big")
+            label = chance_label(self.table, run.index, run.draws)
             run.draws += 1
             run.draw = JointRandom(label, self.players, self.me, self.source)
             return False, [*(Step(Kind.COMMIT, s) for s in range(self.players)),

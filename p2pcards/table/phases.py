@@ -29,7 +29,7 @@ from p2pcards.protocol.randomness import JointRandom
 from p2pcards.protocol.steps import DeckContext
 from p2pcards.table.agenda import Agenda
 from p2pcards.table.codec import Envelope, private_bytes, public_bytes, seal
-from p2pcards.table.dealing import Dealing, open_slots
+from p2pcards.table.dealing import Dealing, first_dealer_label, open_slots
 from p2pcards.table.handlers import HANDLERS
 from p2pcards.table.judge import Deal, KeyStep, judge
 from p2pcards.table.kinds import (
@@ -75,8 +75,7 @@ class PhaseMachine:
         self.table = roster.table
         self.agenda = Agenda(Phase.SEATING, (Step(Kind.SIGN, s) for s in range(self.players)))
         self.events: list[Event] = []
-        self.draw = JointRandom(b"p2pcards/first-dealer/" + self.table, self.players, me,
-                                self.source)
+        self.draw = JointRandom(first_dealer_label(self.table), self.players, me, self.source)
         self.dealer = -1
         self.deals = 0
         self.scored = 0

@@ -4,8 +4,9 @@ game's cards by id.
 
 Everything is computed with the code's own functions from fixed shares:
 :class:`~p2pcards.protocol.randomness.JointRandom` for the commitments and the seed,
-the labels the table gives its draws (:mod:`p2pcards.table.phases`,
-:mod:`p2pcards.table.dealing`), ``choice`` and ``sample``, the games' first-dealer
+the labels the table gives its draws (the table's own label functions,
+:func:`~p2pcards.table.dealing.first_dealer_label` and
+:func:`~p2pcards.table.dealing.chance_label`), ``choice`` and ``sample``, the games' first-dealer
 rules on the seeded generator the table hands them, Control Nut!'s chance moves,
 and each game's deck and notation.  :func:`build` is merged into
 :func:`p2pcards.table.vectors.build`.
@@ -20,7 +21,7 @@ from typing import Any
 from p2pcards.games import GAMES
 from p2pcards.games.core import SPECTATOR
 from p2pcards.protocol.randomness import JointRandom, choice, sample
-from p2pcards.table.dealing import SeedDraw
+from p2pcards.table.dealing import SeedDraw, chance_label, first_dealer_label
 
 PARTIES = 4
 
@@ -41,16 +42,6 @@ class _Shares:
 
 def _share(party: int) -> bytes:
     return hashlib.sha256(f"p2pcards/vectors/joint/{party}".encode()).digest()
-
-
-def first_dealer_label(table: bytes) -> bytes:
-    """The label of the draw for the first dealer (:class:`PhaseMachine`)."""
-    return b"p2pcards/first-dealer/" + table
-
-
-def chance_label(table: bytes, deal: int, draw: int) -> bytes:
-    """The label of a deal's ``draw``-th joint draw (:meth:`Dealing.chance`)."""
-    return b"p2pcards/chance/" + table + deal.to_bytes(8, "big") + draw.to_bytes(2, "big")
 
 
 def joint_draw(label: bytes, shares: list[bytes]) -> dict[str, Any]:
