@@ -147,10 +147,14 @@ def test_the_golden_vectors_hold() -> None:
     sealed = stored["sealed"]
     secret = X25519PrivateKey.from_private_bytes(bytes.fromhex(sealed["recipient_private"]))
     table = bytes.fromhex(stored["roster"]["table"])
-    content = unseal(ciphertext, secret, PUBLIC[0], table=table, deal=0, sender=0, recipient=1)
+    deal = sealed["deal"]
+    assert deal == 259  # both low bytes non-zero: the deal's byte order shows
+    content = unseal(ciphertext, secret, PUBLIC[0], table=table, deal=deal, sender=0,
+                     recipient=1)
     assert [[s, k.hex()] for s, k in content] == sealed["content"]
     blob = bytes.fromhex(sealed["blob"])
-    assert check_sealed(blob, PUBLIC[0], table=table, deal=0, sender=0, recipient=1) == content
+    assert check_sealed(blob, PUBLIC[0], table=table, deal=deal, sender=0, recipient=1) \
+        == content
     for vector in stored["envelopes"]:  # each wire opens to its fields
         env = open_envelope(bytes.fromhex(vector["wire"]), PUBLIC)
         assert (env.sender, env.seq, env.kind, env.payload.hex()) == (

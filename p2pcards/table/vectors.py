@@ -37,6 +37,9 @@ from p2pcards.table.kinds import Act, Hello, Sign
 from p2pcards.table.roster import make_roster
 
 FORMAT = "p2pcards-protocol-vectors/1"
+SEALED_DEAL = 259
+"""The sealed vector's deal: both of its low bytes non-zero (0x0103), so that the deal's
+byte order shows in ``info`` and ``inner``."""
 
 
 def _seed(label: str) -> bytes:
@@ -100,15 +103,16 @@ def build(ciphertext: bytes | None = None) -> dict[str, Any]:
     out["envelopes"] = envelopes
     content = [[5, _scalar("sealed/5").to_bytes(32, "big")],
                [9, _scalar("sealed/9").to_bytes(32, "big")]]
-    inner = pack([table, 0, 0, 1, content])
+    inner = pack([table, SEALED_DEAL, 0, 1, content])
     blob = pack([inner, keys[0].sign(SEALED_DOMAIN + inner)])
     if ciphertext is None:
-        ciphertext = seal(keys[0], public_bytes(seal_key.public_key()), table=table, deal=0,
-                          sender=0, recipient=1, content=content)
-    out["sealed"] = {"sender": 0, "recipient": 1, "deal": 0,
+        ciphertext = seal(keys[0], public_bytes(seal_key.public_key()), table=table,
+                          deal=SEALED_DEAL, sender=0, recipient=1, content=content)
+    out["sealed"] = {"sender": 0, "recipient": 1, "deal": SEALED_DEAL,
                      "recipient_private": _seed("seal/1"),
                      "recipient_public": public_bytes(seal_key.public_key()),
-                     "info": seal_info(table, 0, 1), "content": content, "inner": inner,
+                     "info": seal_info(table, SEALED_DEAL, 1), "content": content,
+                     "inner": inner,
                      "blob": blob, "ciphertext": ciphertext}
     out["deck"] = vectors_deck.build(table)
     out.update(vectors_table.build(table))

@@ -1,6 +1,6 @@
 """Golden vectors of the mental-poker deck (docs/mental-poker.md, "Vectors").
 
-One small deal, two parties and four cards at deal 0, with fixed secrets: the
+One small deal, two parties and four cards at deal 259, with fixed secrets: the
 card points (each label and the counter that gave it), round 0's shuffle and
 lock passes, party 0 dealt slots 0 and 2 and re-mixing them, a reshuffle of
 slots 1 and 3 (round 1: unlock, shuffle and lock passes), the key releases, each
@@ -42,7 +42,9 @@ from p2pcards.protocol.steps import (
 from p2pcards.table import kinds
 from p2pcards.table.codec import pack
 
-PARTIES, SIZE, DEAL = 2, 4, 0
+PARTIES, SIZE, DEAL = 2, 4, 259
+"""DEAL: both of its low bytes non-zero (0x0103), so that the deal's byte order shows in
+every label and pre-image, and odd, so that round 0 begins at party 1 (259 mod 2)."""
 DEALT = (0, 2)
 """Round 0's slots dealt to party 0, which then re-mixes them."""
 REMIX_ORDER = (2, 0)
@@ -256,7 +258,7 @@ def build(table: bytes) -> dict[str, Any]:
         "card_counters": [_counter(label, point)
                           for label, point in zip(labels, deal.cards, strict=True)],
         "orders": [{"deal": d, "parties": n, "round": r, "order": DeckContext(
-            table, d, n, SIZE).order(r)} for d, n, r in ((0, 2, 0), (0, 2, 1), (5, 3, 0),
+            table, d, n, SIZE).order(r)} for d, n, r in ((DEAL, 2, 0), (DEAL, 2, 1), (5, 3, 0),
                                                          (5, 3, 2), (9, 7, 4))],
         "reshuffle": second,
         "releases": releases,

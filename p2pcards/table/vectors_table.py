@@ -24,6 +24,9 @@ from p2pcards.protocol.randomness import JointRandom, choice, sample
 from p2pcards.table.dealing import SeedDraw, chance_label, first_dealer_label
 
 PARTIES = 4
+CONTROLNUT_DEAL = 259
+"""The deal of the Control Nut! draws: both of its low bytes non-zero (0x0103), so that
+the deal's byte order shows in their labels."""
 
 
 class _Shares:
@@ -91,16 +94,16 @@ def joint_random(table: bytes) -> dict[str, Any]:
 
 
 def controlnut_draws(table: bytes, shares: list[bytes]) -> list[dict[str, Any]]:
-    """The first two joint draws of a Control Nut! deal (deal 0): the controls in play,
-    then the control auctioned first; each with its label, seed and the chance move's
-    text as every view takes it."""
+    """The first two joint draws of a Control Nut! deal (deal CONTROLNUT_DEAL): the
+    controls in play, then the control auctioned first; each with its deal, label, seed
+    and the chance move's text as every view takes it."""
     game = GAMES["controlnut"]
     state = game.deal(game.deck(PARTIES, {}), 0, PARTIES, game.resolve_options({}))
     out = []
     for index in range(2):
-        draw = joint_draw(chance_label(table, 0, index), shares)
+        draw = joint_draw(chance_label(table, CONTROLNUT_DEAL, index), shares)
         code = state.drawn_chance(SeedDraw(draw["seed"]))
-        out.append({"label": draw["label"], "seed": draw["seed"],
+        out.append({"deal": CONTROLNUT_DEAL, "label": draw["label"], "seed": draw["seed"],
                     "action": state.format_action(code, seat=SPECTATOR)})
         state.apply(code)
     return out
