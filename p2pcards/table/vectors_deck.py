@@ -4,8 +4,9 @@ One small deal, two parties and four cards at deal 259, with fixed secrets: the
 card points (each label and the counter that gave it), round 0's shuffle and
 lock passes, party 0 dealt slots 0 and 2 and re-mixing them, a reshuffle of
 slots 1 and 3 (round 1: unlock, shuffle and lock passes), the key releases, each
-party's ``audit.reveal`` as the ``audit`` message carries it, and the card every
-slot opens to.  Every figure is computed by :mod:`p2pcards.protocol`'s own
+party's ``audit.reveal`` as the ``audit`` message carries it, the card every
+slot opens to, and the audit's verdict on four changed versions of the deal (its
+exact reason texts).  Every figure is computed by :mod:`p2pcards.protocol`'s own
 functions; the messages are then checked by an observing :class:`Deck` (every
 check a receiver makes) and by the audit, so a vector that the code would refuse
 cannot be written.  ``python -m p2pcards.table.vectors`` prints them with the
@@ -14,6 +15,7 @@ table's other vectors.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from typing import Any
@@ -245,10 +247,11 @@ def build(table: bytes) -> dict[str, Any]:
     assert watcher.points == deal.slot_points and watcher.opened[remix["new_slots"][0]] \
         == verdict.order[remix["new_slots"][0]]
     assert list(verdict.order[:SIZE]) == opened
+    failures = audit_failures(deal, reveals)
     encoded = {}
     for p, reveal in reveals.items():
-        _, body = kinds.encode_body(kinds.Audit(reveal=reveal, seal_secret=bytes(32)))
-        encoded[str(p)] = {"reveal": body["reveal"], "packed": pack(body["reveal"])}
+        wire = _wire_reveal(reveal)
+        encoded[str(p)] = {"reveal": wire, "packed": pack(wire)}
     return {
         # round 0 as first published (kept as it was for existing readers)
         "table": table, "deal": DEAL, "parties": PARTIES, "size": SIZE,
@@ -266,4 +269,45 @@ def build(table: bytes) -> dict[str, Any]:
         "reveals": encoded,
         "slot_cards": list(verdict.order),
         "retired": sorted(watcher.retired),
+        "audit_failures": failures,
     }
+
+
+def audit_failures(deal: _Deal, reveals: dict[int, AuditReveal]) -> list[dict[str, Any]]:
+    """The audit's verdict on the vector's deal with one thing changed, each as the audit
+    names it and as the verdict every seat signs (``seat P broke the STEP: REASON``,
+    :func:`p2pcards.table.judge.judge`): the exact texts of docs/mental-poker.md, "The
+    audit"."""
+    lie = reveals[1].shuffle_keys[0] % (N - 1) + 1  # another scalar than party 1's
+    cases: list[tuple[str, dict[int, AuditReveal], list[KeyRelease]]] = [
+        ("no party revealed its secrets", {}, deal.releases),
+        ("party 1 revealed an unlock key for round 0, and party 0 only round 0's secrets",
+         {0: dataclasses.replace(reveals[0], **{
+             name: getattr(reveals[0], name)[:1]
+             for name in ("unlock_keys", "shuffle_keys", "permutations", "lock_keys")}),
+          1: dataclasses.replace(reveals[1], unlock_keys=(2, *reveals[1].unlock_keys[1:]))},
+         deal.releases),
+        ("party 1 lied about its shuffle scalar of round 0",
+         {0: reveals[0], 1: dataclasses.replace(
+             reveals[1], shuffle_keys=(lie, *reveals[1].shuffle_keys[1:]))}, deal.releases),
+        ("party 1 released to party 0 a key of slot 0 that is not its key",
+         reveals, [dataclasses.replace(deal.releases[0], key=deal.releases[0].key % (N - 1) + 1),
+                   *deal.releases[1:]]),
+    ]
+    out = []
+    for case, given, releases in cases:
+        verdict = audit(deal.context, deal.log, given, releases)
+        assert not verdict.ok and verdict.party is not None, case
+        out.append({"case": case,
+                    "reveals": {str(p): _wire_reveal(r) for p, r in given.items()},
+                    "releases": [{"party": r.party, "slot": r.slot, "key": _bytes32(r.key),
+                                  "to": r.to} for r in releases],
+                    "party": verdict.party, "step": verdict.step, "reason": verdict.reason,
+                    "verdict": f"seat {verdict.party} broke the {verdict.step}: {verdict.reason}"})
+    return out
+
+
+def _wire_reveal(reveal: AuditReveal) -> Any:
+    """A reveal as the ``audit`` message's ``reveal`` map carries it."""
+    _, body = kinds.encode_body(kinds.Audit(reveal=reveal, seal_secret=bytes(32)))
+    return body["reveal"]
