@@ -14,6 +14,7 @@ from p2pcards.protocol.messages import AuditReveal, Locked, Remixed, Shuffled, U
 from p2pcards.protocol.randomness import Commit, Reveal
 from p2pcards.table import kinds
 from p2pcards.table.codec import (
+    SEALED_DOMAIN,
     CodecError,
     check_sealed,
     open_envelope,
@@ -115,6 +116,21 @@ def test_a_sealed_body_opens_only_for_its_recipient_and_proves_its_sender() -> N
     tampered[-1] ^= 1
     with pytest.raises(CodecError, match="does not decrypt"):
         unseal(bytes(tampered), secret, PUBLIC[0], table=TABLE, deal=2, sender=0, recipient=1)
+
+
+def test_a_sealed_body_bound_with_a_boolean_for_a_number_is_refused() -> None:
+    """msgpack's ``true`` is not the number 1: a body that names its deal, sender or
+    recipient with it is bound to nothing (as a strict implementation reads it)."""
+    content = [[4, b"k" * 32]]
+    for fields in ([TABLE, True, 0, 1, content], [TABLE, 1, False, 1, content],
+                   [TABLE, 1, 0, True, content]):
+        inner = pack(fields)
+        blob = pack([inner, KEYS[0].sign(SEALED_DOMAIN + inner)])
+        with pytest.raises(CodecError, match="bound to another table"):
+            check_sealed(blob, PUBLIC[0], table=TABLE, deal=1, sender=0, recipient=1)
+    inner = pack([TABLE, 1, 0, 1, content])
+    blob = pack([inner, KEYS[0].sign(SEALED_DOMAIN + inner)])
+    assert check_sealed(blob, PUBLIC[0], table=TABLE, deal=1, sender=0, recipient=1) == content
 
 
 def test_the_roster_round_trips_and_refuses_nonsense() -> None:

@@ -251,7 +251,8 @@ def check_sealed(blob: bytes, sender_key: Ed25519PublicKey, *, table: bytes, dea
         raise CodecError(f"a sealed body from seat {sender} is not msgpack") from None
     if not isinstance(fields, list) or len(fields) != 5:
         raise CodecError("sealed inner: expected [table, deal, sender, recipient, content]")
-    if fields[:4] != [table, deal, sender, recipient]:
+    if fields[:4] != [table, deal, sender, recipient] \
+            or any(isinstance(f, bool) for f in fields[1:4]):  # (True == 1 in Python)
         raise CodecError(f"a sealed body from seat {sender} is bound to another table, deal,"
                          " sender or recipient")
     return fields[4]
