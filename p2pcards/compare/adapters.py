@@ -148,7 +148,10 @@ class CardTable:
         if self._worlds is None:
             self._worlds = Worlds(self.seen)
         state = replay(self.game, self._worlds.history(rng))
-        return type(self)(self.game, self.rules, state=state)
+        world = type(self)(self.game, self.rules, state=state)
+        if self.seen.received is not None:  # what the seat received is the same in every world
+            world._received = {self.seen.seat: hash(self.seen.received)}
+        return world
 
     def _passing_now(self) -> bool:
         """Whether hearts' passing is under way (in a world)."""

@@ -46,6 +46,8 @@ class Dealer:
         self.classes = sorted(classes.items())
         self.allowed = [allowed[h] for h in range(self.hands)]
         self._counts: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._choices: dict[tuple[int, tuple[int, ...]],
+                            list[tuple[int, tuple[int, ...], tuple[int, ...]]]] = {}
         self.rejections = 0
 
     def deal(self, rng: random.Random) -> list[list[int]]:
@@ -118,19 +120,28 @@ class Dealer:
         self._counts[key] = total
         return total
 
+    def _options(self, index: int, left: tuple[int, ...]
+                 ) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+        """Class ``index``'s splits with the number of deals each leaves (kept)."""
+        key = (index, left)
+        known = self._choices.get(key)
+        if known is None:
+            known = []
+            for counts, weight in self._splits(index, left):
+                rest = self._after(index, left, counts)
+                ways = weight * self._count(index + 1, rest)
+                if ways:
+                    known.append((ways, counts, rest))
+            self._choices[key] = known
+        return known
+
     def _exact(self, rng: random.Random) -> list[list[int]]:
         if self._count(0, self.sizes) == 0:
             raise DealError("no deal satisfies the constraints")
         hands: list[list[int]] = [[] for _ in range(self.hands)]
         left = self.sizes
         for index, (who, cards) in enumerate(self.classes):
-            options = []
-            for counts, weight in self._splits(index, left):
-                rest = self._after(index, left, counts)
-                ways = weight * self._count(index + 1, rest)
-                if ways:
-                    options.append((ways, counts, rest))
-            counts, rest = _pick(options, rng)
+            counts, rest = _pick(self._options(index, left), rng)
             shuffled = cards[:]
             rng.shuffle(shuffled)
             start = 0
@@ -139,7 +150,6 @@ class Dealer:
                 start += k
             left = rest
         return hands
-
 
 def _pick(options: list[tuple[int, tuple[int, ...], tuple[int, ...]]], rng: random.Random
           ) -> tuple[tuple[int, ...], tuple[int, ...]]:
