@@ -41,8 +41,9 @@ def audit(deals: int, seed: int, worlds: int) -> dict[str, dict[str, int]]:
 
     game = load("hearts")
 
-    counts = {name: {"positions": 0, "worlds": 0, "broken": 0, "void": 0,
-                     "pass positions": 0, "leaked": 0}
+    counts = {name: {"positions": 0, "pass worlds": 0, "broken": 0, "leak positions": 0,
+                     "leaked": 0, "play worlds": 0, "constrained": 0, "violated": 0,
+                     "broken in play": 0}
               for name in ("shipped", "ours")}
     for deal in range(deals):
         rng = random.Random(f"audit {seed} {deal}")
@@ -60,6 +61,7 @@ def audit(deals: int, seed: int, worlds: int) -> dict[str, dict[str, int]]:
             sent = slice(53 + 3 * sender, 56 + 3 * sender)
             sender_done = passing and len(history) >= sent.stop
             voids = seen.voids()
+            constrained = any(voids[p] for p in range(4) if p != seat)
             sizes = [len(h) for h in hands_of(truth)]
             view = CardTable.view(truth, seat)
             for name in ("shipped", "ours"):
@@ -73,16 +75,22 @@ def audit(deals: int, seed: int, worlds: int) -> dict[str, dict[str, int]]:
                         world = truth.resample_from_infostate(seat, sampler)
                     else:
                         world = view.determinize(rng).state
-                    tally["worlds"] += 1
                     hands = hands_of(world)
-                    if [len(h) for h in hands] != sizes:
-                        tally["broken"] += 1
-                    if any(hands[p] & voids[p] for p in range(4) if p != seat):
-                        tally["void"] += 1
+                    broken = [len(h) for h in hands] != sizes
+                    if passing:
+                        tally["pass worlds"] += 1
+                        tally["broken"] += broken
+                    else:
+                        tally["play worlds"] += 1
+                        tally["broken in play"] += broken
+                        if constrained:
+                            tally["constrained"] += 1
+                            tally["violated"] += any(hands[p] & voids[p]
+                                                     for p in range(4) if p != seat)
                     if sender_done and world.history()[sent] == history[sent]:
                         leaks += 1
                 if sender_done:
-                    tally["pass positions"] += 1
+                    tally["leak positions"] += 1
                     tally["leaked"] += leaks == worlds
             truth.apply_action(rng.choice(truth.legal_actions()))
     return counts
@@ -103,12 +111,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("open_spiel is not installed: pip install -e \".[compare]\"", file=sys.stderr)
         return 2
     for name, t in audit(args.deals, args.seed, args.worlds).items():
-        print(f"hearts, {name} sampler: {t['positions']} positions, {t['worlds']} worlds: "
-              f"{t['broken']} broken ({t['broken'] / t['worlds']:.1%}), "
-              f"{t['void']} with a card a seat has shown it cannot hold "
-              f"({t['void'] / t['worlds']:.1%}); while passing, {t['leaked']} of "
-              f"{t['pass positions']} positions whose sender had passed gave the true "
-              f"passed cards in every world")
+        print(f"hearts, {name} sampler, {t['positions']} positions x {args.worlds} worlds: "
+              f"while passing, {t['broken']} of {t['pass worlds']} worlds with hands of the "
+              f"wrong sizes, {t['leaked']} of {t['leak positions']} positions (the sender "
+              f"had passed) with the true passed cards in every world; in play, "
+              f"{t['broken in play']} of {t['play worlds']} worlds broken, "
+              f"{t['violated']} of {t['constrained']} worlds drawn after a seat showed it "
+              f"cannot hold some cards giving it one")
     return 0
 
 

@@ -34,10 +34,18 @@ CALIBRATE_EVERY = 4
 
 
 def exact_resampler(rng: random.Random) -> Any:
-    """A resampler for ``set_resampler``: the state of one of our exact worlds."""
+    """A resampler for ``set_resampler``: the state of one of our exact worlds.  The
+    view of the position last asked about is kept (a search asks about one position
+    over and over), so its dealer's counts serve every world of the search."""
+    last: dict[tuple[int, ...], CardTable] = {}
 
     def resample(state: Any, player: int) -> Any:
-        return CardTable.view(state, player).determinize(rng).state
+        key = (player, *state.history())
+        view = last.get(key)
+        if view is None:
+            last.clear()
+            view = last[key] = CardTable.view(state, player)
+        return view.determinize(rng).state
 
     return resample
 
