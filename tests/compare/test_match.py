@@ -1,0 +1,50 @@
+"""The match script runs, reports, and refuses what OpenSpiel cannot play (needs the
+``compare`` extra; see test_openspiel_adapters.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pyspiel  # noqa: F401 (errors, rather than skips, without the extra)
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "p2pcards.compare.match", *args],
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_a_short_spades_match_reports_every_figure() -> None:
+    done = run("spades", "--think", "0.005", "--deals", "2", "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines[:2]] == ["deal 0", "deal 1"]
+    text = done.stdout
+    assert "2 deals x 2 seatings, seed 3" in text
+    assert "team points per deal: ours" in text
+    assert "our margin per deal (paired)" in text
+    assert "bids made exactly (tricks == bid): ours " in text and "/8 = " in text
+    assert "iterations/s: ours" in text
+
+
+def test_a_short_hearts_match_against_the_cpp_bot() -> None:
+    done = run("hearts", "--think", "0.02", "--deals", "1", "--opponent", "cpp",
+               "--sampler", "shipped", "--no-pass")
+    assert done.returncode == 0, done.stderr
+    assert "penalty points per seat per deal (lower is better)" in done.stdout
+    assert "OpenSpiel cpp ISMCTS (shipped sampler" in done.stdout
+
+
+def test_what_openspiel_cannot_play_is_refused_with_the_reason() -> None:
+    cases = [
+        (("spades", "--opponent", "cpp", "--sampler", "shipped"), "cannot play spades"),
+        (("spades", "--sampler", "shipped"), "ResampleFromInfostate is not implemented"),
+        (("hearts", "--sampler", "shipped"), "add --no-pass"),
+        (("hearts", "--opponent", "cpp", "--sampler", "correct"), "no set_resampler"),
+        (("hearts", "--ours", "nosuch"), "no function 'nosuch'"),
+    ]
+    for args, reason in cases:
+        done = run(*args, "--think", "0.01", "--deals", "1")
+        assert done.returncode == 2, args
+        assert reason in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
