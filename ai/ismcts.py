@@ -19,6 +19,10 @@ OpenSpiel's experience call for:
   the iterations left (under a time budget: as many as the rate measured so
   far fits in the time left), and it may continue a tree searched before
   (pondering), whose root visits count toward the budget.
+
+``search(..., variant=)`` also runs the searches that model each player from
+its own information (``multiple``, ``own``: :mod:`.observers`) with the same
+budgets, early stop and root moves; ``exploration=`` sets UCB's constant.
 """
 
 from __future__ import annotations
