@@ -35,8 +35,8 @@ def bench_ai(seconds: float = 2.0, seed: int = 1) -> list[Record]:
     ``ai.ismcts.*`` is the single-observer search the ``ismcts`` bot runs;
     ``ai.ismcts-mo.*`` and ``ai.ismcts-own.*`` the searches modelling each player
     from its own information (``variant`` ``multiple`` and ``own``), measured after
-    the root-parallel figure.  Each round is one search of the bots' default think time (1 second, or
-    ``seconds`` when shorter); a figure is the best of ``seconds`` rounds, the
+    the root-parallel figure.  Each round is one search of the bots' default think
+    time (1 second, or ``seconds`` when shorter); a figure is the best of ``seconds`` rounds, the
     one least disturbed by whatever else the machine runs.  The first position
     is searched again on two worker processes (root parallelism) for the speed-up.
     """
