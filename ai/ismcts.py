@@ -19,55 +19,29 @@ OpenSpiel's experience call for:
   the iterations left (under a time budget: as many as the rate measured so
   far fits in the time left), and it may continue a tree searched before
   (pondering), whose root visits count toward the budget.
+
+``search(..., variant=)`` also runs the searches that model each player from
+its own information (``multiple``, ``own``: :mod:`.observers`) with the same
+budgets, early stop and root moves; ``exploration=`` sets UCB's constant.
 """
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
+from .observers import MultipleObserver, OwnInformation
 from .protocol import Policy, SearchState
+from .tree import EXPLORATION, Node, select
+
+__all__ = ["CLOCK_EVERY", "EXPLORATION", "VARIANTS", "Node", "SearchResult", "SingleObserver",
+           "Tree", "grow", "grow_tree", "make_tree", "most_visited", "pimc", "root_moves", "run",
+           "search", "settled", "tree_stats"]
 
 CLOCK_EVERY = 32
-EXPLORATION = 0.7
-
-
-class Node:
-    """A move into an information set of the searching player, with its statistics.
-
-    ``children`` are the moves possible from the information set the move leads
-    to, keyed by what the searcher observes of them; when the searcher also
-    learns something privately (cards dealt to it, a kitty picked up), the
-    sets it can tell apart branch first on that observation (``after``).
-    """
-
-    __slots__ = ("actor", "after", "avail", "children", "reward", "visits")
-
-    def __init__(self, actor: int):
-        self.actor = actor
-        self.children: dict[int, Node] = {}
-        self.after: dict[int, Node] | None = None
-        self.visits = 0
-        self.avail = 0
-        self.reward = 0.0
-
-    def child(self, key: int, actor: int) -> Node:
-        node = self.children.get(key)
-        if node is None:
-            node = self.children[key] = Node(actor)
-        return node
-
-    def branch(self, observation: int) -> Node:
-        """The information set reached, told apart by the searcher's observation."""
-        if self.after is None:
-            self.after = {}
-        node = self.after.get(observation)
-        if node is None:
-            node = self.after[observation] = Node(-1)
-        return node
 
 
 @dataclass(slots=True)
@@ -89,32 +63,104 @@ class SearchResult:
         return self.visits.get(self.action, 0) / total if total else 0.0
 
 
-def search(view: SearchState, rng: random.Random, *, iterations: int | None = None,
+VARIANTS = ("single", "multiple", "own")
+"""How the search models the players (docs/bots.md): ``single``, one tree keyed on the
+searching player's information (every other player's move chosen from it, as if
+they played blind); ``multiple``, one tree per player, each keyed on what its
+player observes (:mod:`.observers`); ``own``, the searcher's tree with each other
+player's move chosen by statistics keyed on that player's own information in
+the sampled world (``information_key``)."""
+
+
+class Tree(Protocol):
+    """A search in progress: ``root`` is the searching player's tree, and each
+    :meth:`iterate` adds one iteration played in ``world``."""
+
+    @property
+    def root(self) -> Node:
+        ...
+
+    def iterate(self, world: SearchState, rng: random.Random) -> None:
+        ...
+
+
+class SingleObserver:
+    """Today's search: the searcher's tree alone (:func:`_iterate`)."""
+
+    __slots__ = ("exploration", "only", "policy", "root", "seat")
+
+    def __init__(self, seat: int, root: Node | None = None, *, exploration: float = EXPLORATION,
+                 only: list[int] | None = None, policy: Policy | None = None):
+        self.seat = seat
+        self.root = Node(-1) if root is None else root
+        self.exploration = exploration
+        self.only = only
+        self.policy = policy
+
+    def iterate(self, world: SearchState, rng: random.Random) -> None:
+        _iterate(world, self.root, self.seat, rng, self.exploration, only=self.only,
+                 policy=self.policy)
+
+
+def make_tree(variant: str, seat: int, *, root: Node | None = None,
+              exploration: float = EXPLORATION, only: list[int] | None = None,
+              policy: Policy | None = None) -> Tree:
+    """A new search of ``seat`` by ``variant`` (:data:`VARIANTS`); ``root``: a tree of
+    the single-observer search to continue (the others start afresh)."""
+    if variant == "single":
+        return SingleObserver(seat, root, exploration=exploration, only=only, policy=policy)
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown search {variant!r} (searches: {', '.join(VARIANTS)})")
+    if root is not None:
+        raise ValueError("only the single-observer search continues a tree")
+    if variant == "multiple":
+        return MultipleObserver(seat, exploration=exploration, only=only, policy=policy)
+    return OwnInformation(seat, exploration=exploration, only=only, policy=policy)
+
+
+def search(  # noqa: PLR0913  (the search's settings, every one keyword-only)
+        view: SearchState, rng: random.Random, *, iterations: int | None = None,
            seconds: float | None = None, root_actions: list[int] | None = None,
            policy: Policy | None = None, early_stop: bool = True,
-           root: Node | None = None) -> SearchResult:
+           root: Node | None = None, exploration: float = EXPLORATION,
+           variant: str = "single") -> SearchResult:
     """Search from ``view`` (whose player is to act) and return the move to play.
 
     ``root_actions``: search only these of the player's legal moves (a model's
     candidates when the legal moves are too many); the rest of the tree is whole.
-    ``policy``: the rollouts and sampled moves (None: the state's own).
+    ``policy``: the rollouts and sampled moves (None: the state's own), and, in
+    the ``multiple`` and ``own`` variants, another player's move where the search
+    meets its information for the first time (None: a random legal move).
     ``early_stop``: stop as soon as the most visited move can no longer be
     overtaken within the budget (:func:`settled`); under an iteration budget the
     move is then the one the whole budget would have chosen.
     ``root``: a tree to continue (the subtree of a search made before, matching
-    this view); its root visits count toward the budget.
+    this view); its root visits count toward the budget (single observer only).
+    ``exploration``: the UCB constant (rewards are in [0, 1]).
+    ``variant``: how the other players are modelled (:data:`VARIANTS`).
     """
     if iterations is None and seconds is None:
         raise ValueError("give an iteration or a time budget")
     seat, legal = root_moves(view, root_actions)
     only = legal if root_actions is not None else None
-    if root is None:
-        root = Node(-1)
+    tree = make_tree(variant, seat, root=root, exploration=exploration, only=only,
+                     policy=policy)
+    return run(view, tree, legal, rng, iterations=iterations, seconds=seconds,
+               early_stop=early_stop)
+
+
+def run(view: SearchState, tree: Tree, legal: list[int], rng: random.Random, *,
+        iterations: int | None = None, seconds: float | None = None,
+        early_stop: bool = True) -> SearchResult:
+    """Grow ``tree`` from ``view`` within the budget (see :func:`search`); the root moves
+    are ``legal``."""
+    root = tree.root
     children = root.children
     reused = sum(children[a].visits for a in legal if a in children)
     start = time.perf_counter()
     done = 0
     if len(legal) > 1:
+        iterate = tree.iterate
         while True:
             if iterations is not None and done + reused >= iterations:
                 break
@@ -133,8 +179,7 @@ def search(view: SearchState, rng: random.Random, *, iterations: int | None = No
                 if early_stop and left is not None and settled(
                         legal, {a: node.visits for a, node in children.items()}, left):
                     break
-            _iterate(view.determinize(rng), root, seat, rng, EXPLORATION, only=only,
-                     policy=policy)
+            iterate(view.determinize(rng), rng)
             done += 1
     visits = {a: children[a].visits for a in legal if a in children}
     action = most_visited(legal, visits)
@@ -149,13 +194,21 @@ def grow(view: SearchState, seat: int, root: Node, rng: random.Random, *,
     ``CLOCK_EVERY``); return how many.  The player to act need not be ``seat``
     (pondering searches while another player is to act); ``only``: the moves searched
     at the root.  Growing in several calls builds the same tree as in one."""
+    tree = SingleObserver(seat, root, only=only, policy=policy)
+    return grow_tree(view, tree, rng, iterations=iterations, until=until)
+
+
+def grow_tree(view: SearchState, tree: Tree, rng: random.Random, *,
+              iterations: int | None = None, until: float | None = None) -> int:
+    """:func:`grow` for a search of any variant (:func:`make_tree`)."""
     if iterations is None and until is None:
         raise ValueError("give an iteration count or a deadline")
     done = 0
+    iterate = tree.iterate
     while iterations is None or done < iterations:
         if until is not None and done % CLOCK_EVERY == 0 and time.perf_counter() >= until:
             break
-        _iterate(view.determinize(rng), root, seat, rng, EXPLORATION, only=only, policy=policy)
+        iterate(view.determinize(rng), rng)
         done += 1
     return done
 
@@ -239,7 +292,7 @@ def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
             key = untried[int(rng.random() * len(untried))]
             expanded = True
         else:
-            key = _select(children, keys, exploration)
+            key = select(children, keys, exploration)
         for k in keys:
             child = children.get(k)
             if child is not None:
@@ -265,21 +318,6 @@ def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
         visited.reward += rewards[visited.actor]
 
 
-def _select(children: dict[int, Node], keys: list[int], exploration: float) -> int:
-    best_key = -1
-    best = -math.inf
-    log, sqrt = math.log, math.sqrt
-    for key in keys:
-        child = children[key]
-        visits = child.visits
-        avail = child.avail
-        score = child.reward / visits + exploration * sqrt(
-            (log(avail) if avail > 1 else 0.0) / visits)
-        if score > best:
-            best, best_key = score, key
-    return best_key
-
-
 def tree_stats(root: Node) -> dict[int, int]:
     """Depth in moves -> number of move nodes visited more than once (the tree grows)."""
     out: dict[int, int] = {}
@@ -296,8 +334,8 @@ def tree_stats(root: Node) -> dict[int, int]:
 
 def pimc(view: SearchState, rng: random.Random, *, iterations: int | None = None,
          seconds: float | None = None, worlds: int = 10,
-         root_actions: list[int] | None = None, policy: Policy | None = None
-         ) -> SearchResult:
+         root_actions: list[int] | None = None, policy: Policy | None = None,
+         exploration: float = EXPLORATION) -> SearchResult:
     """Determinized UCT (perfect-information Monte Carlo), the baseline ``pimc``.
 
     ``worlds`` determinizations of the view, each searched as if every card
@@ -317,7 +355,8 @@ def pimc(view: SearchState, rng: random.Random, *, iterations: int | None = None
             world = view.determinize(rng)  # a full-information world: UCT on it
             result = search(world, rng, iterations=share,
                             seconds=None if seconds is None else seconds / worlds,
-                            root_actions=root_actions, policy=policy, early_stop=False)
+                            root_actions=root_actions, policy=policy, early_stop=False,
+                            exploration=exploration)
             for action, count in result.visits.items():
                 visits[action] = visits.get(action, 0) + count
             done += result.iterations

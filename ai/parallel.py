@@ -20,9 +20,19 @@ import random
 import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from .ismcts import Node, SearchResult, grow, most_visited, root_moves, settled
+from .ismcts import (
+    EXPLORATION,
+    Node,
+    SearchResult,
+    Tree,
+    grow_tree,
+    make_tree,
+    most_visited,
+    root_moves,
+    settled,
+)
 from .protocol import Policy, SearchState
 
 ROUNDS = 8
@@ -33,11 +43,8 @@ class _Work:
     """In a worker process: the search in progress."""
 
     view: SearchState
-    seat: int
     rng: random.Random
-    only: list[int] | None
-    policy: Policy | None
-    root: Node = field(default_factory=lambda: Node(-1))
+    tree: Tree
 
 
 _WORK: list[_Work] = []
@@ -45,10 +52,12 @@ _WORK: list[_Work] = []
 
 
 def _begin(view: SearchState, seed: int, root_actions: list[int] | None,
-           policy: Policy | None) -> None:
+           policy: Policy | None, *, exploration: float = EXPLORATION,
+           variant: str = "single") -> None:
     seat, legal = root_moves(view, root_actions)
-    _WORK[:] = [_Work(view, seat, random.Random(seed),
-                      legal if root_actions is not None else None, policy)]
+    tree = make_tree(variant, seat, exploration=exploration,
+                     only=legal if root_actions is not None else None, policy=policy)
+    _WORK[:] = [_Work(view, random.Random(seed), tree)]
 
 
 def _more(iterations: int | None, seconds: float | None) -> tuple[dict[int, int], int]:
@@ -56,9 +65,8 @@ def _more(iterations: int | None, seconds: float | None) -> tuple[dict[int, int]
     far and the iterations of this round."""
     work = _WORK[0]
     until = None if seconds is None else time.perf_counter() + seconds
-    done = grow(work.view, work.seat, work.root, work.rng, iterations=iterations, until=until,
-                only=work.only, policy=work.policy)
-    return {a: child.visits for a, child in work.root.children.items()}, done
+    done = grow_tree(work.view, work.tree, work.rng, iterations=iterations, until=until)
+    return {a: child.visits for a, child in work.tree.root.children.items()}, done
 
 
 class RootParallel:
@@ -81,12 +89,15 @@ class RootParallel:
             pool.shutdown()
         self._pools = []
 
-    def search(self, view: SearchState, seed: int, *, iterations: int | None = None,
+    def search(  # noqa: PLR0913  (the search's settings, every one keyword-only)
+            self, view: SearchState, seed: int, *, iterations: int | None = None,
                seconds: float | None = None, root_actions: list[int] | None = None,
-               policy: Policy | None = None, early_stop: bool = True) -> SearchResult:
+               policy: Policy | None = None, early_stop: bool = True,
+               exploration: float = EXPLORATION, variant: str = "single") -> SearchResult:
         """Search ``view`` on every worker (``iterations`` each, or ``seconds`` of wall
         time) with seeds ``seed``, ``seed + 1`` ...; merged root visits decide.
-        ``early_stop``: stop once the merged leader cannot be overtaken (above)."""
+        ``early_stop``: stop once the merged leader cannot be overtaken (above);
+        ``exploration`` and ``variant`` as in :func:`~.ismcts.search`."""
         if iterations is None and seconds is None:
             raise ValueError("give an iteration or a time budget")
         _, legal = root_moves(view, root_actions)
@@ -98,7 +109,8 @@ class RootParallel:
         done = [0] * self.workers
         if len(legal) > 1:
             for i, pool in enumerate(self._pools):
-                pool.submit(_begin, view, seed + i, root_actions, policy).result()
+                pool.submit(_begin, view, seed + i, root_actions, policy,
+                            exploration=exploration, variant=variant).result()
             step = None if iterations is None else max(1, math.ceil(iterations / ROUNDS))
             while True:
                 futures = [pool.submit(_more, None if step is None or iterations is None

@@ -17,6 +17,13 @@ class SearchState(Protocol):
     The search holds the *view* of the player it searches for and asks it for
     full-information worlds (:meth:`determinize`); it then plays moves in
     those worlds with :meth:`step`.
+
+    On the view the search calls only :meth:`current_player`,
+    :meth:`legal_actions` (the root's moves) and :meth:`determinize`; every other
+    method is called on sampled (full-information) worlds.  ``observation`` and
+    ``public_action`` are asked for the searching seat, and in the ``multiple``
+    search for every seat; ``information_key`` only in the ``own`` search, for
+    the seat to act.
     """
 
     players: int
@@ -74,6 +81,14 @@ class SearchState(Protocol):
         """Play to the end with a cheap policy (random, or the game's heuristic)."""
         ...
 
+    def information_key(self, seat: int) -> int:
+        """What ``seat`` knows in this full-information world, as a hashable token:
+        equal in two worlds that differ only in what ``seat`` cannot see, different
+        when its own cards differ (a game may choose a coarser abstraction and say
+        so).  Only the ``own`` search calls it, on sampled worlds, to keep another
+        player's statistics per information it has (:mod:`.observers`)."""
+        ...
+
 
 class Policy(Protocol):
     """How the search plays where it does not grow its tree: a bot's model of a game,
@@ -88,4 +103,11 @@ class Policy(Protocol):
     def sampled_move(self, world: SearchState, seat: int, rng: random.Random) -> int | None:
         """A move to sample in ``world`` instead of branching on, or None; ``seat``
         is the searching player's."""
+        ...
+
+    def move(self, world: SearchState, rng: random.Random) -> int:
+        """The move of the player to act in ``world`` (full information), as this
+        policy plays it from that player's own cards: the ``multiple`` and ``own``
+        searches play it where they meet another player's information for the first
+        time (:mod:`.observers`).  The single-observer search never calls it."""
         ...

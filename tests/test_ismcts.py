@@ -66,6 +66,9 @@ class Pile:
     def observation(self, seat: int) -> int:
         return self.secret or 0 if seat == 1 else 0
 
+    def information_key(self, seat: int) -> int:
+        return (self.observation(seat) << 8) | self.counters
+
     def rollout(self, rng: random.Random) -> None:
         while not self.is_terminal():
             actions = self.legal_actions()

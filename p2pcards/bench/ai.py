@@ -13,6 +13,7 @@ from p2pcards.ai.ismcts import search
 from p2pcards.ai.parallel import RootParallel
 from p2pcards.bench.record import Record
 from p2pcards.bots import playbook
+from p2pcards.bots.search import HeuristicPolicy
 from p2pcards.games import GAMES, HandState
 
 
@@ -31,8 +32,11 @@ def ai_positions(seed: int = 1) -> dict[str, HandState]:
 def bench_ai(seconds: float = 2.0, seed: int = 1) -> list[Record]:
     """ISMCTS iterations per second on one core at fixed positions.
 
-    Each round is one search of the bots' default think time (1 second, or
-    ``seconds`` when shorter); a figure is the best of ``seconds`` rounds, the
+    ``ai.ismcts.*`` is the single-observer search the ``ismcts`` bot runs;
+    ``ai.ismcts-mo.*`` and ``ai.ismcts-own.*`` the searches modelling each player
+    from its own information (``variant`` ``multiple`` and ``own``), measured after
+    the root-parallel figure.  Each round is one search of the bots' default think
+    time (1 second, or ``seconds`` when shorter); a figure is the best of ``seconds`` rounds, the
     one least disturbed by whatever else the machine runs.  The first position
     is searched again on two worker processes (root parallelism) for the speed-up.
     """
@@ -57,4 +61,14 @@ def bench_ai(seconds: float = 2.0, seed: int = 1) -> list[Record]:
     single = records[0].value  # the best of as many rounds, as for one process
     best = max(m.iterations / m.seconds for m in merged)
     records.append(Record(f"ai.ismcts.{name}.2proc_speedup", round(best / single, 2), "x"))
+    for bot, variant in (("ismcts-mo", "multiple"), ("ismcts-own", "own")):
+        for name, view in positions.items():
+            book = playbook(view)
+            policy = HeuristicPolicy(book.heuristic, book.policy)
+            rates = []
+            for round_seed in range(rounds):
+                result = search(view, random.Random(round_seed), seconds=think, policy=policy,
+                                variant=variant)
+                rates.append(result.iterations / result.seconds)
+            records.append(Record(f"ai.{bot}.{name}", round(max(rates), 1), "per_s"))
     return records

@@ -342,10 +342,12 @@ def report(game: Game, count: int, tallies: dict[str, Tally], rates: dict[str, f
 
 
 def _search_first(item: tuple[str, Tally]) -> tuple[int, str]:
-    """The order of a difference: the stronger kind of bot first (ismcts, pimc,
-    heuristic, random)."""
-    order = ("ismcts", "pimc", "heuristic", "random")
-    return (order.index(item[0]) if item[0] in order else len(order), item[0])
+    """The order of a difference: the stronger kind of bot first (the searches modelling
+    each player, ismcts, pimc, heuristic, random; a bot with its own ``:c=`` after
+    the same bot without)."""
+    order = ("ismcts-own", "ismcts-mo", "ismcts", "ismcts-full", "pimc", "heuristic", "random")
+    name = item[0].partition(":")[0]
+    return (order.index(name) if name in order else len(order), item[0])
 
 
 def format_report(result: dict[str, Any]) -> str:
@@ -355,7 +357,7 @@ def format_report(result: dict[str, Any]) -> str:
     for e in result["entries"]:
         lo, hi = e["points_ci95"]
         wlo, whi = e["win_rate_ci95"]
-        line = (f"  {e['bot']:<8} seats {','.join(map(str, e['seats']))}: wins {e['wins']:g} "
+        line = (f"  {e['bot']:<10} seats {','.join(map(str, e['seats']))}: wins {e['wins']:g} "
                 f"({e['win_rate']:.1%}, 95% CI {wlo:.1%} to {whi:.1%}), points per {per} "
                 f"{e['points_per_game']:.2f} (95% CI {lo:.2f} to {hi:.2f})")
         if e["exact_bid_rate"] is not None:

@@ -1,13 +1,16 @@
-"""The searching bots: ``ismcts`` and its ``pimc`` baseline, on one or more processes."""
+"""The searching bots: ``ismcts`` (and its variants modelling each player from its own
+information) and the ``pimc`` baseline, on one or more processes."""
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import cast
 
-from p2pcards.ai.ismcts import Node, pimc, search
+from p2pcards.ai.ismcts import EXPLORATION, Node, pimc, search
 from p2pcards.ai.parallel import RootParallel
-from p2pcards.bots.registry import heuristic_bot, playbook
+from p2pcards.ai.protocol import Policy, SearchState
+from p2pcards.bots.registry import Bot, heuristic_bot, playbook
 from p2pcards.games.core import HandState
 
 SEARCH_LIMIT = 300
@@ -15,6 +18,31 @@ SEARCH_LIMIT = 300
 candidates (``candidate_actions``: the Bid Whist discard, 18,564 choices, and
 Control Nut! bids from a long hand, up to 560); without candidates the game's own
 rule decides, else the heuristic bot."""
+
+
+@dataclass(frozen=True)
+class HeuristicPolicy:
+    """The search policy of the ``multiple`` and ``own`` searches: the playbook's
+    (``base``; None: the engine's own rollout and sampled moves), and for another
+    player met for the first time the game's heuristic playing that player's cards
+    in the sampled world (``Policy.move``)."""
+
+    heuristic: Bot
+    base: Policy | None = None
+
+    def rollout(self, world: SearchState, rng: random.Random) -> None:
+        if self.base is None:
+            world.rollout(rng)
+        else:
+            self.base.rollout(world, rng)
+
+    def sampled_move(self, world: SearchState, seat: int, rng: random.Random) -> int | None:
+        if self.base is None:
+            return world.sampled_move(seat, rng)
+        return self.base.sampled_move(world, seat, rng)
+
+    def move(self, world: SearchState, rng: random.Random) -> int:
+        return self.heuristic(cast(HandState, world), rng)
 
 
 @dataclass
@@ -28,6 +56,8 @@ class SearchBot:
     draws its own random source from ``rng`` with one draw, so the bot's random
     stream does not depend on how long its searches ran: with an iteration
     budget ``ismcts`` and ``ismcts-full`` play the same moves in the same games.
+    ``variant``: how the search models the other players (``ai.ismcts.VARIANTS``);
+    ``exploration``: its UCB constant.
     """
 
     kind: str
@@ -41,6 +71,8 @@ class SearchBot:
     reused: int = 0
     """Root visits its searches found in trees they continued (pondering)."""
     pool: RootParallel | None = None
+    variant: str = "single"
+    exploration: float = EXPLORATION
 
     def __call__(self, view: HandState, rng: random.Random) -> int:
         return self.choose(view, rng)[0]
@@ -70,19 +102,23 @@ class SearchBot:
         if only is not None and len(only) == 1:
             return only[0], None
         policy = book.policy
+        if self.variant != "single":
+            policy = HeuristicPolicy(book.heuristic, policy)
         if self.kind == "pimc":
             result = pimc(view, rng, iterations=self.iterations, seconds=self.think,
-                          root_actions=only, policy=policy)
+                          root_actions=only, policy=policy, exploration=self.exploration)
         elif self.workers > 1:  # root parallelism: persistent worker processes
             if self.pool is None:
                 self.pool = RootParallel(self.workers)
             result = self.pool.search(view, rng.randrange(1 << 31), iterations=self.iterations,
                                       seconds=self.think, root_actions=only, policy=policy,
-                                      early_stop=self.early_stop)
+                                      early_stop=self.early_stop,
+                                      exploration=self.exploration, variant=self.variant)
         else:
             result = search(view, random.Random(rng.getrandbits(64)), iterations=self.iterations,
                             seconds=self.think, root_actions=only, policy=policy,
-                            early_stop=self.early_stop, root=tree)
+                            early_stop=self.early_stop, root=tree,
+                            exploration=self.exploration, variant=self.variant)
         self.searches += 1
         self.done += result.iterations
         self.seconds += result.seconds

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from importlib import metadata
 
 from p2pcards import bench, history
-from p2pcards.bots import BOT_NAMES, SearchBot, arena, make_bot
+from p2pcards.bots import BOT_NAMES, SearchBot, arena, make_bot, parse_bot
 from p2pcards.cli import netcmd, outputs, repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import DEFAULT_NAMES, LocalGame
@@ -102,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
                              " intervals.")
     arena_p.add_argument("game", choices=sorted(GAMES))
     arena_p.add_argument("--players", required=True, metavar="BOT,BOT,...",
-                         help=f"one bot per seat ({', '.join(BOT_NAMES)})")
+                         help=f"one bot per seat ({', '.join(BOT_NAMES)}); a searching bot"
+                         " may carry its exploration constant: ismcts-own:c=0.5")
     arena_p.add_argument("--games", type=int, default=10, help="whole games (default 10)")
     arena_p.add_argument("--deals", type=int,
                          help="play N duplicate deal pairs instead of whole games")
@@ -356,10 +357,11 @@ def _malformed(args: argparse.Namespace, message: str) -> int:
 def cmd_arena(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     lineup = [name.strip() for name in args.players.split(",")]
-    unknown = [name for name in lineup if name not in BOT_NAMES]
-    if unknown:
-        print(f"p2pcards: unknown bot {unknown[0]!r} (bots: {', '.join(BOT_NAMES)})",
-              file=sys.stderr)
+    try:
+        for name in lineup:
+            parse_bot(name)
+    except ValueError as exc:
+        print(f"p2pcards: --players: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
     try:
         game.check_players(len(lineup))

@@ -767,6 +767,26 @@ class HandState:
                 seen |= cards << (64 * place)  # keep the places apart
         return seen
 
+    def information_key(self, seat: int) -> int:
+        """What ``seat`` knows in this world, as an int (the ``own`` search's key of
+        another player's statistics, docs/bots.md): the cards in the places it sees
+        (:meth:`observation`: its hand, a Bid Whist bidder's discard), the number of
+        moves so far, and what it alone knows of cards it saw leave face down
+        (``private``: a Control Nut! HAND victim).
+
+        The public history enters only by its length: every world the search
+        compares keys in stands at one node of its tree, which fixes the public
+        history, so the length is enough there (two worlds with the same hand at
+        different points of a deal differ in it).  Exact (no collisions) but for
+        the private part, which is hashed.  Defined on full-information worlds."""
+        key = self.observation(seat) << 16 | self.moves
+        if self.private:
+            mine = sorted((card, where) for (who, card), where in self.private.items()
+                          if who == seat)
+            if mine:
+                key = key << 64 | hash(tuple(mine)) & ((1 << 64) - 1)
+        return key
+
     def sampled_move(self, seat: int, rng: random.Random) -> int | None:
         """A move the search samples rather than branches on (none by default)."""
         return None

@@ -177,6 +177,9 @@ class BidWhistPolicy:
             return bidwhist_action(deal, rng)
         return deal.sampled_move(seat, rng)
 
+    def move(self, world: SearchState, rng: random.Random) -> int:
+        return bidwhist_action(cast(BidWhistState, world), rng)
+
 
 def heuristic(view: HandState, rng: random.Random) -> int:
     assert isinstance(view, BidWhistState)

@@ -1,0 +1,294 @@
+"""Searches that model each player from its own information (docs/bots.md).
+
+The single-observer search (:mod:`.ismcts`) chooses every player's move from
+one tree keyed on what the *searching* player observes: another player's move
+is the same whatever cards it holds in the sampled world, as if it bid and
+played blind.  Two searches here give each player its own information:
+
+* :class:`MultipleObserver`, multiple-observer ISMCTS (Cowling, Powley &
+  Whitehouse 2012): one tree per player, each keyed on what its player
+  observes (each move by ``public_action(action, p)``, then ``observation(p)``;
+  another player's tree also starts from its own observation, its cards in the
+  sampled world).  The move at each step is chosen in the acting player's tree
+  (availability counts there), every tree follows the move as its player sees
+  it, and every tree is backed up with the rewards of each edge's actor.
+* :class:`OwnInformation`: the searcher's tree as in the single-observer
+  search, but at another player's decision the statistics are kept per
+  ``information_key(actor)`` of the sampled world (what the actor knows: its
+  cards and the public history), under the searcher's node.
+
+In both, where another player's information is met for the first time its move
+is the policy's (``Policy.move``: the game's heuristic playing that player's
+cards in the world) rather than a random expansion, and the iteration goes on:
+it ends when the *searcher's* tree gains a node, as in the single-observer
+search.  (With each player keyed on its own cards, another player's
+information is new in almost every world; the textbook rule, a random move
+that ends the iteration, would make every iteration stop at the first move
+of another player and leave a flat search of the root.)
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from .protocol import Policy, SearchState
+from .tree import EXPLORATION, Node, select
+
+
+class Stat:
+    """One move's statistics at one information set of another player (``own``)."""
+
+    __slots__ = ("actor", "avail", "reward", "visits")
+
+    def __init__(self, actor: int):
+        self.actor = actor
+        self.visits = 0
+        self.avail = 0
+        self.reward = 0.0
+
+
+class InfoNode(Node):
+    """A node of the searcher's tree that also keeps, where another player acts, that
+    player's statistics per information key (``info``: key -> move -> :class:`Stat`)."""
+
+    __slots__ = ("info",)
+
+    def __init__(self, actor: int):
+        super().__init__(actor)
+        self.info: dict[int, dict[int, Stat]] | None = None
+
+    def child(self, key: int, actor: int) -> InfoNode:
+        node = self.children.get(key)
+        if node is None:
+            node = self.children[key] = InfoNode(actor)
+        assert isinstance(node, InfoNode)
+        return node
+
+    def branch(self, observation: int) -> InfoNode:
+        if self.after is None:
+            self.after = {}
+        node = self.after.get(observation)
+        if node is None:
+            node = self.after[observation] = InfoNode(-1)
+        assert isinstance(node, InfoNode)
+        return node
+
+
+def _legal(world: SearchState, seat: int, rng: random.Random,
+           policy: Policy | None) -> list[int]:
+    sampled = world.sampled_move(seat, rng) if policy is None \
+        else policy.sampled_move(world, seat, rng)
+    return [sampled] if sampled is not None else world.legal_actions()
+
+
+def _first_move(world: SearchState, legal: list[int], rng: random.Random,
+                policy: Policy | None) -> int:
+    """Another player's move at information it shows the search for the first time."""
+    if policy is not None:
+        return policy.move(world, rng)
+    return legal[int(rng.random() * len(legal))]
+
+
+def _one_of(actions: list[int], rng: random.Random) -> int:
+    return actions[int(rng.random() * len(actions))]
+
+
+def _finish(world: SearchState, path: list[Node] | list[Node | Stat], rng: random.Random,
+            policy: Policy | None) -> None:
+    if not world.is_terminal():
+        if policy is None:
+            world.rollout(rng)
+        else:
+            policy.rollout(world, rng)
+    rewards = world.rewards()
+    for visited in path:
+        visited.visits += 1
+        visited.reward += rewards[visited.actor]
+
+
+class MultipleObserver:
+    """Multiple-observer ISMCTS (module docstring); ``root`` is the searcher's tree,
+    ``roots`` every player's."""
+
+    def __init__(self, seat: int, *, exploration: float = EXPLORATION,
+                 only: list[int] | None = None, policy: Policy | None = None):
+        self.seat = seat
+        self.root = Node(-1)
+        self.roots: list[Node] = []
+        self.exploration = exploration
+        self.only = only
+        self.policy = policy
+
+    def iterate(self, world: SearchState, rng: random.Random) -> None:
+        seat, policy = self.seat, self.policy
+        players = world.players
+        if not self.roots:
+            self.roots = [self.root if p == seat else Node(-1) for p in range(players)]
+        # another player's tree starts from what it sees in this world (its cards)
+        nodes = [root if p == seat else root.branch(world.observation(p))
+                 for p, root in enumerate(self.roots)]
+        path: list[Node] = []
+        public = world.public_action
+        expanded = False
+        while not world.is_terminal():
+            actor = world.current_player()
+            if actor < 0:
+                outcome = world.chance_action(rng)
+                nodes = [node.child(public(outcome, p), actor) for p, node in enumerate(nodes)]
+                world.step(outcome)
+                continue
+            mine = nodes[actor]
+            if self.only is not None and mine is self.root:
+                legal = self.only  # the model's candidates, searched
+            else:
+                legal = _legal(world, seat, rng, policy)
+            keys = [public(a, actor) for a in legal]
+            by_key: dict[int, list[int]] | None = None
+            if keys != legal:  # moves the actor itself cannot tell apart (rare)
+                by_key = {}
+                for k, a in zip(keys, legal, strict=True):
+                    by_key.setdefault(k, []).append(a)
+                keys = list(by_key)
+            children = mine.children
+            untried = [k for k in keys if k not in children]
+            action: int | None = None
+            if untried:
+                if actor != seat and not children and len(keys) > 1:
+                    action = _first_move(world, legal, rng, policy)
+                    key = public(action, actor)
+                else:
+                    key = untried[int(rng.random() * len(untried))]
+            else:
+                key = select(children, keys, self.exploration)
+            for k in keys:
+                child = children.get(k)
+                if child is not None:
+                    child.avail += 1
+            if action is None:
+                action = key if by_key is None else _one_of(by_key[key], rng)
+            moved: list[Node] = []
+            for p, node in enumerate(nodes):
+                k = key if p == actor else public(action, p)
+                child = node.children.get(k)
+                if child is None:
+                    child = node.child(k, actor)
+                    if p == seat:
+                        expanded = True
+                moved.append(child)
+            path.extend(moved)
+            world.step(action)
+            nodes = [node.branch(world.observation(p)) for p, node in enumerate(moved)]
+            if expanded:
+                break
+        _finish(world, path, rng, policy)
+
+
+class OwnInformation:
+    """The searcher's tree, with other players' statistics keyed on their own
+    information in the sampled world (module docstring)."""
+
+    def __init__(self, seat: int, *, exploration: float = EXPLORATION,
+                 only: list[int] | None = None, policy: Policy | None = None):
+        self.seat = seat
+        self.root: InfoNode = InfoNode(-1)
+        self.exploration = exploration
+        self.only = only
+        self.policy = policy
+
+    def iterate(self, world: SearchState, rng: random.Random) -> None:
+        seat, policy, exploration = self.seat, self.policy, self.exploration
+        node = self.root
+        path: list[Node | Stat] = []
+        public = world.public_action
+        expanded = False
+        while not world.is_terminal():
+            actor = world.current_player()
+            if actor < 0:
+                outcome = world.chance_action(rng)
+                node = node.child(public(outcome, seat), actor)
+                world.step(outcome)
+                continue
+            if actor == seat:
+                if self.only is not None and node is self.root:
+                    legal = self.only
+                else:
+                    legal = _legal(world, seat, rng, policy)
+                keys = [public(a, seat) for a in legal]
+                by_key: dict[int, list[int]] | None = None
+                if keys != legal:  # some moves look alike to the searcher: group them
+                    by_key = {}
+                    for k, a in zip(keys, legal, strict=True):
+                        by_key.setdefault(k, []).append(a)
+                    keys = list(by_key)
+                children = node.children
+                untried = [k for k in keys if k not in children]
+                if untried:
+                    key = untried[int(rng.random() * len(untried))]
+                else:
+                    key = select(children, keys, exploration)
+                for k in keys:
+                    child = children.get(k)
+                    if child is not None:
+                        child.avail += 1
+                action = key if by_key is None else _one_of(by_key[key], rng)
+            else:
+                legal = _legal(world, seat, rng, policy)
+                if len(legal) == 1:
+                    action = legal[0]
+                else:
+                    action = self._other(node, world, actor, legal=legal, rng=rng, path=path)
+            key = public(action, seat)
+            move = node.children.get(key)
+            if move is None:
+                move = node.child(key, actor)
+                expanded = True
+            assert isinstance(move, InfoNode)
+            path.append(move)
+            world.step(action)
+            node = move.branch(world.observation(seat))
+            if expanded:
+                break
+        _finish(world, path, rng, policy)
+
+    def _other(self, node: InfoNode, world: SearchState, actor: int, *, legal: list[int],
+               rng: random.Random, path: list[Node | Stat]) -> int:
+        """Another player's move, from its statistics under its own information key."""
+        info = node.info
+        if info is None:
+            info = node.info = {}
+        ikey = world.information_key(actor)
+        stats = info.get(ikey)
+        if stats is None:
+            stats = info[ikey] = {}
+            action = _first_move(world, legal, rng, self.policy)
+        else:
+            untried = [a for a in legal if a not in stats]
+            for a in legal:
+                stat = stats.get(a)
+                if stat is not None:
+                    stat.avail += 1
+            if untried:
+                action = untried[int(rng.random() * len(untried))]
+            else:
+                action = _best(stats, legal, self.exploration)
+        stat = stats.get(action)
+        if stat is None:
+            stat = stats[action] = Stat(actor)
+        path.append(stat)
+        return action
+
+
+def _best(stats: dict[int, Stat], legal: list[int], exploration: float) -> int:
+    """UCB1 with availability counts over ``legal`` (every one has statistics)."""
+    best_action = -1
+    best = -math.inf
+    log, sqrt = math.log, math.sqrt
+    for action in legal:
+        stat = stats[action]
+        visits, avail = stat.visits, stat.avail
+        score = stat.reward / visits + exploration * sqrt(
+            (log(avail) if avail > 1 else 0.0) / visits)
+        if score > best:
+            best, best_action = score, action
+    return best_action
