@@ -17,6 +17,7 @@ iterations per second.  Needs the optional extra: ``pip install -e ".[compare]"`
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import random
 import sys
@@ -25,6 +26,8 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
+
+from p2pcards.ai.ismcts import VARIANTS
 
 EXPLORATION_UNITS = {"spades": 400.0, "hearts": 39.0}
 """OpenSpiel's returns per unit of our [0, 1] reward: spades, 2 x 200 points of team
@@ -59,7 +62,8 @@ def parse(argv: Sequence[str] | None) -> Config:
     parser.add_argument("--sampler", choices=("shipped", "correct"), default="correct",
                         help="the Python bot's worlds: OpenSpiel's resampler or our exact one")
     parser.add_argument("--ours", default="search",
-                        help="our search function: search, pimc, or MODULE.FUNCTION of p2pcards.ai")
+                        help="our search function: search, pimc, or MODULE.FUNCTION of p2pcards.ai;"
+                             " :VARIANT picks a variant (search:own, search:multiple)")
     parser.add_argument("--uct-c", type=float, default=None,
                         help="OpenSpiel's exploration constant (default: ours in its units)")
     parser.add_argument("--no-pass", action="store_true",
@@ -97,7 +101,14 @@ def parse(argv: Sequence[str] | None) -> Config:
 
 def our_search(name: str) -> Callable[..., Any]:
     """Our search function by name: ``search`` and ``pimc`` of ``p2pcards.ai.ismcts``, or
-    ``MODULE.FUNCTION`` of ``p2pcards.ai`` (called as ``f(view, rng, seconds=...)``)."""
+    ``MODULE.FUNCTION`` of ``p2pcards.ai`` (called as ``f(view, rng, seconds=...)``); a
+    suffix ``:VARIANT`` passes ``variant=VARIANT`` (``search:own``, ``search:multiple``)."""
+    name, _, variant = name.partition(":")
+    if variant:
+        if variant not in VARIANTS:
+            raise ValueError(f"--ours {name}:{variant}: no search {variant!r} (searches:"
+                             f" {', '.join(VARIANTS)})")
+        return functools.partial(our_search(name), variant=variant)
     module, _, function = name.rpartition(".")
     module = module or "ismcts"
     try:

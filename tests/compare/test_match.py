@@ -48,3 +48,12 @@ def test_what_openspiel_cannot_play_is_refused_with_the_reason() -> None:
         assert done.returncode == 2, args
         assert reason in done.stderr, (args, done.stderr)
         assert "Traceback" not in done.stderr
+
+
+def test_our_side_can_be_a_variant_of_the_search() -> None:
+    done = run("spades", "--think", "0.005", "--deals", "1", "--seed", "3",
+               "--ours", "search:own")
+    assert done.returncode == 0, done.stderr
+    assert "ours (search:own) vs OpenSpiel" in done.stdout
+    refused = run("spades", "--think", "0.005", "--deals", "1", "--ours", "search:bogus")
+    assert refused.returncode == 2 and "no search 'bogus'" in refused.stderr
