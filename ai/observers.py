@@ -29,7 +29,6 @@ of another player and leave a flat search of the root.)
 
 from __future__ import annotations
 
-import math
 import random
 
 from .protocol import Policy, SearchState
@@ -271,24 +270,9 @@ class OwnInformation:
             if untried:
                 action = untried[int(rng.random() * len(untried))]
             else:
-                action = _best(stats, legal, self.exploration)
+                action = select(stats, legal, self.exploration)
         stat = stats.get(action)
         if stat is None:
             stat = stats[action] = Stat(actor)
         path.append(stat)
         return action
-
-
-def _best(stats: dict[int, Stat], legal: list[int], exploration: float) -> int:
-    """UCB1 with availability counts over ``legal`` (every one has statistics)."""
-    best_action = -1
-    best = -math.inf
-    log, sqrt = math.log, math.sqrt
-    for action in legal:
-        stat = stats[action]
-        visits, avail = stat.visits, stat.avail
-        score = stat.reward / visits + exploration * sqrt(
-            (log(avail) if avail > 1 else 0.0) / visits)
-        if score > best:
-            best, best_action = score, action
-    return best_action

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Protocol
 
 EXPLORATION = 0.7
 """The UCB constant (rewards are in [0, 1]); every search takes ``exploration=``."""
@@ -43,7 +45,18 @@ class Node:
         return node
 
 
-def select(children: dict[int, Node], keys: list[int], exploration: float) -> int:
+class Counts(Protocol):
+    """What UCB reads of a move: a tree's :class:`Node`, or another player's statistics
+    at one of its information sets (``ai.observers.Stat``)."""
+
+    visits: int
+    avail: int
+    reward: float
+
+
+def select(children: Mapping[int, Counts], keys: list[int], exploration: float) -> int:
+    """UCB1 with availability counts: the key of ``keys`` (every one has statistics in
+    ``children``) with the best score, ties to the first."""
     best_key = -1
     best = -math.inf
     log, sqrt = math.log, math.sqrt
