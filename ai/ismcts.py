@@ -35,7 +35,7 @@ from typing import Protocol
 
 from .observers import MultipleObserver, OwnInformation
 from .protocol import Policy, SearchState
-from .tree import EXPLORATION, Node, select
+from .tree import EXPLORATION, Node, finish, select
 
 __all__ = ["CLOCK_EVERY", "EXPLORATION", "VARIANTS", "Node", "SearchResult", "SingleObserver",
            "Tree", "grow", "grow_tree", "make_tree", "most_visited", "pimc", "root_moves", "run",
@@ -307,15 +307,7 @@ def _iterate(world: SearchState, root: Node, seat: int, rng: random.Random,
         node = move.branch(world.observation(seat))
         if expanded:
             break
-    if not world.is_terminal():
-        if policy is None:
-            world.rollout(rng)
-        else:
-            policy.rollout(world, rng)
-    rewards = world.rewards()
-    for visited in path:
-        visited.visits += 1
-        visited.reward += rewards[visited.actor]
+    finish(world, path, rng, policy)
 
 
 def tree_stats(root: Node) -> dict[int, int]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import random
 
 from .protocol import Policy, SearchState
-from .tree import EXPLORATION, Node, select
+from .tree import EXPLORATION, Node, finish, select
 
 
 class Stat:
@@ -91,19 +91,6 @@ def _first_move(world: SearchState, legal: list[int], rng: random.Random,
 
 def _one_of(actions: list[int], rng: random.Random) -> int:
     return actions[int(rng.random() * len(actions))]
-
-
-def _finish(world: SearchState, path: list[Node] | list[Node | Stat], rng: random.Random,
-            policy: Policy | None) -> None:
-    if not world.is_terminal():
-        if policy is None:
-            world.rollout(rng)
-        else:
-            policy.rollout(world, rng)
-    rewards = world.rewards()
-    for visited in path:
-        visited.visits += 1
-        visited.reward += rewards[visited.actor]
 
 
 class MultipleObserver:
@@ -180,7 +167,7 @@ class MultipleObserver:
             nodes = [node.branch(world.observation(p)) for p, node in enumerate(moved)]
             if expanded:
                 break
-        _finish(world, path, rng, policy)
+        finish(world, path, rng, policy)
 
 
 class OwnInformation:
@@ -248,7 +235,7 @@ class OwnInformation:
             node = move.branch(world.observation(seat))
             if expanded:
                 break
-        _finish(world, path, rng, policy)
+        finish(world, path, rng, policy)
 
     def _other(self, node: InfoNode, world: SearchState, actor: int, *, legal: list[int],
                rng: random.Random, path: list[Node | Stat]) -> int:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import random
+from collections.abc import Mapping, Sequence
 from typing import Protocol
+
+from .protocol import Policy, SearchState
 
 EXPLORATION = 0.7
 """The UCB constant (rewards are in [0, 1]); every search takes ``exploration=``."""
@@ -49,6 +52,7 @@ class Counts(Protocol):
     """What UCB reads of a move: a tree's :class:`Node`, or another player's statistics
     at one of its information sets (``ai.observers.Stat``)."""
 
+    actor: int
     visits: int
     avail: int
     reward: float
@@ -69,3 +73,20 @@ def select(children: Mapping[int, Counts], keys: list[int], exploration: float) 
         if score > best:
             best, best_key = score, key
     return best_key
+
+
+
+def finish(world: SearchState, path: Sequence[Counts], rng: random.Random,
+           policy: Policy | None) -> None:
+    """The end of an iteration in every search: play ``world`` out (the policy's
+    rollout, else the state's own) and back its rewards up ``path``, each move with
+    the reward of the player who made it."""
+    if not world.is_terminal():
+        if policy is None:
+            world.rollout(rng)
+        else:
+            policy.rollout(world, rng)
+    rewards = world.rewards()
+    for visited in path:
+        visited.visits += 1
+        visited.reward += rewards[visited.actor]
