@@ -14,6 +14,7 @@ from collections.abc import Callable
 from p2pcards.bench.ai import bench_ai
 from p2pcards.bench.deck import bench_deck
 from p2pcards.bench.engines import bench_engines
+from p2pcards.bench.proved import bench_proved
 from p2pcards.bench.record import Record
 from p2pcards.bench.table import bench_table
 from p2pcards.bench.wait import bench_wait
@@ -27,7 +28,7 @@ def bench_net(seconds: float = 2.0) -> list[Record]:
 
 SUITES: dict[str, Callable[[float], list[Record]]] = {
     "engines": bench_engines, "ai": bench_ai, "deck": bench_deck, "table": bench_table,
-    "net": bench_net, "wait": bench_wait}
+    "net": bench_net, "wait": bench_wait, "proved": bench_proved}
 
 
 def format_table(records: list[Record]) -> str:
