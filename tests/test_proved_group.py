@@ -8,6 +8,7 @@ import hashlib
 import random
 
 import pytest
+from coincurve import PublicKey
 
 from p2pcards.protocol.proved import group
 from p2pcards.protocol.proved.group import (
@@ -117,12 +118,22 @@ def test_points_decode_only_from_their_canonical_encoding() -> None:
             decode_point(data, "deck[3].c1")
         assert caught.value.field == "deck[3].c1"
     uncompressed = b"\x04" + GX.to_bytes(32, "big") + GY.to_bytes(32, "big")
-    with pytest.raises(EncodingError, match="33 bytes, not 65"):
-        decode_point(uncompressed)
+    hybrid = b"\x06" + uncompressed[1:]
+    # a decoder built on coincurve's parser alone (the weakened check) would take
+    # other byte strings for G, so one proof could travel in several encodings
+    assert PublicKey(uncompressed).format() == PublicKey(hybrid).format() == G.encode()
+    for other in (uncompressed, hybrid, hybrid[:33]):
+        with pytest.raises(EncodingError):
+            decode_point(other)
 
 
 def test_scalars_decode_only_below_the_order() -> None:
     assert decode_scalar((N - 1).to_bytes(32, "big")) == N - 1
+    # a decoder that reduced mod N (the weakened check) would read N + 5 as 5: a
+    # second encoding of the same response
+    assert int.from_bytes((N + 5).to_bytes(32, "big"), "big") % N == 5
+    with pytest.raises(EncodingError):
+        decode_scalar((N + 5).to_bytes(32, "big"))
     assert decode_scalar(bytes(32)) == 0
     for data, reason in [((N).to_bytes(32, "big"), "below the group order"),
                          (b"\xff" * 32, "below the group order"),
