@@ -4,6 +4,7 @@ equation skipped, then refused by the real one, which names the equation."""
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import dataclass, replace
 
@@ -275,3 +276,30 @@ def test_a_statement_with_decks_of_different_sizes_or_a_prover_with_no_permutati
         p.statement(p.outputs[:-1])
     with pytest.raises(ValueError, match="not one of 0 … N-1"):
         shuffle.prove_shuffle(p.statement(), [0, 0, 1, 2, 3, 4], p.rs, p.source)
+
+
+def test_nothing_a_peer_sends_crashes_the_decoder_or_the_verifier() -> None:
+    """Random bytes flipped anywhere in a proof: the decoder raises EncodingError or
+    decodes it, and the verifier then refuses it with ProofError; nothing else."""
+    size = 3
+    p = a_pass(size)
+    statement = p.statement()
+    data = shuffle.encode_shuffle_proof(
+        shuffle.prove_shuffle(statement, p.psi, p.rs, p.source))
+    rng = random.Random(11)
+    outcomes = {"encoding": 0, "proof": 0}
+    for _ in range(150):
+        mutated = bytearray(data)
+        for _ in range(rng.randrange(1, 4)):
+            mutated[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+        if mutated == data:  # two flips of one bit
+            continue
+        try:
+            proof = shuffle.decode_shuffle_proof(bytes(mutated), size)
+        except EncodingError:
+            outcomes["encoding"] += 1
+            continue
+        with pytest.raises(ProofError):
+            shuffle.verify_shuffle(statement, proof)
+        outcomes["proof"] += 1
+    assert outcomes["encoding"] > 0 and outcomes["proof"] > 0
