@@ -73,7 +73,7 @@ def refused(statement: ShuffleStatement, proof: ShuffleProof, name: str) -> None
         shuffle.verify_shuffle(statement, proof)
 
 
-@pytest.mark.parametrize("size", [1, 2, 13])
+@pytest.mark.parametrize("size", [1, 2, 13, 54])
 def test_an_honest_shuffle_proof_holds_and_survives_its_bytes(size: int) -> None:
     p = a_pass(size)
     statement = p.statement()
