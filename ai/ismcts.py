@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .observers import MultipleObserver, OwnInformation
-from .protocol import Policy, SearchState
+from .protocol import Policy, SearchState, SearchView
 from .tree import EXPLORATION, Node, finish, select
 
-__all__ = ["CLOCK_EVERY", "EXPLORATION", "VARIANTS", "Node", "SearchResult", "SingleObserver",
-           "Tree", "grow", "grow_tree", "make_tree", "most_visited", "pimc", "root_moves", "run",
-           "search", "settled", "tree_stats"]
+__all__ = ["CLOCK_EVERY", "EXPLORATION", "VARIANTS", "Known", "Node", "SearchResult",
+           "SingleObserver", "Tree", "grow", "grow_tree", "make_tree", "most_visited", "pimc",
+           "root_moves", "run", "search", "settled", "tree_stats"]
 
 CLOCK_EVERY = 32
 
@@ -119,7 +119,7 @@ def make_tree(variant: str, seat: int, *, root: Node | None = None,
 
 
 def search(  # noqa: PLR0913  (the search's settings, every one keyword-only)
-        view: SearchState, rng: random.Random, *, iterations: int | None = None,
+        view: SearchView[SearchState], rng: random.Random, *, iterations: int | None = None,
            seconds: float | None = None, root_actions: list[int] | None = None,
            policy: Policy | None = None, early_stop: bool = True,
            root: Node | None = None, exploration: float = EXPLORATION,
@@ -149,7 +149,7 @@ def search(  # noqa: PLR0913  (the search's settings, every one keyword-only)
                early_stop=early_stop)
 
 
-def run(view: SearchState, tree: Tree, legal: list[int], rng: random.Random, *,
+def run(view: SearchView[SearchState], tree: Tree, legal: list[int], rng: random.Random, *,
         iterations: int | None = None, seconds: float | None = None,
         early_stop: bool = True) -> SearchResult:
     """Grow ``tree`` from ``view`` within the budget (see :func:`search`); the root moves
@@ -186,7 +186,7 @@ def run(view: SearchState, tree: Tree, legal: list[int], rng: random.Random, *,
     return SearchResult(action, visits, done, time.perf_counter() - start, root, reused)
 
 
-def grow(view: SearchState, seat: int, root: Node, rng: random.Random, *,
+def grow(view: SearchView[SearchState], seat: int, root: Node, rng: random.Random, *,
          iterations: int | None = None, until: float | None = None,
          only: list[int] | None = None, policy: Policy | None = None) -> int:
     """Add iterations to ``root``, the tree of ``seat`` searching ``view``: ``iterations``
@@ -198,7 +198,7 @@ def grow(view: SearchState, seat: int, root: Node, rng: random.Random, *,
     return grow_tree(view, tree, rng, iterations=iterations, until=until)
 
 
-def grow_tree(view: SearchState, tree: Tree, rng: random.Random, *,
+def grow_tree(view: SearchView[SearchState], tree: Tree, rng: random.Random, *,
               iterations: int | None = None, until: float | None = None) -> int:
     """:func:`grow` for a search of any variant (:func:`make_tree`)."""
     if iterations is None and until is None:
@@ -213,7 +213,7 @@ def grow_tree(view: SearchState, tree: Tree, rng: random.Random, *,
     return done
 
 
-def root_moves(view: SearchState, root_actions: list[int] | None = None
+def root_moves(view: SearchView[SearchState], root_actions: list[int] | None = None
                ) -> tuple[int, list[int]]:
     """The searching seat and its legal moves (only those of ``root_actions`` when
     given); ValueError if nobody is to act or none of ``root_actions`` is legal."""
@@ -324,7 +324,25 @@ def tree_stats(root: Node) -> dict[int, int]:
     return out
 
 
-def pimc(view: SearchState, rng: random.Random, *, iterations: int | None = None,
+class Known:
+    """A full-information world as a view of itself: every determinization is a copy
+    (:func:`pimc` searches each world it draws this way)."""
+
+    def __init__(self, world: SearchState):
+        self.world = world
+        self.players = world.players
+
+    def current_player(self) -> int:
+        return self.world.current_player()
+
+    def legal_actions(self) -> list[int]:
+        return self.world.legal_actions()
+
+    def determinize(self, rng: random.Random) -> SearchState:
+        return self.world.clone()
+
+
+def pimc(view: SearchView[SearchState], rng: random.Random, *, iterations: int | None = None,
          seconds: float | None = None, worlds: int = 10,
          root_actions: list[int] | None = None, policy: Policy | None = None,
          exploration: float = EXPLORATION) -> SearchResult:
@@ -344,7 +362,7 @@ def pimc(view: SearchState, rng: random.Random, *, iterations: int | None = None
     if len(legal) > 1:
         share = None if iterations is None else max(1, iterations // worlds)
         for _ in range(worlds):
-            world = view.determinize(rng)  # a full-information world: UCT on it
+            world = Known(view.determinize(rng))  # a full-information world: UCT on it
             result = search(world, rng, iterations=share,
                             seconds=None if seconds is None else seconds / worlds,
                             root_actions=root_actions, policy=policy, early_stop=False,

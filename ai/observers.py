@@ -8,10 +8,11 @@ played blind.  Two searches here give each player its own information:
 * :class:`MultipleObserver`, multiple-observer ISMCTS (Cowling, Powley &
   Whitehouse 2012): one tree per player, each keyed on what its player
   observes (each move by ``public_action(action, p)``, then ``observation(p)``;
-  another player's tree also starts from its own observation, its cards in the
-  sampled world).  The move at each step is chosen in the acting player's tree
-  (availability counts there), every tree follows the move as its player sees
-  it, and every tree is backed up with the rewards of each edge's actor.
+  another player's tree starts from ``information_key(p)``, what that player
+  knows in the sampled world: its cards).  The move at each step is chosen in
+  the acting player's tree (availability counts there), every tree follows the
+  move as its player sees it, and every tree is backed up with the rewards of
+  each edge's actor.
 * :class:`OwnInformation`: the searcher's tree as in the single-observer
   search, but at another player's decision the statistics are kept per
   ``information_key(actor)`` of the sampled world (what the actor knows: its
@@ -111,8 +112,8 @@ class MultipleObserver:
         players = world.players
         if not self.roots:
             self.roots = [self.root if p == seat else Node(-1) for p in range(players)]
-        # another player's tree starts from what it sees in this world (its cards)
-        nodes = [root if p == seat else root.branch(world.observation(p))
+        # another player's tree starts from what it knows in this world (its cards)
+        nodes = [root if p == seat else root.branch(world.information_key(p))
                  for p, root in enumerate(self.roots)]
         path: list[Node] = []
         public = world.public_action

@@ -33,7 +33,7 @@ from .ismcts import (
     root_moves,
     settled,
 )
-from .protocol import Policy, SearchState
+from .protocol import Policy, SearchState, SearchView
 
 ROUNDS = 8
 """A search's budget is spent in this many rounds at most (fewer if it stops early)."""
@@ -42,7 +42,7 @@ ROUNDS = 8
 class _Work:
     """In a worker process: the search in progress."""
 
-    view: SearchState
+    view: SearchView[SearchState]
     rng: random.Random
     tree: Tree
 
@@ -51,7 +51,7 @@ _WORK: list[_Work] = []
 """The worker's one search in progress (replaced by the next)."""
 
 
-def _begin(view: SearchState, seed: int, root_actions: list[int] | None,
+def _begin(view: SearchView[SearchState], seed: int, root_actions: list[int] | None,
            policy: Policy | None, *, exploration: float = EXPLORATION,
            variant: str = "single") -> None:
     seat, legal = root_moves(view, root_actions)
@@ -90,7 +90,7 @@ class RootParallel:
         self._pools = []
 
     def search(  # noqa: PLR0913  (the search's settings, every one keyword-only)
-            self, view: SearchState, seed: int, *, iterations: int | None = None,
+            self, view: SearchView[SearchState], seed: int, *, iterations: int | None = None,
                seconds: float | None = None, root_actions: list[int] | None = None,
                policy: Policy | None = None, early_stop: bool = True,
                exploration: float = EXPLORATION, variant: str = "single") -> SearchResult:

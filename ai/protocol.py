@@ -3,27 +3,31 @@
 Every rules engine in ``p2pcards.games`` implements it; ``tests/test_ismcts.py``
 runs the search on a tiny game written inside the test, to show that nothing
 here depends on the card games.
+
+Two protocols: :class:`SearchView`, the searching player's knowledge (three
+methods), and :class:`SearchState`, a full-information world the view samples.
+One class may be both (the card games' engines are); a game may instead give
+its view a class of its own.  :class:`PublicMoves` holds the defaults a game
+takes when no move is hidden from any seat.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Protocol, Self
+from typing import Protocol, Self, TypeVar
 
 
 class SearchState(Protocol):
-    """A game state the search can drive.
+    """A full-information world the search plays moves in.
 
-    The search holds the *view* of the player it searches for and asks it for
-    full-information worlds (:meth:`determinize`); it then plays moves in
-    those worlds with :meth:`step`.
-
-    On the view the search calls only :meth:`current_player`,
-    :meth:`legal_actions` (the root's moves) and :meth:`determinize`; every other
-    method is called on sampled (full-information) worlds.  ``observation`` and
-    ``public_action`` are asked for the searching seat, and in the ``multiple``
-    search for every seat; ``information_key`` only in the ``own`` search, for
-    the seat to act.
+    The search holds the *view* of the player it searches for
+    (:class:`SearchView`) and asks it for worlds; every method here is called
+    on those worlds only.  ``observation`` and ``public_action`` are asked for
+    the searching seat, and in the ``multiple`` search for every seat;
+    ``information_key`` only in the ``multiple`` and ``own`` searches, for
+    other seats.  :class:`PublicMoves` gives ``chance_action``,
+    ``public_action``, ``sampled_move``, ``observation`` and ``rollout`` to a
+    game in which every move is seen by every seat.
     """
 
     players: int
@@ -51,11 +55,8 @@ class SearchState(Protocol):
         ...
 
     def chance_action(self, rng: random.Random) -> int:
-        """A chance outcome drawn with ``rng`` (full-information worlds only)."""
-        ...
-
-    def determinize(self, rng: random.Random) -> Self:
-        """A full-information world the observer of this view cannot tell from the truth."""
+        """A chance outcome drawn with ``rng`` where :meth:`current_player` is
+        negative (a card drawn from the stock, say)."""
         ...
 
     def public_action(self, action: int, seat: int) -> int:
@@ -74,7 +75,10 @@ class SearchState(Protocol):
 
     def observation(self, seat: int) -> int:
         """What ``seat`` privately sees now (its hand, say) as a hashable token: the
-        search tells information sets apart by it after each move."""
+        search tells information sets apart by it after each move, so it must
+        change when ``seat`` learns something privately (a card drawn); a token
+        that never changes is right in a game where nothing is learned privately
+        once play has begun."""
         ...
 
     def rollout(self, rng: random.Random) -> None:
@@ -85,9 +89,84 @@ class SearchState(Protocol):
         """What ``seat`` knows in this full-information world, as a hashable token:
         equal in two worlds that differ only in what ``seat`` cannot see, different
         when its own cards differ (a game may choose a coarser abstraction and say
-        so).  Only the ``own`` search calls it, on sampled worlds, to keep another
-        player's statistics per information it has (:mod:`.observers`)."""
+        so).  Only the ``multiple`` and ``own`` searches call it, to key another
+        player's tree or statistics on the information it has (:mod:`.observers`);
+        a game searched only by the single observer may leave it out."""
         ...
+
+
+World_co = TypeVar("World_co", bound=SearchState, covariant=True)
+
+
+class SearchView(Protocol[World_co]):
+    """The searching player's knowledge: all the search asks of it.
+
+    :meth:`determinize` returns a world (:class:`SearchState`) of any class, so
+    a game may keep its view apart from its worlds (a view that holds only what
+    its player knows); the card games' engines are both.  Under root
+    parallelism the view is pickled to the worker processes.
+    """
+
+    players: int
+
+    def current_player(self) -> int:
+        """The searching seat (the search runs where a player is to act)."""
+        ...
+
+    def legal_actions(self) -> list[int]:
+        """The searching player's moves: the root's."""
+        ...
+
+    def determinize(self, rng: random.Random) -> World_co:
+        """A full-information world this view's player cannot tell from the truth,
+        drawn with ``rng``."""
+        ...
+
+
+class _Playable(Protocol):
+    def current_player(self) -> int: ...
+    def legal_actions(self) -> list[int]: ...
+    def is_terminal(self) -> bool: ...
+    def step(self, action: int) -> None: ...
+    def chance_action(self, rng: random.Random) -> int: ...
+
+
+class PublicMoves:
+    """Defaults for a world in which every move is seen by every seat: inherit it
+    and write the rest of :class:`SearchState`.
+
+    - ``public_action``: the action itself, for every seat;
+    - ``sampled_move``: None (the search branches on every move);
+    - ``observation``: 0, a token that never changes: right when no seat learns
+      anything privately once play has begun (hands are dealt before the
+      search's root; a game that deals or shows cards to one seat later must
+      say so here);
+    - ``chance_action``: one of ``legal_actions()`` uniformly (a chance node
+      lists its outcomes there, each as likely);
+    - ``rollout``: uniformly random moves (and chance by ``chance_action``) to
+      the end.
+    """
+
+    def public_action(self, action: int, seat: int) -> int:
+        return action
+
+    def sampled_move(self, seat: int, rng: random.Random) -> int | None:
+        return None
+
+    def observation(self, seat: int) -> int:
+        return 0
+
+    def chance_action(self: _Playable, rng: random.Random) -> int:
+        outcomes = self.legal_actions()
+        return outcomes[int(rng.random() * len(outcomes))]
+
+    def rollout(self: _Playable, rng: random.Random) -> None:
+        while not self.is_terminal():
+            if self.current_player() < 0:
+                self.step(self.chance_action(rng))
+            else:
+                actions = self.legal_actions()
+                self.step(actions[int(rng.random() * len(actions))])
 
 
 class Policy(Protocol):

@@ -9,6 +9,7 @@ import pytest
 
 from p2pcards.ai.ismcts import pimc, search, tree_stats
 from p2pcards.ai.parallel import RootParallel
+from p2pcards.ai.protocol import PublicMoves
 from p2pcards.bots import SearchBot
 from p2pcards.bots.heuristics.bidwhist import PLAYBOOK, bidding_candidates, bidwhist_action
 from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
@@ -16,7 +17,7 @@ from p2pcards.games.cards import bits
 from tests.sim import choose
 
 
-class Pile:
+class Pile(PublicMoves):
     """A tiny game defined here, unknown to ``ai``: take 1 or 2 counters in turn;
     whoever takes the last one wins.  Seat 1's secret bonus card (0 or 1) is
     hidden from seat 0 and only decides nothing: it exercises determinization."""
@@ -48,31 +49,14 @@ class Pile:
         winner = 1 - self.turn  # who took the last counter
         return [1.0 if seat == winner else 0.0 for seat in range(2)]
 
-    def chance_action(self, rng: random.Random) -> int:
-        raise AssertionError("no chance in this game")
-
     def determinize(self, rng: random.Random) -> Self:
         world = self.clone()
         if world.secret is None:
             world.secret = rng.randrange(2)
         return world
 
-    def public_action(self, action: int, seat: int) -> int:
-        return action
-
-    def sampled_move(self, seat: int, rng: random.Random) -> int | None:
-        return None
-
-    def observation(self, seat: int) -> int:
-        return self.secret or 0 if seat == 1 else 0
-
     def information_key(self, seat: int) -> int:
-        return (self.observation(seat) << 8) | self.counters
-
-    def rollout(self, rng: random.Random) -> None:
-        while not self.is_terminal():
-            actions = self.legal_actions()
-            self.step(actions[int(rng.random() * len(actions))])
+        return ((self.secret or 0) if seat == 1 else 0) << 8 | self.counters
 
 
 def test_search_knows_no_game_and_finds_the_winning_move():

@@ -11,6 +11,7 @@ import pytest
 
 from p2pcards.ai.ismcts import VARIANTS, search, tree_stats
 from p2pcards.ai.parallel import RootParallel
+from p2pcards.ai.protocol import PublicMoves
 from p2pcards.bots import SearchBot, make_bot, parse_bot, playbook
 from p2pcards.bots.search import HeuristicPolicy
 from p2pcards.cli.main import main
@@ -21,7 +22,7 @@ from tests.test_ismcts import Pile, played_to_a_decision
 SAFE, RISKY = 0, 1
 
 
-class Guess:
+class Guess(PublicMoves):
     """A tiny game unknown to ``ai``: seat 1 holds a hidden bit.  Seat 0 takes SAFE
     (0.4 to seat 0, the game ends) or RISKY; after RISKY seat 1 names a bit and
     wins everything if it names its own, else seat 0 does.
@@ -59,31 +60,14 @@ class Guess:
         named = self.moves[1] == self.bit
         return [0.0, 1.0] if named else [1.0, 0.0]
 
-    def chance_action(self, rng: random.Random) -> int:
-        raise AssertionError("no chance in this game")
-
     def determinize(self, rng: random.Random) -> Self:
         world = self.clone()
         if world.bit is None:
             world.bit = rng.randrange(2)
         return world
 
-    def public_action(self, action: int, seat: int) -> int:
-        return action
-
-    def sampled_move(self, seat: int, rng: random.Random) -> int | None:
-        return None
-
-    def observation(self, seat: int) -> int:
-        return (self.bit or 0) if seat == 1 else 0
-
     def information_key(self, seat: int) -> int:
         return ((self.bit or 0) if seat == 1 else 0) << 8 | len(self.moves)
-
-    def rollout(self, rng: random.Random) -> None:
-        while not self.is_terminal():
-            actions = self.legal_actions()
-            self.step(actions[int(rng.random() * len(actions))])
 
 
 class RandomMoves:

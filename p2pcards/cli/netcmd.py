@@ -305,14 +305,15 @@ def cmd_host(args: argparse.Namespace) -> int:
     async def serve() -> None:
         async with trio.open_nursery() as nursery:
             invite = await nursery.start(host.serve)
-            say(f"invite: {invite}")
-            say(f"host fingerprint: {show_id(identity.id)}")
+            # the file first: whoever waits for the line below finds the file written
             if args.invite_file:  # the token in it admits a player: the owner's alone
                 try:
                     write_private_text(Path(args.invite_file), f"{invite}\n")
                 except OSError as exc:  # (checked at the start: removed meanwhile)
                     say(f"p2pcards: --invite-file {args.invite_file}: could not write it:"
                         f" {exc.strerror or exc}")
+            say(f"invite: {invite}")
+            say(f"host fingerprint: {show_id(identity.id)}")
 
     return _play(args, serve, prompt, journal, host,
                  expected=[(OSError, "cannot host: ", EXIT_USAGE)],

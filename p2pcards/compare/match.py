@@ -63,7 +63,8 @@ def parse(argv: Sequence[str] | None) -> Config:
                         help="the Python bot's worlds: OpenSpiel's resampler or our exact one")
     parser.add_argument("--ours", default="search",
                         help="our search function: search, pimc, or MODULE.FUNCTION of p2pcards.ai;"
-                             " :VARIANT picks a variant (search:own, search:multiple)")
+                             " :VARIANT picks a variant (search:own, search:multiple), :c=X the"
+                             " exploration constant (search:own:c=0.3)")
     parser.add_argument("--uct-c", type=float, default=None,
                         help="OpenSpiel's exploration constant (default: ours in its units)")
     parser.add_argument("--no-pass", action="store_true",
@@ -102,13 +103,25 @@ def parse(argv: Sequence[str] | None) -> Config:
 def our_search(name: str) -> Callable[..., Any]:
     """Our search function by name: ``search`` and ``pimc`` of ``p2pcards.ai.ismcts``, or
     ``MODULE.FUNCTION`` of ``p2pcards.ai`` (called as ``f(view, rng, seconds=...)``); a
-    suffix ``:VARIANT`` passes ``variant=VARIANT`` (``search:own``, ``search:multiple``)."""
-    name, _, variant = name.partition(":")
-    if variant:
-        if variant not in VARIANTS:
-            raise ValueError(f"--ours {name}:{variant}: no search {variant!r} (searches:"
-                             f" {', '.join(VARIANTS)})")
-        return functools.partial(our_search(name), variant=variant)
+    suffix ``:VARIANT`` passes ``variant=VARIANT`` (``search:own``, ``search:multiple``)
+    and ``:c=X`` the exploration constant (``search:own:c=0.3``)."""
+    name, *options = name.split(":")
+    settings: dict[str, Any] = {}
+    for option in options:
+        if option.startswith("c="):
+            try:
+                settings["exploration"] = float(option[2:])
+            except ValueError:
+                raise ValueError(f"--ours {name}:{option}: c must be a number") from None
+            if not 0 <= settings["exploration"] <= 100:
+                raise ValueError(f"--ours {name}:{option}: c must be from 0 to 100")
+        elif option in VARIANTS:
+            settings["variant"] = option
+        else:
+            raise ValueError(f"--ours {name}:{option}: no search {option!r} (searches:"
+                             f" {', '.join(VARIANTS)}; or c=X)")
+    if settings:
+        return functools.partial(our_search(name), **settings)
     module, _, function = name.rpartition(".")
     module = module or "ismcts"
     try:

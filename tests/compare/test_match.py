@@ -8,6 +8,8 @@ import sys
 
 import pyspiel  # noqa: F401 (errors, rather than skips, without the extra)
 
+from p2pcards.compare.match import our_search
+
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "p2pcards.compare.match", *args],
@@ -57,3 +59,16 @@ def test_our_side_can_be_a_variant_of_the_search() -> None:
     assert "ours (search:own) vs OpenSpiel" in done.stdout
     refused = run("spades", "--think", "0.005", "--deals", "1", "--ours", "search:bogus")
     assert refused.returncode == 2 and "no search 'bogus'" in refused.stderr
+    for bad, reason in (("search:c=x", "c must be a number"),
+                        ("search:own:c=500", "c must be from 0 to 100")):
+        refused = run("spades", "--think", "0.005", "--deals", "1", "--ours", bad)
+        assert refused.returncode == 2 and reason in refused.stderr, refused.stderr
+
+
+def test_our_side_can_carry_its_exploration_constant() -> None:
+    chosen = our_search("search:own:c=0.3")
+    assert chosen.keywords == {"variant": "own", "exploration": 0.3}  # type: ignore[attr-defined]
+    done = run("spades", "--think", "0.005", "--deals", "1", "--seed", "3",
+               "--ours", "search:c=0.2")
+    assert done.returncode == 0, done.stderr
+    assert "ours (search:c=0.2) vs OpenSpiel" in done.stdout
