@@ -117,7 +117,10 @@ class ProvedDeck:
         self.opened: dict[int, int] = {}
         """Slot in play -> card, for the slots this party has opened."""
         self.holder: dict[int, int] = {}
-        """Slot -> who holds it as far as this party knows (as in today's deck)."""
+        """Slot -> who holds it as far as this party knows: the party shares of it
+        were last sent to (PUBLIC: shown), this party once it opened a slot dealt to
+        it, the re-mixer of a re-mixed slot, or what :meth:`assign` says.  Shares
+        travel in the record, so an observer replaying it knows the same."""
         self.remixes: dict[int, int] = {}
         """Party -> re-mixes it made this deal."""
 
@@ -402,8 +405,7 @@ class ProvedDeck:
         elif isinstance(message, Shares):
             for slot, share in zip(message.slots, message.shares, strict=True):
                 self.shares.setdefault(slot, {})[message.party] = share
-                if message.party == self.me:
-                    self.holder[slot] = PUBLIC if message.to is None else message.to
+                self.holder[slot] = PUBLIC if message.to is None else message.to
         elif isinstance(message, Shuffle):
             round_ = self.rounds[-1]
             round_.shuffles.append(message)

@@ -230,7 +230,8 @@ class _Reader:
         try:
             proof = decode_shuffle_proof(data, size)
         except EncodingError as error:
-            raise EncodingError(f"{self.what}.{error.field}", error.reason) from None
+            raise EncodingError(f"{self.what}.proof{error.field.removeprefix('shuffle proof')}",
+                                error.reason) from None
         return deck, proof
 
     def end(self) -> None:

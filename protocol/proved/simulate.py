@@ -28,79 +28,85 @@ from .messages import Message
 Tamper = Callable[[Message], Message]
 
 
-def seat(context: DeckContext, sources: Sequence[SecretSource]) -> list[ProvedDeck]:
-    return [ProvedDeck(context, party, sources[party]) for party in range(context.parties)]
+class Table:
+    """Every party's deck, and the record: every message sent, as bytes, in order
+    (what :func:`~p2pcards.protocol.proved.deck.verify_deal` re-checks)."""
+
+    def __init__(self, context: DeckContext, sources: Sequence[SecretSource]):
+        self.context = context
+        self.decks = [ProvedDeck(context, party, sources[party])
+                      for party in range(context.parties)]
+        self.record: list[bytes] = []
+
+    def send(self, sender: int, message: Message, *, to: Sequence[int] | None = None,
+             defer: bool = False) -> None:
+        """``message`` as bytes to every party but the sender (``to``: those only)."""
+        data = message.encode()
+        self.record.append(data)
+        for deck in self.decks:
+            if deck.me != sender and (to is None or deck.me in to):
+                deck.receive(data, defer=defer)
+
+    def run_round(self, tamper: Tamper | None = None, *, defer: bool = False) -> None:
+        """Every step due, key shares included, each broadcast in turn (``defer``: the
+        receivers take shuffles now and check their proofs when
+        :meth:`ProvedDeck.check_pending` is called)."""
+        while (due := self.decks[0].expected()) is not None:
+            _, party = due
+            self.send(party, self.decks[party].step(tamper), defer=defer)
+
+    def reshuffle(self, slots: Sequence[int], tamper: Tamper | None = None) -> list[int]:
+        """A reshuffle of ``slots`` by every party in turn; returns the new slots."""
+        for deck in self.decks:
+            deck.begin_reshuffle(slots)
+        first = len(self.decks[0].points)
+        self.run_round(tamper)
+        return list(range(first, len(self.decks[0].points)))
+
+    def deal(self, slots: Sequence[int], to: int | None, tamper: Tamper | None = None
+             ) -> None:
+        """Every party but ``to`` releases its shares of ``slots`` to ``to`` (None:
+        every party, to everyone); ``to`` (or everyone) opens them; every party
+        records who holds them."""
+        for deck in self.decks:
+            if deck.me == to:
+                continue
+            message: Message = deck.release(slots, to)
+            if tamper is not None:
+                message = tamper(message)
+            self.send(deck.me, message, to=None if to is None else [to])
+        for deck in self.decks:
+            if to is None or deck.me == to:
+                for slot in slots:
+                    deck.open(slot)
+        if to is not None:
+            for deck in self.decks:
+                for slot in slots:
+                    deck.assign(slot, to)
+
+    def remix(self, holder: int, slots: Sequence[int]) -> list[int]:
+        """``holder`` re-mixes ``slots``; returns the new slots."""
+        first = len(self.decks[holder].points)
+        self.send(holder, self.decks[holder].remix(slots))
+        return list(range(first, len(self.decks[holder].points)))
 
 
-def broadcast(decks: Sequence[ProvedDeck], sender: int, message: Message, *,
-              to: Sequence[int] | None = None, defer: bool = False) -> None:
-    """``message`` as bytes to every party but the sender (``to``: those only)."""
-    data = message.encode()
-    for deck in decks:
-        if deck.me != sender and (to is None or deck.me in to):
-            deck.receive(data, defer=defer)
+def seated(context: DeckContext, seed: str) -> Table:
+    """A table whose parties draw from seeded sources (tests and the measure)."""
+    return Table(context, [SeededSource(f"{seed}:{p}") for p in range(context.parties)])
 
 
-def run_round(decks: Sequence[ProvedDeck], tamper: Tamper | None = None, *,
-              defer: bool = False) -> None:
-    """Every step due, key shares included, each broadcast in turn (``defer``: the
-    receivers take shuffles now and check their proofs when :meth:`check_pending`
-    is called)."""
-    while (due := decks[0].expected()) is not None:
-        _, party = due
-        broadcast(decks, party, decks[party].step(tamper), defer=defer)
-
-
-def reshuffle(decks: Sequence[ProvedDeck], slots: Sequence[int],
-              tamper: Tamper | None = None) -> list[int]:
-    """A reshuffle of ``slots`` by every party in turn; returns the new slots."""
-    for deck in decks:
-        deck.begin_reshuffle(slots)
-    first = len(decks[0].points)
-    run_round(decks, tamper)
-    return list(range(first, len(decks[0].points)))
-
-
-def deal(decks: Sequence[ProvedDeck], slots: Sequence[int], to: int | None,
-         tamper: Tamper | None = None) -> None:
-    """Every party but ``to`` releases its shares of ``slots`` to ``to`` (None: every
-    party, to everyone); ``to`` (or everyone) opens them; every party records who
-    holds them."""
-    for deck in decks:
-        if deck.me == to:
-            continue
-        message: Message = deck.release(slots, to)
-        if tamper is not None:
-            message = tamper(message)
-        broadcast(decks, deck.me, message, to=None if to is None else [to])
-    for deck in decks:
-        if to is None or deck.me == to:
-            for slot in slots:
-                deck.open(slot)
-    if to is not None:
-        for deck in decks:
-            for slot in slots:
-                deck.assign(slot, to)
-
-
-def remix(decks: Sequence[ProvedDeck], holder: int, slots: Sequence[int]) -> list[int]:
-    """``holder`` re-mixes ``slots``; returns the new slots."""
-    first = len(decks[holder].points)
-    broadcast(decks, holder, decks[holder].remix(slots))
-    return list(range(first, len(decks[holder].points)))
-
-
-def whole_deal(context: DeckContext, seed: str = "proved-simulate") -> list[ProvedDeck]:
+def whole_deal(context: DeckContext, seed: str = "proved-simulate") -> Table:
     """A deal as the measure plays it: keys, the shuffle round, then every slot but
     the last ``parties`` dealt round the table (slot ``s`` to seat ``s mod parties``)
     and those shown to everyone."""
-    decks = seat(context, [SeededSource(f"{seed}:{p}") for p in range(context.parties)])
-    run_round(decks)
+    table = seated(context, seed)
+    table.run_round()
     shown = context.size - context.parties
-    for seat_ in range(context.parties):
-        deal(decks, [s for s in range(shown) if s % context.parties == seat_], seat_)
-    deal(decks, list(range(shown, context.size)), None)
-    return decks
+    for seat in range(context.parties):
+        table.deal([s for s in range(shown) if s % context.parties == seat], seat)
+    table.deal(list(range(shown, context.size)), None)
+    return table
 
 
 class _Meter:
