@@ -105,6 +105,9 @@ class ProvedDeck:
         """Every message this party took, its own included, in order (the record)."""
         self.points: list[Ciphertext] = []
         """Slot -> its ciphertext."""
+        self.lockers: list[tuple[int, ...]] = []
+        """Slot -> the parties whose shares open it: every party, always (the joint
+        key); kept so that the table asks for shares as it asks today's deck for keys."""
         self.origin: list[int] = []
         """Slot -> the position in :attr:`log` of the message that completed it."""
         self.retired: set[int] = set()
@@ -343,10 +346,11 @@ class ProvedDeck:
             raise Refused(party, SHUFFLE, "a shuffle of other slots than the round's")
         now = self._deck_now(round_)
         if message.prior != deck_digest(self.context, round_.number, now):
-            earlier = round_.shuffles[-1].party if round_.shuffles else None
+            earlier = (f"party {round_.shuffles[-1].party}" if round_.shuffles
+                       else "the sender of a key share" if round_.number == 0
+                       else "the sender of an earlier step")
             raise Refused(None, SHUFFLE, f"party {party} computed its shuffle from another deck"
-                          f" than this party holds: party {party} or"
-                          f" {'a key share' if earlier is None else f'party {earlier}'} sent"
+                          f" than this party holds: party {party} or {earlier} sent"
                           " different versions of a step (their signed messages decide)")
         if len(message.deck) != len(now):
             raise Refused(party, SHUFFLE, f"a deck of {len(message.deck)} ciphertexts, not"
@@ -381,6 +385,8 @@ class ProvedDeck:
         party = message.party
         if self.key is None:
             raise EarlyMessage(f"party {party}'s shares came before every key share")
+        if message.to is not None and message.to >= self.context.parties:
+            raise Refused(party, SHARE, f"shares for party {message.to}, not at this table")
         for slot, share, proof in zip(message.slots, message.shares, message.proofs,
                                       strict=True):
             if slot >= len(self.points) and self.expected() is not None:
@@ -423,6 +429,7 @@ class ProvedDeck:
 
     def _append(self, deck: Sequence[Ciphertext]) -> None:
         self.points.extend(deck)
+        self.lockers.extend([tuple(range(self.context.parties))] * len(deck))
         self.origin.extend([len(self.log) - 1] * len(deck))
 
     def _retire(self, slot: int) -> None:
