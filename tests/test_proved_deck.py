@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
+from p2pcards.protocol.constants import OBSERVER
 from p2pcards.protocol.errors import EarlyMessage, LocalProtocolError
 from p2pcards.protocol.proved import deck as deck_module
 from p2pcards.protocol.proved.deck import ProvedDeck, Refused, verify_deal
@@ -484,7 +485,7 @@ def test_every_message_survives_its_bytes_and_malformed_bytes_name_the_field() -
     cases = {
         b"": "message: empty",
         b"\x09": "message: unknown kind 09",
-        key[:-1]: "key share.proof.s: the message ends",
+        key[:-1]: "key share.proof.s: the message ends after 99 bytes",
         key + b"\x00": "key share: 1 bytes after the end",
         key[:1] + b"\x07" + key[2:]: "key share.party: no seat 7",
         key[:2] + b"\x05" + key[3:]: "key share.public: a point begins with 02 or 03",
@@ -502,3 +503,30 @@ def test_every_message_survives_its_bytes_and_malformed_bytes_name_the_field() -
             decode_message(data)
     with pytest.raises(Refused, match="in this party's own name"):
         table.decks[0].receive(next(d for d in table.record if d[0] == 1 and d[1] == 0))
+
+
+def test_nothing_a_peer_sends_raises_anything_but_a_refusal() -> None:
+    """Seeded bit flips and cuts in every message of a deal, each delivered to an
+    observer that has taken everything before it: refused by the decoder
+    (EncodingError) or by the deck (Refused), never anything else, and its state
+    unchanged."""
+    table = whole_deal(context(2, 4), seed="flips")
+    rng = SeededSource("flips")
+    for index, data in enumerate(table.record):
+        for _ in range(4):
+            receiver = ProvedDeck(table.context, OBSERVER)
+            for earlier in table.record[:index]:
+                receiver.receive(earlier)
+            log = len(receiver.log)
+            mutated = bytearray(data)
+            if rng.randbelow(4) == 0:
+                mutated = mutated[:rng.randbelow(len(mutated))]
+            else:
+                at = rng.randbelow(len(mutated) - 1) + 1  # the kind byte is tried above
+                mutated[at] ^= 1 << rng.randbelow(8)
+            try:
+                receiver.receive(bytes(mutated))
+            except (EncodingError, Refused):
+                assert len(receiver.log) == log
+            else:  # a flip the message does not depend on cannot exist: every byte counts
+                raise AssertionError(f"message {index} taken changed")

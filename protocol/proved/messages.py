@@ -185,7 +185,7 @@ class _Reader:
     def __init__(self, data: bytes, what: str):
         self.data = data
         self.what = what
-        self.at = 0
+        self.at = 1  # after the kind
 
     def take(self, n: int, field: str) -> bytes:
         if self.at + n > len(self.data):
@@ -304,7 +304,7 @@ def decode_message(data: bytes) -> Message:
     if data[0] not in _DECODERS:
         raise EncodingError("message", f"unknown kind {data[0]:02x}")
     what, decoder = _DECODERS[data[0]]
-    read = _Reader(bytes(data[1:]), what)
+    read = _Reader(bytes(data), what)
     message = decoder(read)
     read.end()
     return message
