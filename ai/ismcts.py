@@ -63,13 +63,14 @@ class SearchResult:
         return self.visits.get(self.action, 0) / total if total else 0.0
 
 
-VARIANTS = ("single", "multiple", "own")
+VARIANTS = ("single", "multiple", "own", "backoff")
 """How the search models the players (docs/bots.md): ``single``, one tree keyed on the
 searching player's information (every other player's move chosen from it, as if
 they played blind); ``multiple``, one tree per player, each keyed on what its
 player observes (:mod:`.observers`); ``own``, the searcher's tree with each other
 player's move chosen by statistics keyed on that player's own information in
-the sampled world (``information_key``)."""
+the sampled world (``information_key``); ``backoff``, as ``own`` where the search
+has met that information often enough, else as ``single``."""
 
 
 class Tree(Protocol):
@@ -115,7 +116,8 @@ def make_tree(variant: str, seat: int, *, root: Node | None = None,
         raise ValueError("only the single-observer search continues a tree")
     if variant == "multiple":
         return MultipleObserver(seat, exploration=exploration, only=only, policy=policy)
-    return OwnInformation(seat, exploration=exploration, only=only, policy=policy)
+    return OwnInformation(seat, exploration=exploration, only=only, policy=policy,
+                          backoff=variant == "backoff")
 
 
 def search(  # noqa: PLR0913  (the search's settings, every one keyword-only)

@@ -3,7 +3,7 @@
 The single-observer search (:mod:`.ismcts`) chooses every player's move from
 one tree keyed on what the *searching* player observes: another player's move
 is the same whatever cards it holds in the sampled world, as if it bid and
-played blind.  Two searches here give each player its own information:
+played blind.  The searches here give each player its own information:
 
 * :class:`MultipleObserver`, multiple-observer ISMCTS (Cowling, Powley &
   Whitehouse 2012): one tree per player, each keyed on what its player
@@ -16,10 +16,13 @@ played blind.  Two searches here give each player its own information:
 * :class:`OwnInformation`: the searcher's tree as in the single-observer
   search, but at another player's decision the statistics are kept per
   ``information_key(actor)`` of the sampled world (what the actor knows: its
-  cards and the public history), under the searcher's node.
+  cards and the public history), under the searcher's node.  With ``backoff``
+  those statistics are used only once the search has met that information more
+  often than the actor has moves; until then the actor chooses as in the
+  single-observer search (the searcher's node's statistics of its moves).
 
-In both, where another player's information is met for the first time its move
-is the policy's (``Policy.move``: the game's heuristic playing that player's
+In ``multiple`` and ``own``, where another player's information is met for the
+first time its move is the policy's (``Policy.move``: the game's heuristic playing that player's
 cards in the world) rather than a random expansion, and the iteration goes on:
 it ends when the *searcher's* tree gains a node, as in the single-observer
 search.  (With each player keyed on its own cards, another player's
@@ -34,6 +37,17 @@ import random
 
 from .protocol import Policy, SearchState
 from .tree import EXPLORATION, Node, finish, select
+
+
+class Stats(dict[int, "Stat"]):
+    """Another player's statistics at one of its information sets: move -> :class:`Stat`,
+    and how often the search met that information (``backoff``)."""
+
+    __slots__ = ("met",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.met = 0
 
 
 class Stat:
@@ -56,7 +70,7 @@ class InfoNode(Node):
 
     def __init__(self, actor: int):
         super().__init__(actor)
-        self.info: dict[int, dict[int, Stat]] | None = None
+        self.info: dict[int, Stats] | None = None
 
     def child(self, key: int, actor: int) -> InfoNode:
         node = self.children.get(key)
@@ -176,12 +190,14 @@ class OwnInformation:
     information in the sampled world (module docstring)."""
 
     def __init__(self, seat: int, *, exploration: float = EXPLORATION,
-                 only: list[int] | None = None, policy: Policy | None = None):
+                 only: list[int] | None = None, policy: Policy | None = None,
+                 backoff: bool = False):
         self.seat = seat
         self.root: InfoNode = InfoNode(-1)
         self.exploration = exploration
         self.only = only
         self.policy = policy
+        self.backoff = backoff
 
     def iterate(self, world: SearchState, rng: random.Random) -> None:
         seat, policy, exploration = self.seat, self.policy, self.exploration
@@ -223,6 +239,8 @@ class OwnInformation:
                 legal = _legal(world, seat, rng, policy)
                 if len(legal) == 1:
                     action = legal[0]
+                elif self.backoff:
+                    action = self._backoff(node, world, actor, legal=legal, rng=rng, path=path)
                 else:
                     action = self._other(node, world, actor, legal=legal, rng=rng, path=path)
             key = public(action, seat)
@@ -247,7 +265,7 @@ class OwnInformation:
         ikey = world.information_key(actor)
         stats = info.get(ikey)
         if stats is None:
-            stats = info[ikey] = {}
+            stats = info[ikey] = Stats()
             action = _first_move(world, legal, rng, self.policy)
         else:
             untried = [a for a in legal if a not in stats]
@@ -259,6 +277,55 @@ class OwnInformation:
                 action = untried[int(rng.random() * len(untried))]
             else:
                 action = select(stats, legal, self.exploration)
+        stat = stats.get(action)
+        if stat is None:
+            stat = stats[action] = Stat(actor)
+        path.append(stat)
+        return action
+
+    def _backoff(self, node: InfoNode, world: SearchState, actor: int, *, legal: list[int],
+                 rng: random.Random, path: list[Node | Stat]) -> int:
+        """Another player's move: by its statistics under its own information key once
+        the search has met that information more often than the player has moves, and
+        until then as the single observer chooses it (the searcher's node's statistics
+        of that player's moves, the same whatever it holds).  Both are backed up."""
+        info = node.info
+        if info is None:
+            info = node.info = {}
+        ikey = world.information_key(actor)
+        stats = info.get(ikey)
+        if stats is None:
+            stats = info[ikey] = Stats()
+        stats.met += 1
+        seat, public, children = self.seat, world.public_action, node.children
+        keys = [public(a, seat) for a in legal]
+        by_key: dict[int, list[int]] | None = None
+        if keys != legal:  # moves that look alike to the searcher: group them
+            by_key = {}
+            for k, a in zip(keys, legal, strict=True):
+                by_key.setdefault(k, []).append(a)
+            keys = list(by_key)
+        for k in keys:  # the single observer's availability, kept in every case
+            child = children.get(k)
+            if child is not None:
+                child.avail += 1
+        if stats.met > len(legal):  # known information: its own statistics
+            untried = [a for a in legal if a not in stats]
+            for a in legal:
+                stat = stats.get(a)
+                if stat is not None:
+                    stat.avail += 1
+            if untried:
+                action = untried[int(rng.random() * len(untried))]
+            else:
+                action = select(stats, legal, self.exploration)
+        else:  # new to the search: as the single observer
+            untried = [k for k in keys if k not in children]
+            if untried:
+                key = untried[int(rng.random() * len(untried))]
+            else:
+                key = select(children, keys, self.exploration)
+            action = key if by_key is None else _one_of(by_key[key], rng)
         stat = stats.get(action)
         if stat is None:
             stat = stats[action] = Stat(actor)

@@ -88,7 +88,7 @@ class RandomMoves:
 def test_only_the_searches_modelling_the_opponents_own_card_play_safe(seed):
     single = search(Guess(), random.Random(seed), iterations=2000, early_stop=False)
     assert single.action == RISKY  # seat 1 modelled as naming its bit blind
-    for variant in ("multiple", "own"):
+    for variant in ("multiple", "own", "backoff"):
         for policy in (None, RandomMoves()):
             result = search(Guess(), random.Random(seed), iterations=2000, early_stop=False,
                             variant=variant, policy=policy)
@@ -97,7 +97,7 @@ def test_only_the_searches_modelling_the_opponents_own_card_play_safe(seed):
             assert risky.reward / risky.visits < 0.3  # seat 1 names its own bit
 
 
-@pytest.mark.parametrize("variant", ["multiple", "own"])
+@pytest.mark.parametrize("variant", ["multiple", "own", "backoff"])
 def test_the_new_searches_find_the_winning_move_and_honour_the_budget(variant):
     for counters, winning in [(4, 1), (5, 2), (7, 1)]:
         result = search(Pile(counters, secret=None), random.Random(3), iterations=2000,
@@ -139,7 +139,7 @@ def test_the_new_searches_play_legal_moves_deterministically_in_every_game(
     view = full.view(seat)
     book = playbook(view)
     policy = HeuristicPolicy(book.heuristic, book.policy)
-    for variant in ("multiple", "own"):
+    for variant in ("multiple", "own", "backoff"):
         first = search(view, random.Random(5), iterations=400, early_stop=False,
                        variant=variant, policy=policy)
         again = search(view, random.Random(5), iterations=400, early_stop=False,
@@ -161,7 +161,7 @@ def test_root_parallel_runs_the_new_searches_with_the_same_seeds():
     book = playbook(view)
     policy = HeuristicPolicy(book.heuristic, book.policy)
     with RootParallel(2) as pool:
-        for variant in ("multiple", "own"):
+        for variant in ("multiple", "own", "backoff"):
             merged = pool.search(view, seed=11, iterations=120, early_stop=False,
                                  policy=policy, variant=variant, exploration=0.5)
             alone = [search(view, random.Random(s), iterations=120, early_stop=False,
@@ -215,7 +215,7 @@ def test_information_key_tells_points_of_the_deal_apart():
 
 
 def test_bot_names_and_the_exploration_constant():
-    assert set(VARIANTS) == {"single", "multiple", "own"}
+    assert set(VARIANTS) == {"single", "multiple", "own", "backoff"}
     mo = make_bot("ismcts-mo:c=0.5", iterations=10)
     own = make_bot("ismcts-own", iterations=10)
     today = make_bot("ismcts", iterations=10)

@@ -61,7 +61,8 @@ def bench_ai(seconds: float = 2.0, seed: int = 1) -> list[Record]:
     single = records[0].value  # the best of as many rounds, as for one process
     best = max(m.iterations / m.seconds for m in merged)
     records.append(Record(f"ai.ismcts.{name}.2proc_speedup", round(best / single, 2), "x"))
-    for bot, variant in (("ismcts-mo", "multiple"), ("ismcts-own", "own")):
+    for bot, variant in (("ismcts-mo", "multiple"), ("ismcts-own", "own"),
+                         ("ismcts-backoff", "backoff")):
         for name, view in positions.items():
             book = playbook(view)
             policy = HeuristicPolicy(book.heuristic, book.policy)

@@ -7,7 +7,9 @@ spending its whole budget on every search (no early stop), kept to measure
 ``ismcts`` against.  ``ismcts-mo`` and ``ismcts-own`` search like ``ismcts``
 but model every other player from its own information (multiple-observer
 trees, or statistics keyed on each player's information in the sampled
-world: :mod:`p2pcards.ai.observers`).  A searching bot's name may carry its
+world: :mod:`p2pcards.ai.observers`); ``ismcts-backoff`` keys them so once
+the search has met that information often enough, and chooses as ``ismcts``
+until then.  A searching bot's name may carry its
 exploration constant, ``ismcts-own:c=0.5`` (the arena's tuning).  Every bot
 decides from its own seat's view only.  The arena
 (:mod:`p2pcards.bots.arena`) plays them against each other.
@@ -20,9 +22,10 @@ from p2pcards.bots import heuristics  # noqa: F401  (registers the built-in play
 from p2pcards.bots.registry import Bot, Playbook, heuristic_bot, playbook, random_bot, register
 from p2pcards.bots.search import SEARCH_LIMIT, SearchBot
 
-BOT_NAMES = ("random", "heuristic", "ismcts", "pimc", "ismcts-full", "ismcts-mo", "ismcts-own")
+BOT_NAMES = ("random", "heuristic", "ismcts", "pimc", "ismcts-full", "ismcts-mo", "ismcts-own",
+             "ismcts-backoff")
 SEARCHING = {"ismcts": "single", "ismcts-full": "single", "ismcts-mo": "multiple",
-             "ismcts-own": "own", "pimc": "single"}
+             "ismcts-own": "own", "ismcts-backoff": "backoff", "pimc": "single"}
 """The searching bots, and how each models the other players (``ai.ismcts.VARIANTS``)."""
 
 

@@ -345,7 +345,8 @@ def _search_first(item: tuple[str, Tally]) -> tuple[int, str]:
     """The order of a difference: the stronger kind of bot first (the searches modelling
     each player, ismcts, pimc, heuristic, random; a bot with its own ``:c=`` after
     the same bot without)."""
-    order = ("ismcts-own", "ismcts-mo", "ismcts", "ismcts-full", "pimc", "heuristic", "random")
+    order = ("ismcts-backoff", "ismcts-own", "ismcts-mo", "ismcts", "ismcts-full", "pimc",
+             "heuristic", "random")
     name = item[0].partition(":")[0]
     return (order.index(name) if name in order else len(order), item[0])
 
