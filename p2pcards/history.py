@@ -62,6 +62,9 @@ class HandRecord:
     penalty: dict[str, Any] | None = None
     forfeit: dict[str, Any] | None = None
     players: list[str] | None = None
+    secret: list[int] | None = None
+    """The points of a deal whose cards stay secret (dealt by the proved deck: no
+    audit reveals them); its deck is then the blank deck and it has no actions."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"dealer": self.dealer, "deck": list(self.deck),
@@ -76,6 +79,8 @@ class HandRecord:
             out["forfeit"] = dict(self.forfeit)
         if self.players is not None:
             out["players"] = list(self.players)
+        if self.secret is not None:
+            out["secret"] = {"points": list(self.secret)}
         return out
 
 
@@ -125,7 +130,8 @@ def _expect_names(value: Any, where: str) -> list[str]:
     return list(value)
 
 
-_HAND_KEYS = {"dealer", "deck", "actions", "void", "reason", "penalty", "forfeit", "players"}
+_HAND_KEYS = {"dealer", "deck", "actions", "void", "reason", "penalty", "forfeit", "players",
+              "secret"}
 
 
 def loads(text: str) -> History:
@@ -261,12 +267,25 @@ def _hand_from_json(raw: Any, where: str, players: int, expected: list[int],
                     isinstance(p, int) and not isinstance(p, bool) for p in points):
                 raise _fail(f"{where}, forfeit points", f"expected {units} whole numbers")
         _expect_int(forfeit["seat"], f"{where}, forfeit seat", 0, players - 1)
-        if forfeit["reason"] not in ("silent", "refused audit", "equivocation"):
+        if forfeit["reason"] not in ("silent", "refused audit", "equivocation", "refused step"):
             raise _fail(f"{where}, forfeit reason",
-                        'expected "silent", "refused audit" or "equivocation"')
+                        'expected "silent", "refused audit", "equivocation" or'
+                        ' "refused step"')
         record.forfeit = dict(forfeit)
-    if sum(x is not None for x in (record.penalty, record.forfeit)) + record.void > 1:
-        raise _fail(where, "a deal ends by at most one of penalty, forfeit and void")
+    if "secret" in raw:
+        secret = raw["secret"]
+        units = game.unit_count(players)
+        if not isinstance(secret, dict) or set(secret) != {"points"} \
+                or not isinstance(secret["points"], list) or len(secret["points"]) != units \
+                or not all(isinstance(p, int) and not isinstance(p, bool)
+                           for p in secret["points"]):
+            raise _fail(f"{where}, secret", f'expected {{"points": [{units} whole numbers]}}')
+        if actions:
+            raise _fail(f"{where}, secret", "a deal whose cards stay secret has no actions")
+        record.secret = list(secret["points"])
+    if sum(x is not None for x in (record.penalty, record.forfeit, record.secret)) \
+            + record.void > 1:
+        raise _fail(where, "a deal ends by at most one of penalty, forfeit, void and secret")
     return record
 
 
@@ -329,6 +348,16 @@ def replay(history: History) -> ReplayResult:
             results.append(HandResult(None, {"void": True, "reason": record.reason
                                              or rules_void}, state, "void deal"))
             expected_dealer = game.next_dealer(record.dealer, players, True)
+            continue
+        if record.secret is not None:  # (cards secret: scored as the table signed)
+            points = list(record.secret)
+            for unit, pts in enumerate(points):
+                totals[unit] += pts
+            deals += 1
+            results.append(HandResult(points, {"secret": True}, None,
+                                      "its cards stay secret (the proved deck)"))
+            winner = game.winner(totals, deals, options)
+            expected_dealer = game.next_dealer(record.dealer, players, False)
             continue
         if rules_void is not None:
             raise ReplayError(k, None, None, None,

@@ -131,6 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the bot in every seat (default heuristic)")
     table_p.add_argument("--transcript", metavar="FILE",
                          help="write seat 0's transcript (for p2pcards verify)")
+    table_p.add_argument("--deck", default="lock", choices=("lock", "proved"),
+                         help="the deck: lock (today's, audited after every deal; the "
+                         "default) or proved (every step proved and checked on arrival, no "
+                         "audit: docs/proved-deck.md)")
     table_p.set_defaults(func=cmd_table)
 
     verify_p = sub.add_parser(
@@ -297,7 +301,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     if unwritable:
         print(f"p2pcards: {unwritable}", file=sys.stderr)
         return outputs.EXIT_OUTPUT
-    table = MemoryTable(args.game, players, args.seed, [bot] * players)
+    table = MemoryTable(args.game, players, args.seed, [bot] * players, deck=args.deck)
     table.play()
     seat = table.sessions[0]
     for event in seat.events:

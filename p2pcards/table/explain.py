@@ -20,8 +20,10 @@ from p2pcards.games.cards import Notation, bits
 from p2pcards.games.core import CHANCE
 from p2pcards.protocol.deck import Round
 from p2pcards.protocol.messages import Locked, Remixed, Shuffled, Unlocked
+from p2pcards.protocol.proved.deck import ProvedDeck
+from p2pcards.protocol.proved.messages import KeyShare, Remix, Shares
 from p2pcards.table.codec import Envelope, a_or_an
-from p2pcards.table.kinds import Kind, printable
+from p2pcards.table.kinds import Act, Kind, printable
 from p2pcards.table.state import EVERYONE, DealRun
 from p2pcards.table.verify import DealReport, Report
 
@@ -104,6 +106,8 @@ def _deal(report: Report, run: DealRun, deal: DealReport | None) -> list[str]:
 def _deck(run: DealRun, names: list[str]) -> list[str]:
     """Each round of the deck pass by pass (whose, and the deck its ``prior`` names),
     and each re-mix."""
+    if isinstance(run.deck, ProvedDeck):
+        return _proved_deck(run.deck, names)
     lines = []
     for entry in run.deck.log:
         if isinstance(entry, Remixed):
@@ -129,11 +133,38 @@ def _deck(run: DealRun, names: list[str]) -> list[str]:
     return lines
 
 
+def _proved_deck(deck: ProvedDeck, names: list[str]) -> list[str]:
+    """The proved deck's key shares, shuffle rounds and re-mixes, each proof checked on
+    arrival (docs/proved-deck.md)."""
+    keys = [m for m in deck.log if isinstance(m, KeyShare)]
+    lines = [f"  proved deck: {_n(len(keys), 'key share')} from"
+             f" {_who(sorted(k.party for k in keys), names)}, each with its proof of"
+             " knowledge checked on arrival"]
+    for round_ in deck.rounds:
+        what = f"the {deck.context.size} card points" if round_.inputs is None else \
+            f"a reshuffle of {len(round_.inputs)} slots"
+        lines.append(f"  deck round {round_.number} ({what}): {len(round_.shuffles)} of"
+                     f" {deck.context.parties} shuffles, each with its proof of a shuffle"
+                     " checked on arrival: "
+                     + ", ".join(names[m.party] for m in round_.shuffles))
+    lines.extend(f"  re-mix by {names[m.party]} of the {len(m.slots)} cards it holds, its"
+                 " proof of a shuffle checked on arrival"
+                 for m in deck.log if isinstance(m, Remix))
+    return lines
+
+
 def _due(round_: Round, parties: int) -> int:
     return len(round_.passes()) * parties
 
 
 def _keys(run: DealRun, kinds: Counter[str]) -> list[str]:
+    if isinstance(run.deck, ProvedDeck):
+        sets = [m for m in run.deck.log if isinstance(m, Shares)]
+        shown = sum(len(m.slots) for m in sets if m.to is None)
+        dealt = sum(len(m.slots) for m in sets if m.to is not None)
+        return [f"  decryption shares: {_n(kinds[Kind.PROVED_SHARES], 'pshares message')}"
+                f" and {_n(kinds[Kind.PROVED_ACT], 'move')}: {dealt} to one seat, {shown} to"
+                " everyone, each with its proof checked on arrival"] if sets else []
     public = sum(len(message.public) for _, _, message in run.key_steps)
     sealed = sum(len(slots) for _, step, _ in run.key_steps
                  for recipient, slots in step.grants if recipient is not EVERYONE)
@@ -165,9 +196,13 @@ def _play(run: DealRun, names: list[str], kinds: Counter[str]) -> list[str]:
         who = ", ".join(f"{names[s]} {by[s]}" for s in sorted(by) if s != CHANCE)
         chance = f", chance {by[CHANCE]}" if by[CHANCE] else ""
         shown = sum(len(act.shown) for _, act in run.acts)
-        keys = sum(len(keys) for _, act in run.acts for _, keys in act.shown)
+        keys = sum(len(keys) for _, act in run.acts if isinstance(act, Act)
+                   for _, keys in act.shown)
         cards = f"; {_n(shown, 'card')} shown, each opened with every key of its slot" \
             f" ({_n(keys, 'key')}, each checked against its commitment)" if shown else ""
+        if shown and isinstance(run.deck, ProvedDeck):
+            cards = f"; {_n(shown, 'card')} shown, each opened with every seat's share of its" \
+                " slot"
         lines.append(f"  moves: {len(run.acts)} ({who}{chance}), each checked on arrival"
                      f" against what every seat sees: its turn, and its text by the rules{cards}")
     if kinds[Kind.VOID]:
@@ -182,6 +217,9 @@ def _play(run: DealRun, names: list[str], kinds: Counter[str]) -> list[str]:
 
 
 def _audit(run: DealRun, names: list[str], players: int) -> list[str]:
+    if isinstance(run.deck, ProvedDeck):
+        return ["  audit: none; the proved deck checked every step on arrival and reveals"
+                " no secret, so the cards never shown stay secret"]
     outcome = run.outcome
     record = outcome.record if outcome is not None else None
     revealed = f"secrets revealed by {_who(sorted(run.audits), names) or 'no seat'}" \

@@ -17,8 +17,13 @@ from typing import TYPE_CHECKING, Any
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.games.core import SPECTATOR, ActionSyntaxError, IllegalAction
+from p2pcards.protocol.constants import PUBLIC
+from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.errors import EarlyMessage, RemoteProtocolError
 from p2pcards.protocol.messages import KeyRelease, Locked, Remixed, Shuffled, Unlocked
+from p2pcards.protocol.proved.deck import ProvedDeck
+from p2pcards.protocol.proved.deck import Refused as DeckRefused
+from p2pcards.protocol.proved.messages import KeyShare, Remix, Shares, Shuffle
 from p2pcards.protocol.randomness import Commit, Reveal
 from p2pcards.table.codec import Envelope, public_bytes, usable_seal_key
 from p2pcards.table.dealing import apply_both, seen_before
@@ -35,12 +40,14 @@ from p2pcards.table.kinds import (
     Keys,
     Kind,
     Opened,
+    ProvedAct,
+    ProvedShares,
     Seats,
     Sign,
     Silent,
     Void,
 )
-from p2pcards.table.state import EVERYONE, SHOWN, DealRun, Event, Refused, Step
+from p2pcards.table.state import EVERYONE, SHOWN, DealRun, Event, Proven, Refused, Step
 
 if TYPE_CHECKING:
     from p2pcards.table.phases import PhaseMachine
@@ -89,21 +96,81 @@ def on_deck(m: PhaseMachine, env: Envelope, message: Unlocked | Shuffled | Locke
             step: Step) -> None:
     """A pass of the deck (unlock, shuffle, lock) or a re-mix."""
     run = _deal(m)
+    deck = _lock(run)
     if env.sender != m.me:
         if isinstance(message, Remixed) and message.slots != step.slots:
             raise Refused("remix", "a re-mix of other slots than the cards it holds")
         try:
-            run.deck.receive(message)
+            deck.receive(message)
         except (RemoteProtocolError, EarlyMessage) as error:
             raise Refused(f"deck {env.kind}", str(error)) from None
     if isinstance(message, Remixed):
         run.ledger.remixed(env.sender, message)
 
 
+def _lock(run: DealRun) -> Deck:
+    if not isinstance(run.deck, Deck):
+        raise Refused("deck", "a message of today's deck at a table of the proved deck")
+    return run.deck
+
+
+def _proved(run: DealRun) -> ProvedDeck:
+    if not isinstance(run.deck, ProvedDeck):
+        raise Refused("deck", "a message of the proved deck at a table of today's deck")
+    return run.deck
+
+
+def _take(deck: ProvedDeck, env: Envelope, message: KeyShare | Shuffle | Remix | Shares
+          ) -> None:
+    """Another seat's message into the proved deck; a refusal is a proven cheat (the
+    signed message is the proof: docs/protocol.md, "A refused step")."""
+    try:
+        deck.receive(message)
+    except DeckRefused as error:
+        raise Proven(f"deck {error.step}", f"{error.step}: {error.reason}") from None
+    except EarlyMessage as error:  # (the transcript orders them: never at the table)
+        raise Refused(f"deck {env.kind}", str(error)) from None
+
+
+def on_proved_deck(m: PhaseMachine, env: Envelope, message: KeyShare | Shuffle | Remix,
+                   step: Step) -> None:
+    """A key share, a proved shuffle or a proved re-mix: checked by the proved deck."""
+    run = _deal(m)
+    deck = _proved(run)
+    if env.sender != m.me:
+        if isinstance(message, Remix) and message.slots != step.slots:
+            raise Refused("remix", "a re-mix of other slots than the cards it holds")
+        _take(deck, env, message)
+    if isinstance(message, Remix):
+        m.queue(run.ledger.remixed(env.sender, message))
+
+
+def on_proved_shares(m: PhaseMachine, env: Envelope, message: ProvedShares,
+                     step: Step) -> None:
+    """The proved deck's shares of a deal step: one set per recipient, exactly as the
+    step grants them, each share's proof checked (a bad one is a proven cheat)."""
+    run = _deal(m)
+    deck = _proved(run)
+    grants = [(None if r is EVERYONE else r, slots) for r, slots in step.grants]
+    sent = [(s.to, s.slots) for s in message.shares]
+    if sent != grants:
+        raise Refused("keys", f"shares of {sent}, not of the step's grants {grants}")
+    if env.sender != m.me:
+        for shares in message.shares:
+            _take(deck, env, shares)
+    for recipient, slots in step.grants:
+        for slot in slots:
+            if recipient is EVERYONE:
+                run.ledger.knows[slot] = set(range(m.players))
+                if deck.can_open(slot):
+                    m.show(run, slot)
+
+
 def on_keys(m: PhaseMachine, env: Envelope, message: Keys, step: Step) -> None:
     """A key release: the public keys and, sealed, the keys for each recipient, exactly
     as the step grants them."""
     run = _deal(m)
+    deck = _lock(run)
     sender = env.sender
     grants = dict(step.grants)
     private = {r for r in grants if r is not EVERYONE}
@@ -113,7 +180,7 @@ def on_keys(m: PhaseMachine, env: Envelope, message: Keys, step: Step) -> None:
     if [s for s, _ in message.public] != list(grants.get(EVERYONE, ())):
         raise Refused("keys", "public keys of other slots than the step shows")
     for slot, key in message.public:
-        if not run.deck.key_matches(sender, slot, key):
+        if not deck.key_matches(sender, slot, key):
             raise Refused("key", f"the key of slot {slot} does not match its commitment")
     releases = [KeyRelease(party=sender, slot=s, key=k) for s, k in message.public]
     mine = dict(message.sealed).get(m.me)
@@ -126,7 +193,7 @@ def on_keys(m: PhaseMachine, env: Envelope, message: Keys, step: Step) -> None:
     run.key_steps.append((sender, step, message))
     if sender != m.me:
         for release in releases:
-            run.deck.receive(release)
+            deck.receive(release)
     for recipient, slots in grants.items():
         for slot in slots:
             if recipient is EVERYONE:
@@ -144,7 +211,7 @@ def _unseal_keys(m: PhaseMachine, run: DealRun, sender: int, sealed: bytes,
                                  table=m.table, deal=run.index, sender=sender,
                                  recipient=m.me, slots=slots)
     for slot, key in pairs:
-        if not run.deck.key_matches(sender, slot, key):
+        if not _lock(run).key_matches(sender, slot, key):
             return (), f"the key of slot {slot} sent to seat {m.me} does not match" \
                        " its commitment"
     return pairs, problem
@@ -196,7 +263,51 @@ def on_consent(m: PhaseMachine, env: Envelope, message: Consent, step: Step) -> 
     m.events.append(Event("void", f"every seat consents to void the deal ({run.consented})"))
 
 
-def on_act(m: PhaseMachine, env: Envelope, message: Act, step: Step) -> None:
+def _shown(message: Act | ProvedAct) -> tuple[tuple[int, tuple[tuple[int, int], ...]], ...]:
+    """(slot, keys) of each card a move shows (no keys at a proved table: shares)."""
+    if isinstance(message, ProvedAct):
+        return tuple((slot, ()) for slot in message.shown)
+    return message.shown
+
+
+def _check_proved_shown(m: PhaseMachine, run: DealRun, env: Envelope, message: ProvedAct,
+                        cards: list[int]) -> set[int]:
+    """Every card the move shows comes from a slot its mover holds, and the mover's
+    shares (checked: a bad one is a proven cheat) open it, with the other seats'
+    shares in the transcript, to the card the move names (another card: a proven
+    cheat, the signed move and the shares prove it).  Nothing is changed before a
+    :class:`Refused` that is not a proven cheat; a proven cheat ends the deal."""
+    deck = _proved(run)
+    sender = env.sender
+    if len(message.shown) != len(cards):
+        raise Refused("slots", f"the move shows {len(cards)} card(s), the message"
+                               f" {len(message.shown)} slot(s)")
+    for slot in message.shown:
+        if run.ledger.place.get(slot) != sender or not deck.in_play(slot):
+            raise Refused("not-held", f"slot {slot} is not a card seat {sender} holds")
+    need = {s for s in message.shown if deck.holder.get(s) != PUBLIC}
+    given = set() if message.shares is None else set(message.shares.slots)
+    if given != need and sender != m.me:  # (this seat's own shares are in its deck)
+        raise Refused("keys", f"the mover's shares of slots {sorted(given)}, not of the"
+                              f" slots not yet shown {sorted(need)}")
+    if sender != m.me and message.shares is not None:
+        _take(deck, env, message.shares)
+    name = m.game.notation.name
+    opened = []
+    for slot in message.shown:
+        if not deck.can_open(slot):
+            raise Proven("keys", f"slot {slot} shown without every seat's share")
+        try:
+            opened.append(run.ids[deck.open(slot)])
+        except DeckRefused as error:
+            raise Proven(f"deck {error.step}", f"{error.step}: {error.reason}") from None
+    if sorted(opened) != sorted(cards):
+        raise Proven("not-held", f"showed {' '.join(name(c) for c in opened)} as"
+                                 f" {' '.join(name(c) for c in cards)}")
+    return set()
+
+
+def on_act(m: PhaseMachine, env: Envelope, message: Act | ProvedAct, step: Step) -> None:
     """A move: checked against what everyone knows (the public view), so that every
     honest seat takes or refuses it alike; then applied to this seat's own view,
     unless its own cards prove the move false (then it raises the alarm on its turn)."""
@@ -222,7 +333,10 @@ def on_act(m: PhaseMachine, env: Envelope, message: Act, step: Step) -> None:
     for slot in message.slots:
         if ledger.place.get(slot) != sender or slot in run.deck.retired:
             raise Refused("not-held", f"slot {slot} is not a card seat {sender} holds")
-    doubles = _check_shown(m, run, sender, message, public.shown_cards(code))
+    if isinstance(message, ProvedAct):
+        doubles = _check_proved_shown(m, run, env, message, public.shown_cards(code))
+    else:
+        doubles = _check_shown(m, run, sender, message, public.shown_cards(code))
     private = run.own_code if sender == m.me else code
     own = run.view
     if sender != m.me and own is not None and own is not public and not run.suspect:
@@ -238,13 +352,16 @@ def on_act(m: PhaseMachine, env: Envelope, message: Act, step: Step) -> None:
     seen_code = code if run.suspect or run.view is None else private
     apply_both(run, code, private, m.keep_states)
     run.acts.append((sender, message))
-    for slot, keys in message.shown:
+    for slot, keys in _shown(message):
         ledger.place[slot] = SHOWN
         ledger.knows[slot] = set(range(m.players))
-        if sender != m.me:
+        if isinstance(message, ProvedAct):
+            run.deck.open(slot)
+        elif sender != m.me:
+            deck = _lock(run)
             for party, key in keys:
-                if party != m.me and party not in run.deck.keys.get(slot, {}):
-                    run.deck.receive(KeyRelease(party=party, slot=slot, key=key))
+                if party != m.me and party not in deck.keys.get(slot, {}):
+                    deck.receive(KeyRelease(party=party, slot=slot, key=key))
             if slot not in doubles:
                 run.deck.open(slot)
     ledger.reconcile(public)
@@ -261,24 +378,25 @@ def _check_shown(m: PhaseMachine, run: DealRun, sender: int, message: Act,
     if len(message.shown) != len(cards):
         raise Refused("slots", f"the move shows {len(cards)} card(s), the message"
                                f" {len(message.shown)} slot(s)")
+    deck = _lock(run)
     name = m.game.notation.name
     opened = []
     doubles: set[int] = set()
     for slot, pairs in message.shown:
-        if run.ledger.place.get(slot) != sender or not run.deck.in_play(slot):
+        if run.ledger.place.get(slot) != sender or not deck.in_play(slot):
             raise Refused("not-held", f"slot {slot} is not a card seat {sender} holds")
         keys = dict(pairs)
-        if len(keys) != len(pairs) or set(keys) != set(run.deck.lockers[slot]):
+        if len(keys) != len(pairs) or set(keys) != set(deck.lockers[slot]):
             raise Refused("keys", f"slot {slot} needs the keys of seats"
-                                  f" {list(run.deck.lockers[slot])}")
+                                  f" {list(deck.lockers[slot])}")
         for party, key in keys.items():
-            if not run.deck.key_matches(party, slot, key):
+            if not deck.key_matches(party, slot, key):
                 raise Refused("key", f"seat {party}'s key of slot {slot} does not match"
                                      " its commitment")
-        card = run.deck.peek(slot, keys)
+        card = deck.peek(slot, keys)
         if card is None:
             raise Refused("not-held", f"slot {slot} opens to no card")
-        for other, seen in run.deck.opened.items():
+        for other, seen in deck.opened.items():
             if seen == card and other != slot:
                 if run.ledger.shown_to_all(other):
                     raise Refused("not-held", f"slot {slot} holds a card already shown")
@@ -327,7 +445,9 @@ HANDLERS: dict[type, Handler] = {
     Sign: on_sign, Commit: on_draw, Reveal: on_draw, Hello: on_hello,
     Unlocked: on_deck, Shuffled: on_deck, Locked: on_deck, Remixed: on_deck,
     Keys: on_keys, Opened: on_opened, Alarm: on_alarm, Void: on_void, Consent: on_consent,
-    Act: on_act, Audit: on_audit, Agree: on_agree, Silent: _never, Cheat: _never,
+    Act: on_act, ProvedAct: on_act, KeyShare: on_proved_deck, Shuffle: on_proved_deck,
+    Remix: on_proved_deck, ProvedShares: on_proved_shares, Audit: on_audit, Agree: on_agree,
+    Silent: _never, Cheat: _never,
     Back: _never, Seats: on_seat,
 }
 """Each message class's handler."""

@@ -20,6 +20,10 @@ from typing import Any
 from p2pcards.protocol.constants import MAX_SLOTS
 from p2pcards.protocol.curve import POINT_BYTES, N
 from p2pcards.protocol.messages import AuditReveal, Locked, Remixed, Shuffled, Unlocked
+from p2pcards.protocol.proved.group import EncodingError
+from p2pcards.protocol.proved.messages import KeyShare, Remix, Shares, decode_message
+from p2pcards.protocol.proved.messages import Shuffle as ProvedShuffle
+from p2pcards.protocol.proved.shuffle import shuffle_proof_bytes
 from p2pcards.protocol.randomness import SHARE_BYTES, Commit, Reveal
 from p2pcards.table.codec import HASH_BYTES, KEY_BYTES, CodecError
 
@@ -33,6 +37,25 @@ MAX_PROOF = 96 * 1024
 """Most bytes of each of the two signed messages a proof of equivocation quotes (the
 largest message of a real deal, a 128-card audit, is under 40 KiB; two of them and the
 claim's own framing stay well under the envelope's cap)."""
+MAX_PROVED_CARDS = 128
+"""Most cards of a deck the proved deck's messages may carry at a table (a game's deck
+has at most 80)."""
+MAX_PROVED_SHARES = 7
+"""Most ``Shares`` in one ``proved-shares`` message: one per recipient and everyone."""
+
+
+def proved_bytes(kind: str) -> int:
+    """Most bytes of the proved deck's message that a body of ``kind`` carries (its
+    ``data``, or each of its ``shares``): a shuffle or re-mix of :data:`MAX_PROVED_CARDS`
+    cards, shares of as many slots (docs/proved-deck.md, "Messages")."""
+    n = MAX_PROVED_CARDS
+    if kind == Kind.PROVED_KEY:
+        return 100
+    if kind == Kind.PROVED_SHUFFLE:
+        return 39 + 2 * n + 66 * n + shuffle_proof_bytes(n)
+    if kind == Kind.PROVED_REMIX:
+        return 4 + 68 * n + shuffle_proof_bytes(n)
+    return 5 + 133 * n
 
 
 class Kind(StrEnum):
@@ -58,6 +81,11 @@ class Kind(StrEnum):
     CONSENT = "consent"
     AUDIT = "audit"
     AGREE = "agree"
+    PROVED_KEY = "pkey"
+    PROVED_SHUFFLE = "pshuffle"
+    PROVED_REMIX = "premix"
+    PROVED_SHARES = "pshares"
+    PROVED_ACT = "pact"
 
 Decoder = Callable[[Any, str], Any]
 
@@ -145,10 +173,10 @@ def _scalar_out(value: int) -> bytes:
     return value.to_bytes(32, "big")
 
 
-def _list(inner: Decoder) -> Decoder:
+def _list(inner: Decoder, most: int = MAX_ARRAY) -> Decoder:
     def decode(value: Any, what: str) -> tuple[Any, ...]:
-        if not isinstance(value, list) or len(value) > MAX_ARRAY:
-            raise CodecError(f"{what} must be an array of at most {MAX_ARRAY} items")
+        if not isinstance(value, list) or len(value) > most:
+            raise CodecError(f"{what} must be an array of at most {most} items")
         return tuple(inner(item, f"{what}[{i}]") for i, item in enumerate(value))
     return decode
 
@@ -178,6 +206,16 @@ def _bool(value: Any, what: str) -> bool:
     if not isinstance(value, bool):
         raise CodecError(f"{what} must be true or false")
     return value
+
+
+def _blob(most: int) -> tuple[Decoder, Encoder]:
+    """A proved deck's message as a byte string of at most ``most`` bytes (its bytes are
+    decoded strictly by :func:`decode_body`)."""
+    def decode(value: Any, what: str) -> bytes:
+        if not isinstance(value, bytes) or len(value) > most:
+            raise CodecError(f"{what} must be a byte string of at most {most} bytes")
+        return value
+    return decode, _same
 
 
 BOOL: tuple[Decoder, Encoder] = (_bool, _same)
@@ -363,6 +401,51 @@ class Agree:
         _bytes(HASH_BYTES)(self.transcript, "transcript")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProvedShares:
+    """The proved deck's decryption shares a deal step grants (the ``keys`` step of
+    today's deck): one ``Shares`` per recipient (``to`` None: everyone), in the step's
+    grant order, each with its proofs."""
+
+    party: int
+    shares: tuple[Shares, ...]
+
+    def __post_init__(self) -> None:
+        if not 0 < len(self.shares) <= MAX_PROVED_SHARES:
+            raise CodecError(f"shares: 1 to {MAX_PROVED_SHARES} sets of shares")
+        recipients = [s.to for s in self.shares]
+        if len(set(recipients)) != len(recipients):
+            raise CodecError("shares: a recipient named twice")
+        if any(s.party != self.party for s in self.shares):
+            raise CodecError("shares: shares in another seat's name")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProvedAct:
+    """A move at a table of the proved deck: its public text and face-down slots as in
+    ``act``; each card it shows is a slot the mover holds (``shown``), opened by the
+    mover's own decryption shares to everyone of those not yet shown (``shares``: the
+    other seats' are in the transcript already), absent when there are none."""
+
+    party: int
+    action: str
+    shown: tuple[int, ...] = ()
+    slots: tuple[int, ...] = ()
+    shares: Shares | None = None
+
+    def __post_init__(self) -> None:
+        if not self.action or not self.action.isprintable():
+            raise CodecError("action must be printable text")
+        if len(set(self.shown)) != len(self.shown):
+            raise CodecError("shown: a slot named twice")
+        if self.shares is None:
+            return
+        if self.shares.party != self.party or self.shares.to is not None:
+            raise CodecError("shares: the mover's own, to everyone")
+        if not set(self.shares.slots) <= set(self.shown):
+            raise CodecError("shares: of slots the move shows only")
+
+
 @dataclass(frozen=True, slots=True)
 class KindSpec:
     kind: Kind
@@ -403,11 +486,25 @@ SPECS: dict[Kind, KindSpec] = {spec.kind: spec for spec in (
     KindSpec(Kind.CONSENT, Consent, {"agree": BOOL}),
     KindSpec(Kind.AUDIT, Audit, {"reveal": (lambda v, w: v, _same), "seal_secret": KEY}),
     KindSpec(Kind.AGREE, Agree, {"transcript": HASH, "points": SINTS, "verdict": TEXT}),
+    KindSpec(Kind.PROVED_KEY, KeyShare, {"data": _blob(proved_bytes(Kind.PROVED_KEY))},
+             party=True),
+    KindSpec(Kind.PROVED_SHUFFLE, ProvedShuffle,
+             {"data": _blob(proved_bytes(Kind.PROVED_SHUFFLE))}, party=True),
+    KindSpec(Kind.PROVED_REMIX, Remix, {"data": _blob(proved_bytes(Kind.PROVED_REMIX))},
+             party=True),
+    KindSpec(Kind.PROVED_SHARES, ProvedShares, {"shares": (
+        _list(_blob(proved_bytes(Kind.PROVED_SHARES))[0], MAX_PROVED_SHARES), list)}, party=True),
+    KindSpec(Kind.PROVED_ACT, ProvedAct, {"action": TEXT, "shown": UINTS, "slots": UINTS,
+                                          "shares": _blob(proved_bytes(Kind.PROVED_SHARES))},
+             party=True),
 )}
+PROVED_DATA = (KeyShare, ProvedShuffle, Remix)
+"""The proved deck's messages that travel whole as a body's ``data``."""
 KIND_OF: dict[type, Kind] = {spec.cls: spec.kind for spec in SPECS.values()}
 
 Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixed | Keys \
-    | Opened | Alarm | Act | Silent | Cheat | Seats | Back | Void | Consent | Audit | Agree
+    | Opened | Alarm | Act | Silent | Cheat | Seats | Back | Void | Consent | Audit | Agree \
+    | KeyShare | ProvedShuffle | Remix | ProvedShares | ProvedAct
 
 
 def _fields_of(spec: KindSpec, body: dict[str, Any], where: str) -> dict[str, Any]:
@@ -432,6 +529,16 @@ def decode_body(kind: str, body: dict[str, Any], sender: int) -> Message:
     if spec.party:
         values["party"] = sender
     try:
+        if spec.cls in PROVED_DATA:
+            proved: KeyShare | ProvedShuffle | Remix = _proved(values["data"], spec, sender)
+            return proved
+        if spec.cls is ProvedShares:
+            values["shares"] = tuple(_proved(data, spec, sender, Shares, f"{kind}.shares[{i}]")
+                                     for i, data in enumerate(values["shares"]))
+        if spec.cls is ProvedAct:
+            data = values["shares"]
+            values["shares"] = _proved(data, spec, sender, Shares, f"{kind}.shares") \
+                if data else None
         if spec.cls is Audit:
             raw = body["reveal"]
             if not isinstance(raw, dict):
@@ -445,10 +552,35 @@ def decode_body(kind: str, body: dict[str, Any], sender: int) -> Message:
         raise CodecError(f"{kind}: {error}") from None
 
 
+def _proved(data: bytes, spec: KindSpec, sender: int, cls: type | None = None,
+            what: str = "") -> Any:
+    """The proved deck's message ``data`` holds (strictly decoded), of the kind's class
+    (``cls``), in its sender's name."""
+    what = what or f"{spec.kind}.data"
+    try:
+        message = decode_message(data)
+    except EncodingError as error:
+        raise CodecError(f"{what}: {error}") from None
+    if not isinstance(message, cls or spec.cls):
+        raise CodecError(f"{what}: a {type(message).__name__} message, not"
+                         f" {(cls or spec.cls).__name__}")
+    if message.party != sender:
+        raise CodecError(f"{what}: in seat {message.party}'s name, signed by seat {sender}")
+    return message
+
+
 def encode_body(message: Message) -> tuple[Kind, dict[str, Any]]:
     """(kind, body map) of a message."""
     kind = KIND_OF[type(message)]
     spec = SPECS[kind]
+    if isinstance(message, PROVED_DATA):
+        return kind, {"data": message.encode()}
+    if isinstance(message, ProvedShares):
+        return kind, {"shares": [s.encode() for s in message.shares]}
+    if isinstance(message, ProvedAct):
+        return kind, {"action": message.action, "shown": list(message.shown),
+                      "slots": list(message.slots),
+                      "shares": b"" if message.shares is None else message.shares.encode()}
     body = {name: encode(getattr(message, name)) for name, (_, encode) in spec.fields.items()}
     if isinstance(message, Audit):
         reveal = message.reveal

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 
 from p2pcards.games import HandState
 from p2pcards.games.game import DealSetup
-from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.messages import Remixed
+from p2pcards.protocol.proved.messages import Remix
 from p2pcards.protocol.randomness import choice
+from p2pcards.table.decks import LOCK, Flavor, TableDeck
 from p2pcards.table.kinds import Kind
 from p2pcards.table.state import EVERYONE, SHOWN, Place, Recipient, Step, grant_order
 
@@ -26,8 +27,13 @@ from p2pcards.table.state import EVERYONE, SHOWN, Place, Recipient, Step, grant_
 class Ledger:
     """One deal's slots (see the module docstring)."""
 
-    def __init__(self, setup: DealSetup, deck: Deck, ids: Sequence[int]):
+    def __init__(self, setup: DealSetup, deck: TableDeck, ids: Sequence[int],
+                 flavor: Flavor = LOCK):
         self.setup = setup
+        self.keys = flavor.keys
+        """The kind of a step that gives slots to seats (``keys``, ``proved-shares``)."""
+        self.remix = flavor.remix
+        self.remix_shares = flavor.remix_shares
         self.game = setup.game
         self.players = setup.players
         self.dealer = setup.dealer
@@ -106,7 +112,7 @@ class Ledger:
                 else:
                     for seat in sorted(seers - {sender}):
                         grants.setdefault(seat, []).append(slot)
-            steps.append(Step(Kind.KEYS, sender, tuple(
+            steps.append(Step(self.keys, sender, tuple(
                 sorted(((r, tuple(s)) for r, s in grants.items()), key=grant_order))))
         steps += [Step(Kind.OPENED, s) for s in range(self.players)]
         return steps
@@ -118,7 +124,7 @@ class Ledger:
         if not extra or self.shown_extra:
             return []
         self.shown_extra = True
-        return [Step(Kind.KEYS, locker, ((EVERYONE, tuple(extra)),))
+        return [Step(self.keys, locker, ((EVERYONE, tuple(extra)),))
                 for locker in range(self.players)]
 
     def reconcile(self, view: HandState) -> None:
@@ -158,12 +164,12 @@ class Ledger:
             if not need:
                 continue
             lockers = sorted({p for s in need for p in self.deck.lockers[s]} - {seat})
-            steps += [Step(Kind.KEYS, locker, ((seat, need),)) for locker in lockers]
+            steps += [Step(self.keys, locker, ((seat, need),)) for locker in lockers]
             for slot in need:
                 self.knows.setdefault(slot, set()).add(seat)
             steps.append(Step(Kind.OPENED, seat))
             if not slots:  # a whole place picked up: its holder re-mixes what it holds
-                steps.append(Step(Kind.REMIX, seat, slots=tuple(self.held(dst))))
+                steps.append(Step(self.remix, seat, slots=tuple(self.held(dst))))
         return steps
 
     def _hidden_gaps(self, view: HandState) -> tuple[list[int], list[int]]:
@@ -198,19 +204,27 @@ class Ledger:
             self.place[slot] = seat
             self.knows[slot] = {seat}
             got.setdefault(seat, []).append(slot)
-        steps = [Step(Kind.KEYS, sender, tuple((seat, tuple(mine))
+        steps = [Step(self.keys, sender, tuple((seat, tuple(mine))
                                                for seat, mine in sorted(got.items())
                                                if seat != sender))
                  for sender in range(self.players)]
         return steps + [Step(Kind.OPENED, seat) for seat in range(self.players)]
 
-    def remixed(self, sender: int, message: Remixed) -> None:
-        """A re-mix's new slots are where its old ones were, open to their holder only."""
+    def remixed(self, sender: int, message: Remixed | Remix) -> list[Step]:
+        """A re-mix's new slots are where its old ones were, open to their holder only.
+        The proved deck opens every slot with every seat's share: the others then give
+        the re-mixer theirs of the new slots (it knows their cards already), so that it
+        can show one, or give one to another seat, with its own share alone."""
         first = len(self.deck.points) - len(message.slots)
         place = self.place[message.slots[0]]
-        for m in range(len(message.slots)):
-            self.place[first + m] = place
-            self.knows[first + m] = {sender}
+        new = tuple(range(first, first + len(message.slots)))
+        for slot in new:
+            self.place[slot] = place
+            self.knows[slot] = {sender}
+        if not self.remix_shares:
+            return []
+        return [Step(self.keys, other, ((sender, new),))
+                for other in range(self.players) if other != sender]
 
     # ------------------------------------------------------------ chance
 
@@ -233,11 +247,12 @@ class Ledger:
         """One card of ``source``'s, drawn jointly, is taken face down by ``taker``: the
         source first re-mixes every card it holds (so that nobody knows which is which)."""
         self.take = (source, taker, -1)
-        return [Step(Kind.REMIX, source, slots=tuple(self.held(source)))]
+        return [Step(self.remix, source, slots=tuple(self.held(source)))]
 
     def pick_taken(self, seed: bytes) -> list[Step]:
         """The draw picks the slot: the source's key of it goes to the taker, who opens
-        it and reports."""
+        it and reports (the proved deck: every other seat's share of it is in already,
+        :meth:`remixed`)."""
         assert self.take is not None
         source, taker, _ = self.take
         held = self.held(source)
@@ -245,7 +260,7 @@ class Ledger:
         self.take = (source, taker, slot)
         self.place[slot] = taker
         self.knows[slot] = {source, taker}
-        return [Step(Kind.KEYS, source, ((taker, (slot,)),)), Step(Kind.OPENED, taker)]
+        return [Step(self.keys, source, ((taker, (slot,)),)), Step(Kind.OPENED, taker)]
 
     # -------------------------------------------------------- blind play
 
@@ -275,5 +290,5 @@ class Ledger:
         held = self.held(seat)
         if not held or self.shown_to_all(held[0]):
             return []  # shown already (or being shown)
-        return [Step(Kind.KEYS, locker, ((EVERYONE, (held[0],)),))
+        return [Step(self.keys, locker, ((EVERYONE, (held[0],)),))
                 for locker in self.deck.lockers[held[0]]]

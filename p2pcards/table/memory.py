@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pcards.bots import Bot
 from p2pcards.protocol.source import SeededSource
 from p2pcards.table.codec import public_bytes
-from p2pcards.table.roster import make_roster
+from p2pcards.table.roster import LOCK_DECK, make_roster
 from p2pcards.table.session import Forge, Rejection, Session
 
 Tamper = Callable[[int, bytes], list[bytes]]
@@ -52,6 +52,8 @@ class MemoryTable:
     """How every seat answers a proposal to void the deal."""
     forges: Mapping[int, Forge] = field(default_factory=dict)
     """Seat -> a cheat forging that seat's messages (:data:`Forge`)."""
+    deck: str = LOCK_DECK
+    """The table's deck (the roster carries it: :mod:`p2pcards.table.decks`)."""
     run_by: Mapping[int, int] = field(default_factory=dict)
     """Seat -> the seat whose peer runs it as a bot (the roster says so; the bots in
     ``bots`` decide every seat's moves alike)."""
@@ -66,7 +68,8 @@ class MemoryTable:
         roster = make_roster(table, self.game, [public_bytes(k.public_key()) for k in keys],
                              options=self.options,
                              bots=["heuristic" if s in self.run_by else ""
-                                   for s in range(self.players)], run_by=self.run_by)
+                                   for s in range(self.players)], run_by=self.run_by,
+                             deck=self.deck)
         self.sessions = [Session(roster, s, keys[s], SeededSource(f"{self.seed}:secrets:{s}"),
                                  keep_states=self.keep_states, forge=self.forges.get(s))
                          for s in range(self.players)]

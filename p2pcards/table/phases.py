@@ -22,14 +22,17 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from p2pcards.games import HandState
 from p2pcards.games.core import CHANCE, SPECTATOR, TERMINAL
 from p2pcards.games.game import DealSetup
+from p2pcards.history import HandRecord
 from p2pcards.protocol.curve import SecretSource
 from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.errors import RemoteProtocolError
+from p2pcards.protocol.proved.deck import ProvedDeck
 from p2pcards.protocol.randomness import JointRandom
 from p2pcards.protocol.steps import DeckContext
 from p2pcards.table.agenda import Agenda
 from p2pcards.table.codec import Envelope, private_bytes, public_bytes, seal
 from p2pcards.table.dealing import Dealing, first_dealer_label, open_slots
+from p2pcards.table.decks import FLAVORS, proved_act, proved_shares
 from p2pcards.table.handlers import HANDLERS
 from p2pcards.table.judge import Deal, KeyStep, judge
 from p2pcards.table.kinds import (
@@ -41,20 +44,18 @@ from p2pcards.table.kinds import (
     Kind,
     Message,
     Opened,
+    ProvedAct,
     Seats,
     Sign,
     clip,
     printable,
 )
 from p2pcards.table.ledger import Ledger
-from p2pcards.table.replay import forfeit
+from p2pcards.table.replay import Outcome, forfeit
 from p2pcards.table.roster import Roster
 from p2pcards.table.seats import SeatChanges
 from p2pcards.table.state import EVERYONE, WATCHER, DealRun, Event, Phase, Step
 from p2pcards.table.transcript import Transcript
-
-DECK_KINDS = {kind.value: kind for kind in (Kind.UNLOCK, Kind.SHUFFLE, Kind.LOCK, Kind.REMIX)}
-"""The deck's step names as message kinds."""
 
 
 class PhaseMachine:
@@ -73,6 +74,8 @@ class PhaseMachine:
         self.players = roster.players
         self.options = roster.resolved_options()
         self.table = roster.table
+        self.flavor = FLAVORS[roster.deck]
+        """The table's deck and what it decides of the messages (:mod:`.decks`)."""
         self.agenda = Agenda(Phase.SEATING, (Step(Kind.SIGN, s) for s in range(self.players)))
         self.events: list[Event] = []
         self.draw = JointRandom(first_dealer_label(self.table), self.players, me, self.source)
@@ -121,11 +124,11 @@ class PhaseMachine:
         if phase in (Phase.DECK, Phase.PLAY) and run is not None:
             expected = run.deck.expected()
             if expected is not None:
-                return Step(DECK_KINDS[expected[0]], expected[1])
+                return Step(self.flavor.steps[expected[0]], expected[1])
         if phase == Phase.PLAY and run is not None and run.public is not None:
             player = run.public.current_player()
             if player >= 0:
-                return Step(Kind.ACT, player)
+                return Step(self.flavor.act, player)
         return None
 
     def forced(self) -> int | None:
@@ -177,8 +180,13 @@ class PhaseMachine:
 
     def alarm(self) -> None:
         """The deal stops for its audit (a seat could not open its cards, a card shown
-        to all did not open, or every seat consented to void the deal)."""
-        self.agenda.restart(Phase.AUDIT, (Step(Kind.AUDIT, s) for s in range(self.players)))
+        to all did not open, or every seat consented to void the deal).  A deal of the
+        proved deck has no audit: it goes to its agreement at once."""
+        if self.flavor.audited:
+            self.agenda.restart(Phase.AUDIT, (Step(Kind.AUDIT, s)
+                                              for s in range(self.players)))
+        elif self.run is not None:
+            self._no_audit(self.run)
 
     def vote_ended(self) -> None:
         """A seat refused to void the deal: nobody else answers."""
@@ -241,6 +249,9 @@ class PhaseMachine:
                 if player != TERMINAL:
                     agenda.expect(run.ledger.reveal_blind(run.public, player))
                     return
+                if not self.flavor.audited:
+                    self._no_audit(run)
+                    continue
                 agenda.enter(Phase.AUDIT, (Step(Kind.AUDIT, s) for s in range(self.players)))
             elif phase == Phase.AUDIT:
                 assert run is not None
@@ -282,9 +293,9 @@ class PhaseMachine:
         ids = self.game.deck(self.players, self.options)
         context = DeckContext(self.table, index, self.players, len(ids))
         seal_private = X25519PrivateKey.from_private_bytes(self.source.token_bytes(32))
-        deck = Deck(context, self.me, self.source)
+        deck = self.flavor.deck(context, self.me, self.source)
         setup = DealSetup(self.game, self.players, self.options, self.dealer, self.scored)
-        ledger = Ledger(setup, deck, ids)
+        ledger = Ledger(setup, deck, ids, self.flavor)
         self.run = DealRun(index, deck, ids, seal_private, ledger)
         self.deal_start = len(self.transcript)
         runner = self.seats.runner(self.roster)
@@ -331,13 +342,25 @@ class PhaseMachine:
 
     # ========================================================= deal's end
 
+    def _no_audit(self, run: DealRun) -> None:
+        """A deal of the proved deck is over (or stopped): every step was checked on
+        arrival, so nothing is revealed; the verdict is the deal as everyone saw it."""
+        self._conclude(run)
+        run.signers = list(range(self.players))
+        self.agenda.restart(Phase.AGREE, (Step(Kind.AGREE, s) for s in run.signers))
+
     def _conclude(self, run: DealRun) -> None:
-        """Every secret is in: the verdict (:func:`p2pcards.table.judge.judge`)."""
+        """Every secret is in: the verdict (:func:`p2pcards.table.judge.judge`); at a
+        table of the proved deck, the deal as the public view has it."""
+        if isinstance(run.deck, ProvedDeck):
+            self._conclude_proved(run)
+            return
         deal = Deal(
             run.ledger.setup, run.ids,
             run.deck.context, run.deck.log, run.deck.releases,
             [KeyStep(sender, step.grants, message) for sender, step, message in run.key_steps],
-            run.acts, run.alarms, {s: a.reveal for s, a in run.audits.items()},
+            [(seat, act) for seat, act in run.acts if isinstance(act, Act)], run.alarms,
+            {s: a.reveal for s, a in run.audits.items()},
             {s: a.seal_secret for s, a in run.audits.items()}, self.roster.keys,
             run.ledger.blank_deck())
         run.outcome, run.verdict = judge(deal, lifted=run.deck.lifted,
@@ -347,6 +370,39 @@ class PhaseMachine:
             record.void, record.reason = True, run.consented
             record.actions, record.penalty, record.forfeit = [], None, None
             run.verdict = clip(f"void: {run.consented}")
+        run.points = run.outcome.points
+        run.agree_hash = self.transcript.hash
+
+    def _conclude_proved(self, run: DealRun) -> None:
+        """The verdict of a deal of the proved deck: its cards stay secret, so its
+        record deals the blank deck with no moves (as a forfeit's does) and the
+        points are the public view's (every move and every card shown was checked on
+        arrival; the engine's public view scores what was shown)."""
+        setup = run.ledger.setup
+        blank = run.ledger.blank_deck()
+        names = [self.game.notation.name(c) for c in blank]
+        public = run.public
+        state = public.clone() if public is not None else setup.deal(blank)
+        record = HandRecord(setup.dealer, names)
+        run.outcome = Outcome(state, record)
+        reason = run.consented or state.void_reason
+        if reason:
+            record.void, record.reason = True, reason
+            run.verdict = clip(f"void: {reason}")
+        elif run.alarms:  # (every card was proven: an alarm here is false)
+            seat = min(run.alarms)
+            run.outcome = forfeit(setup, blank, [], {}, seat=seat, reason="refused step")
+            if public is not None:
+                played = public.clone()
+                played.penalize(seat, "refused step")
+                run.outcome.state = played
+                assert run.outcome.record.forfeit is not None
+                run.outcome.record.forfeit["points"] = list(run.outcome.points)
+            run.verdict = clip(f"seat {seat} raised a false alarm"
+                               f" ({clip(run.alarms[seat], 80)})")
+        else:
+            run.verdict = "ok"
+            record.secret = list(run.outcome.points)
         run.points = run.outcome.points
         run.agree_hash = self.transcript.hash
 
@@ -417,7 +473,7 @@ class PhaseMachine:
             self.deal_start = self.previous_start
         self.agenda.restart(Phase.AGREE)
 
-    def silenced(self, seat: int, cheated: int | None = None) -> None:
+    def silenced(self, seat: int, cheated: int | None = None, proven: str = "") -> None:
         """``seat`` forfeits the deal: the game's penalty against it, the deal scored as
         played so far for the others (docs/rules/common.md); its secrets never came, so
         the record keeps no cards, and the seats its peer runs do not sign the result.
@@ -425,9 +481,11 @@ class PhaseMachine:
         all it takes), the table breaks up instead; at the agreement the result stands
         without its peer's signatures; a deal already void stays void.  ``cheated``:
         the sequence number of a message it was proven to have signed in two versions
-        (the forfeit's reason is then "equivocation", at the agreement too)."""
+        (the forfeit's reason is then "equivocation", at the agreement too).
+        ``proven``: why the proved deck refused a message it signed, in turn (the
+        reason is then "refused step": docs/protocol.md, "A refused step")."""
         run = self.run
-        what = "was silent" if cheated is None else \
+        what = "was silent" if cheated is None and not proven else proven or \
             f"signed two versions of its message {cheated}"
         if run is None or self.players == 2:
             self.agenda.restart(Phase.OVER)
@@ -436,13 +494,13 @@ class PhaseMachine:
                                      seat))
             return
         alive = self.roster.others(seat)  # (its peer's other seats fall silent with it)
-        if cheated is None:
+        if cheated is None and not proven:
             self.seats.went(self.roster, seat)  # (a bot takes them at the next deal)
-        if self.agenda.phase == Phase.AGREE and cheated is None:
+        if self.agenda.phase == Phase.AGREE and cheated is None and not proven:
             self.agenda.drop(lambda step: step.seat not in alive)
             run.signers = [s for s in run.signers if s in alive]
             return
-        reason = "equivocation" if cheated is not None else \
+        reason = "equivocation" if cheated is not None else "refused step" if proven else \
             "refused audit" if self.agenda.phase == Phase.AUDIT else "silent"
         run.outcome = forfeit(run.ledger.setup, run.ledger.blank_deck(), [], {}, seat=seat,
                               reason=reason)
@@ -460,8 +518,9 @@ class PhaseMachine:
                 run.outcome.state = played
                 run.outcome.record.forfeit = {"seat": seat, "reason": reason,
                                               "points": list(run.outcome.points)}
-            run.verdict = f"seat {seat} forfeits the deal: {reason}" if cheated is None \
-                else f"seat {seat} forfeits the deal: equivocation ({what})"
+            run.verdict = clip(f"seat {seat} forfeits the deal: {reason}" if cheated is None
+                               and not proven else f"seat {seat} forfeits the deal: {reason}"
+                               f" ({what})")
         run.points = run.outcome.points
         run.agree_hash = self.transcript.hash
         run.signers = sorted(alive)
@@ -485,22 +544,27 @@ class PhaseMachine:
         assert run is not None
         if kind == Kind.HELLO:
             return Hello(seal_key=public_bytes(run.seal_private.public_key()))
-        if kind in (Kind.UNLOCK, Kind.SHUFFLE, Kind.LOCK):
-            return run.deck.step()
-        if kind == Kind.REMIX:
-            return run.deck.remix(list(step.slots))
+        deck = run.deck
+        if kind in self.flavor.steps.values() and kind != self.flavor.remix:
+            return deck.step()
+        if kind == self.flavor.remix:
+            return deck.remix(list(step.slots))
+        if kind == Kind.PROVED_SHARES and isinstance(deck, ProvedDeck):
+            return proved_shares(deck, self.me, step.grants)
         if kind == Kind.KEYS:
             return self._make_keys(run, step)
         if kind == Kind.OPENED:
             return Opened(problem=clip(run.problem))
         if kind == Kind.AUDIT:
-            return Audit(reveal=run.deck.secrets(), seal_secret=private_bytes(run.seal_private))
+            assert isinstance(deck, Deck)
+            return Audit(reveal=deck.secrets(), seal_secret=private_bytes(run.seal_private))
         if kind == Kind.AGREE:
             return Agree(transcript=run.agree_hash, points=tuple(run.points),
                          verdict=run.verdict)
         raise AssertionError(kind)
 
     def _make_keys(self, run: DealRun, step: Step) -> Keys:
+        assert isinstance(run.deck, Deck)
         sealed = []
         public: list[tuple[int, int]] = []
         for recipient, slots in step.grants:
@@ -515,7 +579,7 @@ class PhaseMachine:
                                            recipient=recipient, content=content)))
         return Keys(sealed=tuple(sealed), public=tuple(public))
 
-    def move(self, view: HandState, code: int) -> Act:
+    def move(self, view: HandState, code: int) -> Act | ProvedAct:
         """This seat's move ``code`` as it goes on the wire: its public text, the slots of
         its face-down cards, the slots and keys of the cards it shows."""
         run = self.run
@@ -529,6 +593,10 @@ class PhaseMachine:
         by_name = {self.game.notation.name(run.ids[c]): s for c, s in mine.items()}
         slots = tuple(by_name[name] for name in hidden)
         run.own_code = code
+        if isinstance(run.deck, ProvedDeck):
+            return proved_act(run.deck, self.me, public, [
+                by_name[self.game.notation.name(card)] for card in view.shown_cards(code)],
+                slots)
         shown = []
         for card in view.shown_cards(code):
             slot = by_name[self.game.notation.name(card)]

@@ -26,9 +26,15 @@ from p2pcards.table.codec import (
     pack,
     unpack,
 )
+from p2pcards.table.kinds import printable
 
 ROSTER_DOMAIN = b"p2pcards/roster/v1\x00"
 MAX_NAME = 32
+LOCK_DECK = "lock"
+"""Today's commutative-lock deck, audited after the deal (docs/mental-poker.md)."""
+PROVED_DECK = "proved"
+"""The deck whose every step carries a proof checked on arrival (docs/proved-deck.md)."""
+DECKS = (LOCK_DECK, PROVED_DECK)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +57,9 @@ class Roster:
     game: str
     options: Mapping[str, int]
     seats: tuple[SeatEntry, ...]
+    deck: str = LOCK_DECK
+    """Which deck every deal of the table uses: :data:`LOCK_DECK` or :data:`PROVED_DECK`.
+    On the wire only when it is not today's, so that an old roster's hash is unchanged."""
     keys: list[Ed25519PublicKey] = field(compare=False, repr=False, default_factory=list)
 
     def __post_init__(self) -> None:
@@ -63,6 +72,8 @@ class Roster:
     def _problem(self) -> str | None:
         if not isinstance(self.table, bytes) or len(self.table) != TABLE_BYTES:
             return f"the table id must be {TABLE_BYTES} bytes"
+        if self.deck not in DECKS:
+            return f"unknown deck {printable(self.deck, 40)!r} (expected {' or '.join(DECKS)})"
         game = GAMES.get(self.game)
         if game is None:
             return f"unknown game {self.game!r}"
@@ -122,8 +133,9 @@ class Roster:
         return {s for s in range(self.players) if self.process_of(s) != mine}
 
     def to_wire(self) -> list[Any]:
-        return [self.table, self.game, dict(sorted(self.options.items())),
+        wire = [self.table, self.game, dict(sorted(self.options.items())),
                 [s.to_wire() for s in self.seats]]
+        return wire if self.deck == LOCK_DECK else [*wire, self.deck]
 
     def encode(self) -> bytes:
         return pack(self.to_wire())
@@ -140,9 +152,15 @@ class Roster:
 
 def decode_roster(data: bytes) -> Roster:
     raw = unpack(data, "roster")
-    if not isinstance(raw, list) or len(raw) != 4:
-        raise CodecError("roster: expected [table, game, options, seats]")
-    table, game, options, seats = raw
+    if not isinstance(raw, list) or len(raw) not in (4, 5):
+        raise CodecError("roster: expected [table, game, options, seats] or [table, game,"
+                         " options, seats, deck]")
+    table, game, options, seats = raw[:4]
+    deck = raw[4] if len(raw) == 5 else LOCK_DECK
+    if len(raw) == 5 and deck == LOCK_DECK:
+        raise CodecError("roster: today's deck is named by leaving the deck out")
+    if not isinstance(deck, str):
+        raise CodecError("roster: the deck must be a name")
     if not isinstance(options, dict) or not isinstance(seats, list) \
             or not isinstance(game, str):
         raise CodecError("roster: expected a game name, an options map and a seat list")
@@ -151,13 +169,13 @@ def decode_roster(data: bytes) -> Roster:
         if not isinstance(seat, list) or len(seat) != 4:
             raise CodecError(f"roster seat {i}: expected [name, identity, bot, run_by]")
         entries.append(SeatEntry(*seat))
-    return Roster(table, game, options, tuple(entries))
+    return Roster(table, game, options, tuple(entries), deck)
 
 
 def make_roster(table: bytes, game: str, identities: Sequence[bytes], *,
                 names: Sequence[str] | None = None, bots: Sequence[str] | None = None,
                 options: Mapping[str, int] | None = None,
-                run_by: Mapping[int, int] | None = None) -> Roster:
+                run_by: Mapping[int, int] | None = None, deck: str = LOCK_DECK) -> Roster:
     """A roster for ``identities`` (seat order); a seat with a bot is run by the peer
     of the seat ``run_by`` names for it, else by seat 0's."""
     names = list(names or [f"seat{i}" for i in range(len(identities))])
@@ -168,4 +186,4 @@ def make_roster(table: bytes, game: str, identities: Sequence[bytes], *,
                   for i in range(len(identities)))
     rules = GAMES[game]
     return Roster(table, game, rules.non_default(rules.resolve_options(dict(options or {}))),
-                  seats)
+                  seats, deck)

@@ -38,6 +38,7 @@ from p2pcards.table import kinds
 from p2pcards.table.claiming import Claiming
 from p2pcards.table.claims import Claims
 from p2pcards.table.codec import CodecError, Envelope, open_envelope, pack, public_bytes
+from p2pcards.table.decks import ACTS
 from p2pcards.table.kinds import Alarm, Consent, Kind, Message, Silent, Void, clip
 from p2pcards.table.phases import PhaseMachine
 from p2pcards.table.roster import Roster
@@ -47,6 +48,7 @@ from p2pcards.table.state import (
     DealRun,
     Event,
     Phase,
+    Proven,
     Refused,
     Rejection,
     Step,
@@ -210,7 +212,7 @@ class Session(Claiming):
         """This seat's view when it is this seat's move (None otherwise)."""
         step = self.due()
         run = self.machine.run
-        if step is None or step.kind != Kind.ACT or step.seat != self.me or run is None:
+        if step is None or step.kind not in ACTS or step.seat != self.me or run is None:
             return None
         if self.machine.forced() is not None or run.suspect or self._accusing():
             return None
@@ -350,17 +352,20 @@ class Session(Claiming):
             transcript.held[sender] = wire  # its sender saw a message this seat has not yet
             return None
         stands_in = env.kind in (Kind.ALARM, Kind.VOID) and step is not None \
-            and step.kind == Kind.ACT
+            and step.kind in ACTS
         if step is None or step.seat != sender or (step.kind != env.kind and not stands_in):
             what = "the game is over" if step is None else f"{step.kind} from seat {step.seat}"
             return Rejection(sender, "turn", f"{env.kind} out of turn ({what} is due)")
         if env.deal != self.machine.deal_index():
             return Rejection(sender, "deal", f"deal {env.deal}, but this is deal"
                                              f" {self.machine.deal_index()}")
+        proven: Proven | None = None
         try:
             self.machine.taken(env, message, step)
         except CodecError as error:
             return Rejection(sender, "malformed", str(error))
+        except Proven as error:  # the signed message is the proof: it is taken into the
+            proven = error  # transcript, and its sender forfeits the deal
         except Refused as refused:
             return Rejection(sender, refused.rule, refused.reason)
         self.claims.lapse()  # the transcript moves on: claims on the old one lapse
@@ -369,6 +374,8 @@ class Session(Claiming):
             self.claims.behind = {}  # (another peer took what this one sent)
         transcript.forked = {}
         self._record(env)
+        if proven is not None:  # (docs/protocol.md, "A refused step")
+            self.machine.silenced(sender, proven=f"its {env.kind} refused: {proven.reason}")
         self._pump()
         return None
 
@@ -441,7 +448,7 @@ class Session(Claiming):
     def _send_move(self, view: HandState, code: int) -> None:
         run = self.machine.run
         assert run is not None
-        step = Step(Kind.ACT, self.me)
+        step = Step(self.machine.flavor.act, self.me)
         honest = self.machine.move(view, code)
         message = self._made(step, lambda: honest)
         if message is not honest:  # its own view no longer follows what it sent
@@ -457,10 +464,10 @@ class Session(Claiming):
                     or self._accusing():
                 return  # (a seat that claims a cheat waits for the claims to complete)
             run = machine.run
-            if step.kind == Kind.ACT and run is not None and run.suspect:
+            if step.kind in ACTS and run is not None and run.suspect:
                 self._send(Alarm(problem=clip(run.suspect)), Step(Kind.ALARM, self.me))
                 continue
-            if step.kind == Kind.ACT:
+            if step.kind in ACTS:
                 forced = machine.forced()
                 if forced is None or run is None or run.view is None:
                     return

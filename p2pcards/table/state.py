@@ -10,13 +10,13 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.games import HandState
 from p2pcards.protocol.constants import OBSERVER
-from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.randomness import JointRandom
 from p2pcards.table.codec import Envelope
-from p2pcards.table.kinds import Act, Agree, Audit, Keys, Kind
+from p2pcards.table.kinds import Act, Agree, Audit, Keys, Kind, ProvedAct
 from p2pcards.table.replay import Outcome
 
 if TYPE_CHECKING:
+    from p2pcards.table.decks import TableDeck
     from p2pcards.table.ledger import Ledger
 
 
@@ -104,6 +104,12 @@ class Refused(Exception):
         self.reason = reason
 
 
+class Proven(Refused):
+    """A signed message, due and on this seat's transcript, that the proved deck
+    refuses: it proves its sender cheated.  The session records it (it is the proof,
+    for every seat and for ``p2pcards verify``) and its sender forfeits the deal."""
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """A message due: its kind, its sender, and for a key release the grants
@@ -134,7 +140,9 @@ class DealRun:
     """One deal in progress at this peer."""
 
     index: int
-    deck: Deck
+    deck: TableDeck
+    """Today's :class:`~p2pcards.protocol.deck.Deck` or the proved deck (the roster says
+    which: :mod:`p2pcards.table.decks`)."""
     ids: list[int]
     seal_private: X25519PrivateKey
     ledger: Ledger
@@ -156,7 +164,7 @@ class DealRun:
     seat holds, shown by another): it raises the alarm when its turn comes."""
     own_code: int = -1
     """This seat's last move as its own view knows it (the public text hides cards)."""
-    acts: list[tuple[int, Act]] = field(default_factory=list)
+    acts: list[tuple[int, Act | ProvedAct]] = field(default_factory=list)
     played: list[tuple[int, HandState]] = field(default_factory=list)
     """(position in the transcript of each move, the public view before it): where a
     proven cheat takes the deal back to."""
