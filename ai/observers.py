@@ -34,6 +34,7 @@ of another player and leave a flat search of the root.)
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Mapping
 
 from .protocol import Policy, SearchState
 from .tree import EXPLORATION, Node, finish, select
@@ -48,6 +49,13 @@ class Stats(dict[int, "Stat"]):
     def __init__(self) -> None:
         super().__init__()
         self.met = 0
+
+    def of(self, action: int, actor: int) -> Stat:
+        """The statistics of ``action``, made on first use."""
+        stat = self.get(action)
+        if stat is None:
+            stat = self[action] = Stat(actor)
+        return stat
 
 
 class Stat:
@@ -79,6 +87,17 @@ class InfoNode(Node):
         assert isinstance(node, InfoNode)
         return node
 
+    def stats(self, key: int) -> tuple[Stats, bool]:
+        """Another player's statistics at its information ``key`` here, and whether they
+        are new."""
+        if self.info is None:
+            self.info = {}
+        stats = self.info.get(key)
+        if stats is None:
+            stats = self.info[key] = Stats()
+            return stats, True
+        return stats, False
+
     def branch(self, observation: int) -> InfoNode:
         if self.after is None:
             self.after = {}
@@ -106,6 +125,51 @@ def _first_move(world: SearchState, legal: list[int], rng: random.Random,
 
 def _one_of(actions: list[int], rng: random.Random) -> int:
     return actions[int(rng.random() * len(actions))]
+
+
+def _grouped(legal: list[int], seat: int, public: Callable[[int, int], int]
+             ) -> tuple[list[int], dict[int, list[int]] | None]:
+    """The keys of ``legal`` as ``seat`` sees them, and the moves behind each key when
+    some moves look alike to it (else None)."""
+    keys = [public(a, seat) for a in legal]
+    if keys == legal:
+        return keys, None
+    by_key: dict[int, list[int]] = {}
+    for k, a in zip(keys, legal, strict=True):
+        by_key.setdefault(k, []).append(a)
+    return list(by_key), by_key
+
+
+def _available(stats: Mapping[int, Node | Stat], keys: list[int]) -> None:
+    for k in keys:
+        stat = stats.get(k)
+        if stat is not None:
+            stat.avail += 1
+
+
+def _as_single(children: Mapping[int, Node], legal: list[int], seat: int,
+               public: Callable[[int, int], int], rng: random.Random, *,
+               exploration: float) -> int:
+    """The move chosen as the single-observer search chooses it at a node of the
+    searcher's tree: keyed by what ``seat`` sees, an untried key at random, else UCB."""
+    keys, by_key = _grouped(legal, seat, public)
+    key = _ucb(children, keys, rng, exploration)
+    _available(children, keys)
+    return key if by_key is None else _one_of(by_key[key], rng)
+
+
+def _ucb(stats: Mapping[int, Node | Stat], keys: list[int], rng: random.Random,
+         exploration: float) -> int:
+    """An untried key at random, else the best by UCB."""
+    untried = [k for k in keys if k not in stats]
+    return _one_of(untried, rng) if untried else select(stats, keys, exploration)
+
+
+def _by_own(stats: Stats, legal: list[int], rng: random.Random, exploration: float) -> int:
+    """Another player's move from its statistics at its own information: an untried
+    move at random, else UCB."""
+    _available(stats, legal)
+    return _ucb(stats, legal, rng, exploration)
 
 
 class MultipleObserver:
@@ -217,24 +281,8 @@ class OwnInformation:
                     legal = self.only
                 else:
                     legal = _legal(world, seat, rng, policy)
-                keys = [public(a, seat) for a in legal]
-                by_key: dict[int, list[int]] | None = None
-                if keys != legal:  # some moves look alike to the searcher: group them
-                    by_key = {}
-                    for k, a in zip(keys, legal, strict=True):
-                        by_key.setdefault(k, []).append(a)
-                    keys = list(by_key)
-                children = node.children
-                untried = [k for k in keys if k not in children]
-                if untried:
-                    key = untried[int(rng.random() * len(untried))]
-                else:
-                    key = select(children, keys, exploration)
-                for k in keys:
-                    child = children.get(k)
-                    if child is not None:
-                        child.avail += 1
-                action = key if by_key is None else _one_of(by_key[key], rng)
+                action = _as_single(node.children, legal, seat, public, rng,
+                                    exploration=exploration)
             else:
                 legal = _legal(world, seat, rng, policy)
                 if len(legal) == 1:
@@ -259,28 +307,12 @@ class OwnInformation:
     def _other(self, node: InfoNode, world: SearchState, actor: int, *, legal: list[int],
                rng: random.Random, path: list[Node | Stat]) -> int:
         """Another player's move, from its statistics under its own information key."""
-        info = node.info
-        if info is None:
-            info = node.info = {}
-        ikey = world.information_key(actor)
-        stats = info.get(ikey)
-        if stats is None:
-            stats = info[ikey] = Stats()
+        stats, new = node.stats(world.information_key(actor))
+        if new:
             action = _first_move(world, legal, rng, self.policy)
         else:
-            untried = [a for a in legal if a not in stats]
-            for a in legal:
-                stat = stats.get(a)
-                if stat is not None:
-                    stat.avail += 1
-            if untried:
-                action = untried[int(rng.random() * len(untried))]
-            else:
-                action = select(stats, legal, self.exploration)
-        stat = stats.get(action)
-        if stat is None:
-            stat = stats[action] = Stat(actor)
-        path.append(stat)
+            action = _by_own(stats, legal, rng, self.exploration)
+        path.append(stats.of(action, actor))
         return action
 
     def _backoff(self, node: InfoNode, world: SearchState, actor: int, *, legal: list[int],
@@ -289,45 +321,15 @@ class OwnInformation:
         the search has met that information more often than the player has moves, and
         until then as the single observer chooses it (the searcher's node's statistics
         of that player's moves, the same whatever it holds).  Both are backed up."""
-        info = node.info
-        if info is None:
-            info = node.info = {}
-        ikey = world.information_key(actor)
-        stats = info.get(ikey)
-        if stats is None:
-            stats = info[ikey] = Stats()
+        stats, _ = node.stats(world.information_key(actor))
         stats.met += 1
-        seat, public, children = self.seat, world.public_action, node.children
-        keys = [public(a, seat) for a in legal]
-        by_key: dict[int, list[int]] | None = None
-        if keys != legal:  # moves that look alike to the searcher: group them
-            by_key = {}
-            for k, a in zip(keys, legal, strict=True):
-                by_key.setdefault(k, []).append(a)
-            keys = list(by_key)
-        for k in keys:  # the single observer's availability, kept in every case
-            child = children.get(k)
-            if child is not None:
-                child.avail += 1
+        children = node.children
+        keys, by_key = _grouped(legal, self.seat, world.public_action)
+        _available(children, keys)  # the single observer's counts, kept in every case
         if stats.met > len(legal):  # known information: its own statistics
-            untried = [a for a in legal if a not in stats]
-            for a in legal:
-                stat = stats.get(a)
-                if stat is not None:
-                    stat.avail += 1
-            if untried:
-                action = untried[int(rng.random() * len(untried))]
-            else:
-                action = select(stats, legal, self.exploration)
+            action = _by_own(stats, legal, rng, self.exploration)
         else:  # new to the search: as the single observer
-            untried = [k for k in keys if k not in children]
-            if untried:
-                key = untried[int(rng.random() * len(untried))]
-            else:
-                key = select(children, keys, self.exploration)
+            key = _ucb(children, keys, rng, self.exploration)
             action = key if by_key is None else _one_of(by_key[key], rng)
-        stat = stats.get(action)
-        if stat is None:
-            stat = stats[action] = Stat(actor)
-        path.append(stat)
+        path.append(stats.of(action, actor))
         return action
