@@ -96,7 +96,7 @@ def test_bench_ai_json_records(capsys):
         "ai.ismcts.bidwhist.first_lead", "ai.ismcts.nullern.first_play_10",
         "ai.ismcts.pasur.mid_round", "ai.ismcts.controlnut.first_trick",
         "ai.ismcts.bidwhist.first_lead.2proc_speedup",
-        *(f"ai.{bot}.{position}" for bot in ("ismcts-mo", "ismcts-own")
+        *(f"ai.{bot}.{position}" for bot in ("ismcts-mo", "ismcts-own", "ismcts-backoff")
           for position in ("bidwhist.first_lead", "nullern.first_play_10", "pasur.mid_round",
                            "controlnut.first_trick"))}
     assert all(r["unit"] in ("per_s", "x") and r["value"] > 0 for r in records)
