@@ -208,13 +208,7 @@ class MultipleObserver:
                 legal = self.only  # the model's candidates, searched
             else:
                 legal = _legal(world, seat, rng, policy)
-            keys = [public(a, actor) for a in legal]
-            by_key: dict[int, list[int]] | None = None
-            if keys != legal:  # moves the actor itself cannot tell apart (rare)
-                by_key = {}
-                for k, a in zip(keys, legal, strict=True):
-                    by_key.setdefault(k, []).append(a)
-                keys = list(by_key)
+            keys, by_key = _grouped(legal, actor, public)  # moves the actor cannot tell apart
             children = mine.children
             untried = [k for k in keys if k not in children]
             action: int | None = None
