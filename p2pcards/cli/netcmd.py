@@ -224,7 +224,7 @@ def _stats(args: argparse.Namespace, driver: Driver | None, started: float,
 
 
 def _finish(peer: Peer, args: argparse.Namespace, driver: Driver | None, started: float,
-            number: int = 1) -> int:
+            number: int = 1, say: Callable[[str], None] = print) -> int:
     """Game ``number`` of the table is over: its verdict, and every output asked for,
     the later games' named with their number (one that cannot be written is said, and
     the others are still written)."""
@@ -232,17 +232,17 @@ def _finish(peer: Peer, args: argparse.Namespace, driver: Driver | None, started
 
     transcript = peer.main.export()
     report = verify(transcript)
-    print(format_report(report))
+    say(format_report(report))
     written = True
     if args.transcript:
         path = numbered(args.transcript, number)
         written = outputs.write("--transcript", path, transcript)
         if written:
-            print(f"transcript written to {path}")
+            say(f"transcript written to {path}")
     if args.save and report.history is not None:
         path = numbered(args.save, number)
         if outputs.write("--save", path, report.history.dumps()):
-            print(f"hand history saved to {path}")
+            say(f"hand history saved to {path}")
         else:
             written = False
     if args.stats:
@@ -281,7 +281,7 @@ class Games:
         if number in self.reported or number == self.restored:
             return
         self.reported.add(number)
-        self.statuses.append(_finish(peer, self.args, driver, self.started, number))
+        self.statuses.append(_finish(peer, self.args, driver, self.started, number, self.say))
         self.started = time.monotonic()
 
     def status(self) -> int:
