@@ -224,7 +224,7 @@ def _stats(args: argparse.Namespace, driver: Driver | None, started: float,
 
 
 def _finish(peer: Peer, args: argparse.Namespace, driver: Driver | None, started: float,
-            number: int = 1, say: Callable[[str], None] = print) -> int:
+            number: int = 1, *, say: Callable[[str], None] = print) -> int:
     """Game ``number`` of the table is over: its verdict, and every output asked for,
     the later games' named with their number (one that cannot be written is said, and
     the others are still written)."""
@@ -281,7 +281,8 @@ class Games:
         if number in self.reported or number == self.restored:
             return
         self.reported.add(number)
-        self.statuses.append(_finish(peer, self.args, driver, self.started, number, self.say))
+        self.statuses.append(_finish(peer, self.args, driver, self.started, number,
+                                     say=self.say))
         self.started = time.monotonic()
 
     def status(self) -> int:

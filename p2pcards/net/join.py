@@ -122,6 +122,8 @@ class Joiner:
         self.ended = ""
         """Why the host said no more games are played ("" : none said)."""
         self.links_over = False
+        self.dialled = False
+        """The host answered the latest dial."""
         if self.journal.records:
             pinned = known_host(self.journal)
             if self.invite.fingerprint is None and pinned is not None:  # confirmed when
@@ -249,6 +251,7 @@ class Joiner:
         reached = trio.current_time()
         lost = False
         while True:
+            self.dialled = False
             try:
                 await self._session()
                 pause = 0.2
@@ -259,6 +262,10 @@ class Joiner:
                     raise HostLost(f"cannot reach the host: {exc or 'no answer'}") from exc
                 if self.ended:
                     return  # no more games: the host closing its links is its end
+                if self.peer.over and not self.dialled:  # (its last words may not have
+                    self.say("the host is gone after the game; the same command comes"  # come)
+                             " back to the table if it opens again")
+                    return
                 if self.link_seen is not None:
                     if self.link_seen != reached:
                         lost = False  # it was back meanwhile
@@ -284,6 +291,7 @@ class Joiner:
             except IdentityError as exc:
                 raise JoinError(str(exc)) from exc
         link = Link(stream, "the host")
+        self.dialled = True
         try:
             if not await self._pin(seen):
                 return  # confirmed by a person, who may take longer than the host waits
