@@ -36,7 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.bots import Bot
 from p2pcards.net import lan, links, tls
-from p2pcards.net.again import LEAVE, Agreement, peer_seats, tell
+from p2pcards.net.again import LEAVE, Agreement, tell
 from p2pcards.net.door import Door, Quietly, reason_of
 from p2pcards.net.driver import Driver, Person
 from p2pcards.net.frames import (
@@ -53,7 +53,9 @@ from p2pcards.net.frames import (
     Notice,
     Start,
     Welcome,
+    from_map,
     kind_of,
+    to_map,
 )
 from p2pcards.net.gate import PREAUTH_FRAME
 from p2pcards.net.identity import Identity, device_id, show_id
@@ -195,7 +197,7 @@ class Host:
         """The LAN beacon while seats are free, or (the game under way) while a joiner
         seated at it is away, with no seat free: it carries the table's token, by which
         a seated identity finds its journal again (None: not this interval)."""
-        if self.peer is not None and (self.peer.over or not self.away()):
+        if self.peer is not None and (self.ended or not self.away()):
             return None
         return lan.beacon(self.config.game, self.config.name, self.port, self.identity.id,
                           self.lobby.token, free=self.free)
@@ -214,6 +216,12 @@ class Host:
         settings = self.peer.settings
         self.config.settings = Settings.from_wire(settings["table"])
         self.say(f"resuming the table of {self.journal.path} ({len(self.peer.log)} messages)")
+        try:
+            words = [from_map(raw) for raw in settings.get("again", [])]
+        except (FrameError, AttributeError, TypeError) as exc:
+            raise JournalError(f"{self.journal.path}: the consents that began its game do"
+                               f" not read ({exc})") from exc
+        self.started_by = [w for w in words if isinstance(w, Again)]
         if self.series is not None and self.series.number == 0:
             self.series.begin(self.peer.roster.table)  # (from before series were recorded)
         return Lobby.resumed(self.peer.roster, self.identity.id, settings["token"])
@@ -458,7 +466,12 @@ class Host:
     def _chat(self, seated: Seated, line: ChatLine) -> None:
         if self.referee is None:
             raise FrameError("chat before the game began")
-        seat, text = self.referee.chat(seated.conduct, line, trio.current_time())
+        try:
+            seat, text = self.referee.chat(seated.conduct, line, trio.current_time())
+        except FrameError:
+            if self.tables and self._said_before(line):
+                return  # (signed for the game before, as the next began: not shown)
+            raise
         self._broadcast(line, but=seated)
         self.say(f"{self.referee.peer.roster.seats[seat].name}: {text}")
 
@@ -479,18 +492,11 @@ class Host:
 
     def _can_ask(self) -> bool:
         """Whether a person sits at the table who may ask for another game: at this
-        host, at a joiner linked now (its ``auth`` named no bot), or at a seat away that
-        began as a person's."""
+        host, or at a joiner linked now (its ``auth`` named no bot).  (A person away
+        when the game ends does not keep a table of bots waiting.)"""
         if self.person is not None and not self.config.own_bot:
             return True
-        assert self.peer is not None
-        here = {seated.key: seated.person for seated in self.links}
-        roster = self.peer.roster
-        for seat in peer_seats(roster):
-            entry = roster.seats[seat]
-            if seat != 0 and here.get(entry.identity, not entry.bot):
-                return True
-        return False
+        return any(seated.person for seated in self.links)
 
     async def _interval(self) -> bool:
         """Between two games: wait for every peer's consent to another game (then it
@@ -620,8 +626,10 @@ class Host:
         self.started_by = agreement.frames()
         self.agreement = None
         self.journal = journal
-        self.peer = Peer(roster, old.keys, secrets.token_bytes(SEED_BYTES), journal,
-                         dict(old.settings))
+        settings = dict(old.settings)
+        settings["again"] = [to_map(word) for word in self.started_by]  # (for a peer that
+        # comes back to this host restarted: the consents that began the game)
+        self.peer = Peer(roster, old.keys, secrets.token_bytes(SEED_BYTES), journal, settings)
         journal.commit()
         self.lobby.next_game(roster)
         self.config.game, self.config.players = roster.game, roster.players
@@ -629,6 +637,15 @@ class Host:
         self.say(f"game {self.number}: {roster.rules.title}, the same players")
         self._make_driver()
         self._broadcast(self._start_frame())
+
+    def _said_before(self, line: ChatLine) -> bool:
+        """Whether a chat line is signed for the game before this one."""
+        assert self.peer is not None
+        try:
+            links.Chat().take(line, self.peer.roster.keys, self.tables[-1])
+        except FrameError:
+            return False
+        return True
 
     # ================================================================== sending
 
