@@ -14,6 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pcards.net import frames
 from p2pcards.net.again import (
     MAX_GAMES,
+    MAX_ROUNDS,
     MAX_WORDS,
     Agreement,
     offer,
@@ -262,3 +263,19 @@ def test_the_record_of_a_tables_games_finds_what_to_resume(tmp_path: Path) -> No
     series.path.write_text("{not json")
     with pytest.raises(ValueError, match="does not read"):
         Series.open(series.path)
+
+
+def test_a_peer_that_comes_back_takes_the_proposal_that_stands() -> None:
+    """The host sends a returning peer the words of the current round, the proposer's
+    first: a fresh agreement takes them whatever the round, and ends up where the
+    others are; a round past the last is refused."""
+    table = Agreement(roster())
+    table.take(word(table, 0))
+    table.take(word(table, 1, "nullern"))  # round 2
+    table.take(word(table, 0))  # ana agrees to it
+    back = Agreement(roster())
+    assert [back.take(f) for f in table.frames()] == ["proposal", "consent"]
+    assert (back.round, back.proposal, back.complete) == (2, table.proposal, True)
+    with pytest.raises(FrameError, match=f"past the last \\({MAX_ROUNDS}\\)"):
+        Agreement(roster()).take(sign(key("ben"), TABLE, 1, round=MAX_ROUNDS + 1,
+                                      game="pasur", options={}))

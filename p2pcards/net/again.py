@@ -12,9 +12,11 @@ The rules (docs/protocol.md, "Another game"):
 - The peers that must agree are one seat per peer of the finished game's first
   roster (:func:`peer_seats`): a person's seat, or a headless peer's own; the
   bots a peer runs agree through it.
-- A proposal is numbered: the first one after a game is round 1.  A word naming
-  ``round + 1`` is a new proposal, which replaces the one before (its consents
-  lapse; the proposer's word counts as its own consent).  A word naming the
+- A proposal is numbered: the first one after a game is round 1, each next one
+  the round after.  A word naming a round above the current one (at most
+  :data:`MAX_ROUNDS`) is a new proposal, which replaces the one before (its
+  consents lapse; the proposer's word counts as its own consent): a peer whose
+  link came back takes the proposal that stands, whatever its round.  A word naming the
   current round and the current proposal's game and options is a consent.  Any
   other word crossed a newer proposal on its way: it is dropped (``stale``), and
   its sender, who is shown the newer proposal, may agree to it or propose again.
@@ -52,6 +54,9 @@ AGAIN_DOMAIN = b"p2pcards/again/v1\x00"
 MAX_WORDS = 20
 """Words (proposals, consents) one peer may say between two games: a person changes
 their mind a few times; more is a flood, and closes its link."""
+MAX_ROUNDS = MAX_WORDS * 8
+"""The highest round a proposal may name: every peer (at most eight) proposing every
+word it may say."""
 MAX_GAMES = 99
 """Games one series may play (the host refuses a proposal past it)."""
 LEAVE = ""
@@ -194,7 +199,9 @@ class Agreement:
         if frame.game == LEAVE:
             self.left = frame.seat
             return "leave"
-        if frame.round == self.round + 1:
+        if frame.round > MAX_ROUNDS:
+            raise FrameError(f"again: round {frame.round}, past the last ({MAX_ROUNDS})")
+        if self.round < frame.round <= MAX_ROUNDS:
             self.round = frame.round
             self.proposal = Proposal(frame.round, frame.game, frame.options, frame.seat)
             self.agreed = {frame.seat: frame}

@@ -370,6 +370,9 @@ class Joiner:
                             " of its messages (read as cheating). Run the command on the"
                             " machine (and P2PCARDS_HOME) that began the game")
         self.say(f"seated at seat {self.seat} at {host_name}'s table")
+        if self.peer is not None and self.peer.over and not self.ended:  # between games:
+            self.agreement = Agreement(self.peer.roster, self.number)  # the host sends
+            # again the words that stand (it may have been restarted meanwhile)
         if self.peer is not None:
             for wire in self.peer.mine:
                 await link.send(Msg(wire=wire))
