@@ -513,12 +513,12 @@ class Host:
                       " seat): the table closes")
         else:
             early, self.early = self.early, {}
-            for seated in list(self.links):
-                word = early.get(seated.key)
-                if word is not None:
-                    try:
-                        self._take_word(word, seated)
-                    except FrameError as exc:
+            for key, word in early.items():  # (its sender may have gone since: a word
+                try:                         # that leaves still counts)
+                    self._take_word(word, None)
+                except FrameError as exc:
+                    seated = next((s for s in self.links if s.key == key), None)
+                    if seated is not None:
                         self._closing(seated, str(exc))
                         self._drop(seated, Error(reason=str(exc)))
             self._consent()
