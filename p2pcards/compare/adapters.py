@@ -189,6 +189,8 @@ class CardTable:
         if self.state is None:
             assert self.seen is not None
             return hash(self.seen.received) if self.seen.received is not None else 0
+        if self._pass_dir == 0:  # (no passing in this deal: nothing is ever received)
+            return 0
         known = self._received.get(seat)
         if known is not None:
             return known

@@ -46,13 +46,25 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .rules import CARDS, HAND, HEARTS, PASS_CARDS, PLAYERS, SPADES, Rules, queen_of_spades
+from .rules import CARDS, HAND, HEARTS, PASS_CARDS, PLAYERS, RULES, SPADES, Rules, queen_of_spades
 
 EPSILON = 0.1
 """The chance that a rollout move is uniformly random instead of the policy's."""
 
 NIL = CARDS
 """OpenSpiel's spades bid of nil; the bid of ``n`` tricks is ``NIL + n``."""
+
+_TABLES: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+_QUEEN = {rules.name: queen_of_spades(rules) for rules in RULES.values()}
+
+
+def _tables(rules: Rules) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Each card's suit and rank, looked up rather than computed (rollouts ask often)."""
+    found = _TABLES.get(rules.name)
+    if found is None:
+        found = _TABLES[rules.name] = (tuple(rules.suit(c) for c in range(CARDS)),
+                                       tuple(rules.rank(c) for c in range(CARDS)))
+    return found
 
 
 def rollout(rules: Rules, state: Any, rng: random.Random, epsilon: float = EPSILON) -> int:
@@ -63,8 +75,8 @@ def rollout(rules: Rules, state: Any, rng: random.Random, epsilon: float = EPSIL
     hand = _spades_hands(rules, history) if rules.name == "spades" else None
     steps = 0
     while not state.is_terminal():
-        legal = [int(a) for a in state.legal_actions()]
-        player = int(state.current_player())
+        legal = state.legal_actions()
+        player = state.current_player()
         if player < 0:  # (a chance node: uniform in both games)
             action = legal[int(rng.random() * len(legal))]
         elif len(legal) == 1:
@@ -137,7 +149,8 @@ def _leader(rules: Rules, history: list[int], start: int, done: int) -> int:
 
 def winner(rules: Rules, trick: list[tuple[int, int]]) -> tuple[int, int]:
     """The ``(player, card)`` winning ``trick`` so far (spades trump in spades)."""
-    led = rules.suit(trick[0][1])
+    suit = _tables(rules)[0]
+    led = suit[trick[0][1]]
     best = trick[0]
     for player, card in trick[1:]:
         if _beats(rules, card, best[1], led):
@@ -146,10 +159,10 @@ def winner(rules: Rules, trick: list[tuple[int, int]]) -> tuple[int, int]:
 
 
 def _beats(rules: Rules, card: int, other: int, led: int) -> bool:
-    suit, other_suit = rules.suit(card), rules.suit(other)
-    if suit == other_suit:
-        return rules.rank(card) > rules.rank(other)
-    return rules.name == "spades" and suit == SPADES  # (a trump beats any other suit)
+    suit, rank = _tables(rules)
+    if suit[card] == suit[other]:
+        return rank[card] > rank[other]
+    return rules.name == "spades" and suit[card] == SPADES  # (a trump beats any other suit)
 
 
 def _before_play(rules: Rules, player: int, legal: list[int],
@@ -169,19 +182,20 @@ def _play(rules: Rules, player: int, legal: list[int], trick: list[tuple[int, in
 
 
 def _low(rules: Rules, cards: list[int]) -> int:
-    return min(cards, key=rules.rank)
+    return min(cards, key=_tables(rules)[1].__getitem__)
 
 
 def _high(rules: Rules, cards: list[int]) -> int:
-    return max(cards, key=rules.rank)
+    return max(cards, key=_tables(rules)[1].__getitem__)
 
 
 def _spades_bid(rules: Rules, hand: list[int], legal: list[int]) -> int:
+    suit, rank = _tables(rules)
     tricks = 0
-    for suit in range(4):
-        cards = [c for c in hand if rules.suit(c) == suit]
-        ranks = {rules.rank(c) for c in cards}
-        if suit == SPADES:
+    for each in range(4):
+        cards = [c for c in hand if suit[c] == each]
+        ranks = {rank[c] for c in cards}
+        if each == SPADES:
             tricks += len(ranks & {12, 11, 10}) + max(0, len(cards) - 3)
         else:
             tricks += (12 in ranks) + (11 in ranks and len(cards) >= 2)
@@ -191,21 +205,22 @@ def _spades_bid(rules: Rules, hand: list[int], legal: list[int]) -> int:
 
 def _spades_play(rules: Rules, seat: int, legal: list[int],
                  trick: list[tuple[int, int]]) -> int:
-    outside = [c for c in legal if rules.suit(c) != SPADES]
+    suit, rank = _tables(rules)
+    outside = [c for c in legal if suit[c] != SPADES]
     if not trick:
-        aces = [c for c in outside if rules.rank(c) == 12]
+        aces = [c for c in outside if rank[c] == 12]
         return aces[0] if aces else _low(rules, outside or legal)
-    led = rules.suit(trick[0][1])
+    led = suit[trick[0][1]]
     best_player, best = winner(rules, trick)
     partner_wins = best_player == (seat + 2) % PLAYERS
     winning = [c for c in legal if _beats(rules, c, best, led)]
-    if rules.suit(legal[0]) == led and all(rules.suit(c) == led for c in legal):
+    if suit[legal[0]] == led and all(suit[c] == led for c in legal):
         if partner_wins or not winning:
             return _low(rules, legal)
         return _low(rules, winning) if len(trick) == PLAYERS - 1 else _high(rules, winning)
     if partner_wins:
         return _low(rules, outside or legal)
-    trumps = [c for c in winning if rules.suit(c) == SPADES]
+    trumps = [c for c in winning if suit[c] == SPADES]
     if trumps:
         return _low(rules, trumps)
     return _low(rules, outside or legal)
@@ -213,25 +228,28 @@ def _spades_play(rules: Rules, seat: int, legal: list[int],
 
 def _pass_rank(rules: Rules, card: int) -> tuple[int, int]:
     """Hearts: how eager a player is to pass ``card`` (bigger first)."""
-    high_spade = rules.suit(card) == SPADES and rules.rank(card) >= 10
-    return (1 if high_spade else 0, rules.rank(card))
+    suit, rank = _tables(rules)
+    high_spade = suit[card] == SPADES and rank[card] >= 10
+    return (1 if high_spade else 0, rank[card])
 
 
 def _hearts_play(rules: Rules, legal: list[int], trick: list[tuple[int, int]]) -> int:
-    qs = queen_of_spades(rules)
+    suit, rank = _tables(rules)
+    by_rank = rank.__getitem__
     if not trick:
-        safe = [c for c in legal if rules.suit(c) != HEARTS
-                and not (rules.suit(c) == SPADES and rules.rank(c) >= 10)]
-        return _low(rules, safe or legal)
-    led = rules.suit(trick[0][1])
-    if all(rules.suit(c) == led for c in legal):
-        best = winner(rules, trick)[1]
-        under = [c for c in legal if rules.rank(c) < rules.rank(best)]
+        safe = [c for c in legal if suit[c] != HEARTS
+                and not (suit[c] == SPADES and rank[c] >= 10)]
+        return min(safe or legal, key=by_rank)
+    led = suit[trick[0][1]]
+    qs = _QUEEN[rules.name]
+    if suit[legal[0]] == led:  # (a hand that can follow suit may play only that suit)
+        top = max(rank[c] for _, c in trick if suit[c] == led)
+        under = [c for c in legal if rank[c] < top]
         if under:
-            return _high(rules, under)
+            return max(under, key=by_rank)
         not_queen = [c for c in legal if c != qs]
-        return _high(rules, not_queen or legal)
+        return max(not_queen or legal, key=by_rank)
     if qs in legal:
         return qs
-    hearts = [c for c in legal if rules.suit(c) == HEARTS]
-    return _high(rules, hearts or legal)
+    hearts = [c for c in legal if suit[c] == HEARTS]
+    return max(hearts or legal, key=by_rank)
