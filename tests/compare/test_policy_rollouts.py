@@ -8,9 +8,8 @@ import random
 
 import pyspiel  # noqa: F401 (errors, rather than skips, without the extra)
 
-from p2pcards.ai.ismcts import search
 from p2pcards.compare import policy
-from p2pcards.compare.adapters import CardTable, load
+from p2pcards.compare.adapters import load
 from p2pcards.compare.rules import PLAYERS, RULES
 
 
@@ -60,16 +59,3 @@ def test_play_outs_are_legal_and_beat_random_ones() -> None:
             returns = mixed.returns()
             edge += returns[0] - returns[1]
         assert edge > 0, (name, edge)
-
-
-def test_the_search_with_policy_rollouts_plays_a_legal_move() -> None:
-    for name in ("spades", "hearts"):
-        game = load(name)
-        rng = random.Random(7)
-        state = game.new_initial_state()
-        while state.is_chance_node() or len(state.history()) < 70:
-            state.apply_action(rng.choice(state.legal_actions()))
-        view = CardTable.view(state, state.current_player(), rollouts="policy")
-        result = search(view, rng, iterations=200)
-        assert result.action in state.legal_actions()
-        assert view.determinize(rng).rollouts == "policy"
