@@ -1,5 +1,7 @@
 """``p2pcards verify FILE --explain``: a verdict a person can follow, run as a person runs
-it (a real process), on transcripts of the in-process table."""
+it (a real process), on transcripts of the in-process table with today's deck, whose
+audit shows every deal's cards (the proved deck's explanation:
+tests/test_table_proved.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from p2pcards.history import replay
 from p2pcards.table.codec import pack, read_envelope, unpack
 from p2pcards.table.explain import explain
 from p2pcards.table.memory import MemoryTable
+from p2pcards.table.roster import LOCK_DECK
 from p2pcards.table.state import Rejection
 from p2pcards.table.verify import Refusal, verify
 from tests.test_table_silence import stalled
@@ -35,7 +38,8 @@ HEADER = re.compile(r"deal (\d+), dealer (.+): \d+ messages?")
 
 def transcript(game: str, folder: Path) -> Path:
     players, options, seed = GAMES_PLAYED[game]
-    table = MemoryTable(game, players, seed, [heuristic_bot] * players, options=options)
+    table = MemoryTable(game, players, seed, [heuristic_bot] * players, options=options,
+                        deck=LOCK_DECK)
     table.play()
     assert table.sessions[0].over
     path = folder / f"{game}.bin"
@@ -205,7 +209,7 @@ def test_text_from_the_transcript_stays_on_one_safe_line(bidwhist: Path) -> None
 def test_a_forfeit_by_silence_and_a_void_deal_are_told() -> None:
     """Deals that end other than by play: a seat silent (its secrets never came, so the
     cards are never known) and a deal every seat voided (audited, so they are)."""
-    table, silent = stalled(71)
+    table, silent = stalled(71, deck=LOCK_DECK)
     others = [s for s in table.sessions if s is not silent]
     for session in others:
         session.claim_silent()
@@ -223,7 +227,7 @@ def test_a_forfeit_by_silence_and_a_void_deal_are_told() -> None:
                for line in first)
     assert told[-1].startswith("the transcript ends here: the transcript stops with")
 
-    table, proposer = stalled(75, "pasur")
+    table, proposer = stalled(75, "pasur", deck=LOCK_DECK)
     proposer.propose_void("the cat walked across the keyboard")
     table.play(deals=1)
     void = sections(explain(verify(table.sessions[0].export())))[0]
