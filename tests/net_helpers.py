@@ -144,9 +144,10 @@ class Lines(list[str]):
 
 
 def make_host(tmp_path: Path, game: str = "pasur", *, players: int = 2, bots: int = 0,
-              options: dict[str, int] | None = None, grace: float = 60) -> Host:
+              options: dict[str, int] | None = None, grace: float = 60,
+              deck: str = DEFAULT_DECK) -> Host:
     config = HostConfig(game, players, options or {"target": 20}, "hosty", "heuristic",
-                        ["heuristic"] * bots, Settings(grace=grace))
+                        ["heuristic"] * bots, Settings(grace=grace), deck=deck)
     return Host(load_or_create(tmp_path / "host"), config, maker,
                 Journal.open(tmp_path / "host.journal"), say=Lines(), seed=1)
 

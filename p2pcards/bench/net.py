@@ -5,7 +5,8 @@ every seat, each with its own identity in a temporary directory) play a
 whole game over TLS on 127.0.0.1.  Reported: the time of each deal's
 shuffle, lock and deal (from the deal's first ``hello`` to its first move, as
 the host sees it: for Bid Whist, 54 cards among 4 processes; median and best), and the whole
-game's wall time from the host's start (process start-up included).
+game's wall time from the host's start (process start-up included).  The table deals
+with today's deck (``--deck lock``), whose figures these records have always been.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def play_game(game: str, directory: Path, players: int | None = None) -> dict[st
     try:
         procs.append(spawn("host", ["host", game, "--bind", "127.0.0.1", "--port", str(port),
                                     "--players", str(players), "--invite-file", str(invite),
-                                    "--grace", "60", *common]))
+                                    "--grace", "60", "--deck", "lock", *common]))
         deadline = time.monotonic() + 30
         while not invite.exists():
             if time.monotonic() > deadline or procs[0].poll() is not None:

@@ -62,6 +62,7 @@ from p2pcards.net.referee import Conduct, Referee
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import CodecError
+from p2pcards.table.roster import DEFAULT_DECK, describe_deck
 
 TABLE_ID_BYTES = 16
 SEED_BYTES = 32
@@ -108,6 +109,9 @@ class HostConfig:
     address: str | None = None
     beacon: tuple[str, int] | None = None
     """Where LAN beacons go (None: the table is not announced)."""
+    deck: str = DEFAULT_DECK
+    """The deck of a new table (the roster carries it; a table resumed from its journal
+    keeps the deck it began with)."""
 
 
 Listen = Callable[[trio.Nursery], Awaitable[int]]
@@ -145,7 +149,7 @@ class Host:
         else:
             self.lobby = Lobby(secrets.token_bytes(TABLE_ID_BYTES), config.game,
                                config.options, config.players, host_id=identity.id,
-                               token=secrets.token_bytes(TOKEN_BYTES))
+                               token=secrets.token_bytes(TOKEN_BYTES), deck=config.deck)
             self.lobby.sit(config.name, identity.public, config.own_bot or "")
             for kind in config.bots:
                 key = Ed25519PrivateKey.generate()
@@ -186,6 +190,9 @@ class Host:
         settings = self.peer.settings
         self.config.settings = Settings.from_wire(settings["table"])
         self.say(f"resuming the table of {self.journal.path} ({len(self.peer.log)} messages)")
+        if self.peer.roster.deck != self.config.deck:
+            self.say(f"this table deals with the {self.peer.roster.deck} deck, as it began"
+                     f" (a new table, --new, would deal with the {self.config.deck} deck)")
         return Lobby.resumed(self.peer.roster, self.identity.id, settings["token"])
 
     def _start(self) -> None:
@@ -212,6 +219,7 @@ class Host:
         self.say(f"roster: {describe_roster(roster)}")
         self.say(f"safety number: {roster.safety_number()} (compare it aloud)")
         self.say(f"table: {self.config.settings.describe()}")
+        self.say(describe_deck(roster.deck))
         if self.person is not None:
             self.person.seated(roster, 0, self.config.settings, self.chat)
         self.started.set()
