@@ -189,6 +189,6 @@ def test_what_was_held_from_a_seat_that_changed_hands_is_dropped(tmp_path: Path)
                           sender=2, seq=session.seq_in[2], prior=b"\x05" * 32,
                           kind="silent", body={"seat": 0}).wire
     session.claims.held[2] = stale
-    drive(relay)  # every message taken retries what is held
+    drive(relay, until=3)  # every message taken retries what is held
     assert 2 not in session.claims.held
-    assert all(p.over for p in relay.live())
+    assert all(len(p.main.finished) >= 3 for p in relay.live())  # and the table plays on
