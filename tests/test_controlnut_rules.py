@@ -258,6 +258,20 @@ def test_controls_may_be_played_instead_of_following_suit_and_may_be_led():
     assert state.led == 0
 
 
+def test_a_renege_against_a_card_everyone_saw_go_to_the_seat_is_refused_by_every_view():
+    """Seat 1 was handed A13 and A10 face up: every view knows it holds acorns, so a
+    hazelnut on an acorn lead is refused at once, not only by seat 1's own engine."""
+    state = played_state()
+    state.apply_text("play VALUE A7", 0)
+    for seat in (0, 2, 3):
+        view = state.view(seat)
+        with pytest.raises(IllegalAction, match="seat 1 holds A10 A13, which everyone saw go"
+                                                " to it") as refused:
+            view.apply_text("play H7", 1)
+        assert refused.value.code == "renege"
+        view.apply_text("play A10", 1)  # (a card of the suit is fine)
+
+
 def test_value_adds_two_and_equal_values_go_to_the_earlier_card():
     state = played_state("SCORE VALUE STAR HAND")
     # VALUE A7 counts 9: it beats A8 and keeps the trick against A9 played later

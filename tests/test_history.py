@@ -17,10 +17,17 @@ from tests.helpers import pasur_deck
 
 DATA = Path(__file__).parent / "data"
 ODD_BOOK = DATA / "bidwhist_odd_book.json"
+PROVED_RENEGE = DATA / "proved_bidwhist_renege.json"
+"""A public entry, written by a table of the proved deck (tests/test_proved_history.py's
+Bid Whist renege: seat 2 plays 2H on a trump lead, then BJ, a trump, at move 11)."""
 
 
 def odd_book() -> dict[str, Any]:
     return json.loads(ODD_BOOK.read_text())
+
+
+def proved_renege() -> dict[str, Any]:
+    return json.loads(PROVED_RENEGE.read_text())
 
 
 def replay(tmp_path: Path, doc: dict[str, Any] | str, capsys: pytest.CaptureFixture[str],
@@ -236,7 +243,9 @@ ACTION_WORDS = ["play", "bid", "pass", "trump", "direction", "discard", "take", 
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_damaged_history_gets_status_0_1_or_2_never_a_crash(tmp_path, capsys, data):
-    doc = odd_book() if data.draw(st.booleans()) else pasur_doc([
+    source = data.draw(st.sampled_from(["odd book", "pasur", "public"]))
+    doc = odd_book() if source == "odd book" else proved_renege() if source == "public" \
+        else pasur_doc([
         {"dealer": 1, "deck": [STANDARD.name(c) for c in
                                pasur_deck({}, "2S 3S 4S 5S", players=2, dealer=1)],
          "actions": [[0, "play 2C"], [1, "play 3C"]]}])
@@ -253,12 +262,15 @@ def test_any_damaged_history_gets_status_0_1_or_2_never_a_crash(tmp_path, capsys
                                                         st.none(), st.text(max_size=3)))
         elif where == "deck":
             i = data.draw(st.integers(0, len(hand["deck"]) - 1))
-            hand["deck"][i] = data.draw(st.sampled_from(["AS", "2C", "XX", "", "LJ", "10d"]))
+            hand["deck"][i] = data.draw(st.sampled_from(["AS", "2C", "XX", "", "LJ", "10d",
+                                                         "?"]))
         else:
-            key = data.draw(st.sampled_from(["dealer", "void", "penalty", "forfeit", "extra"]))
+            key = data.draw(st.sampled_from(["dealer", "void", "penalty", "forfeit", "extra",
+                                             "public", "secret"]))
             hand[key] = data.draw(st.one_of(st.integers(-1, 60), st.booleans(), st.none(),
                                             st.just({"seat": 1, "index": 3, "reason": "renege"}),
-                                            st.just({"seat": 0, "reason": "silent"})))
+                                            st.just({"seat": 0, "reason": "silent"}),
+                                            st.just({"points": [1, 2]})))
     code, out, err = replay(tmp_path, doc, capsys, "--json")
     assert code in (0, 1, 2)
     assert "Traceback" not in err
@@ -320,3 +332,56 @@ def test_reason_without_void_is_malformed(tmp_path, capsys):
     doc["hands"][0]["reason"] = "why"
     code, _, err = replay(tmp_path, doc, capsys)
     assert code == 2 and 'a reason goes with "void": true' in err
+
+
+def test_a_public_entry_replays_as_everyone_saw_it_and_scores_its_proven_renege(
+        tmp_path, capsys):
+    code, out, _ = replay(tmp_path, proved_renege(), capsys, "--json")
+    assert code == 0
+    hand = json.loads(out)["hands"][0]
+    # scored as an audit would: as the deal stood before the renege (move 7), the
+    # bidders' discard their only book, the offenders' team nothing
+    assert hand["points"] == [0, 4]
+    assert hand["detail"]["penalty"] == {"seat": 2, "reason": "renege"}
+    assert hand["detail"]["books"] == [0, 1]
+    code, out, _ = replay(tmp_path, proved_renege(), capsys)
+    assert code == 0 and "renege by seat2; points 0-4" in out
+
+
+@pytest.mark.parametrize(("mutate", "status", "message"), [
+    (lambda h: h["deck"].__setitem__(1, "KD"), 2,
+     "hand 0, deck[1]: KD is never shown in this deal"),
+    (lambda h: h["deck"].__setitem__(0, "?"), 0, ""),  # (a position may stay unnamed)
+    (lambda h: h["actions"].__setitem__(5, [1, "discard 2C 3C 4C 5C 6C 7C"]), 2,
+     "hand 0, action 5: 'discard 2C 3C 4C 5C 6C 7C' names cards a seat with no cards"),
+    (lambda h: h["actions"].__setitem__(8, [3, "play ?"]), 2, "hand 0, action 8: cannot read"),
+    (lambda h: h["actions"].__setitem__(9, [0, "play 2H"]), 1,
+     "hand 0, action 9 (0: play 2H): seat 0 cannot hold 2H: it is face up"),
+    (lambda h: h.pop("penalty"), 1, "hand 0, action 11 (2: play BJ): this action proves that"
+     " seat 2 broke the rules at action 7 (renege): the entry must end with that penalty"),
+    (lambda h: (h["actions"].pop(), h["deck"].__setitem__(12, "?")), 1,
+     "hand 0, action 7 (2: play 2H): no card shown in this deal proves the penalty (renege"
+     " by seat 2)"),
+])
+def test_a_malformed_public_entry_is_refused_naming_what_and_where(tmp_path, capsys, mutate,
+                                                                    status, message):
+    doc = proved_renege()
+    mutate(doc["hands"][0])
+    code, _, err = replay(tmp_path, doc, capsys)
+    assert code == status, err
+    assert message in err and "Traceback" not in err
+
+
+def test_an_old_secret_entry_still_reads_and_scores_the_points_the_table_signed(
+        tmp_path, capsys):
+    blank = [STANDARD.name(c) for c in bidwhist.GAME.blank_deck(4, {"kitty": 6})]
+    doc = odd_book()
+    doc["hands"].insert(0, {"dealer": 2, "deck": blank, "actions": [],
+                            "secret": {"points": [5, 0]}})
+    code, out, _ = replay(tmp_path, doc, capsys, "--json")
+    result = json.loads(out)
+    assert code == 0 and result["hands"][0] == {"points": [5, 0], "detail": {"secret": True}}
+    assert result["totals"] == [5, 5]  # and the odd book's deal after it
+    doc["hands"][0]["actions"] = [[0, "pass"]]
+    code, _, err = replay(tmp_path, doc, capsys)
+    assert code == 2 and "hand 0, secret: a deal whose cards stay secret has no actions" in err

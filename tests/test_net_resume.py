@@ -62,7 +62,8 @@ def joiner(tmp_path: Path, invite: Invite, dial: Dial, *, bot: str | None,
            person: Person | None) -> Joiner:
     """Joe, from his identity and journal (the same each time: the same command)."""
     joe = Joiner(load_or_create(tmp_path / "joe"), invite, "joe", bot, [], maker,
-                 Journal.open(tmp_path / "joe.journal"), say=Lines(), person=person, seed=2)
+                 Journal.open(tmp_path / "joe.journal"), say=Lines(), person=person, seed=2,
+                 once=True)  # (one game: a person would otherwise be asked for another)
     joe.dial = dial
     return joe
 

@@ -193,7 +193,10 @@ def test_a_person_at_a_networked_table(tmp_path: Path) -> None:
         child, seen = spawn(args, env, tmp_path)  # the same command: the game goes on
         try:
             child.expect("resuming", timeout=60)
-            play_until(child, r"or Enter to skip")
+            play_until(child, r"type again for another game with the same players")
+            child.sendline("quit")  # no other game: the table closes
+            child.expect("you left: no more games at this table")
+            child.expect(r"or Enter to skip")
             child.sendline(str(tmp_path / "missing" / "x.json"))  # a bad path: asked again
             child.expect("try another file name")
             child.sendline(str(saved))

@@ -177,8 +177,12 @@ def test_the_cards_never_shown_stay_secret() -> None:
                 assert not deck.can_open(slot) and slot not in deck.opened
     kinds = kinds_of(table.sessions[0])
     assert Kind.AUDIT not in kinds and Kind.KEYS not in kinds and Kind.HELLO in kinds
-    record = runs[0].outcome.record
-    assert record.secret == runs[0].points and not record.actions
+    record = runs[0].outcome.record  # the deal as everyone saw it: no card of those
+    assert record.public and record.secret is None and record.actions
+    names = {runs[0].ids[decks[decks[0].holder[s]].opened[s]] for s in hidden}
+    notation = table.sessions[0].game.notation
+    assert names and not names & {notation.parse(n) for n in record.deck if n != "?"}
+    assert all("?" in text.split() for _, text in record.actions if text.startswith("discard"))
 
 
 # ------------------------------------------------------------------- cheats
@@ -251,6 +255,6 @@ def test_the_table_command_deals_with_the_proved_deck_and_verify_explains_it(
     out = capsys.readouterr().out
     assert "deck round 0 (the 52 card points): 2 of 2 shuffles, each with its proof" in out
     assert "audit: none; the proved deck checked every step on arrival" in out
-    assert "dealt: the cards were never revealed" in out and out.endswith("verified\n")
+    assert "dealt: the cards never shown stay secret (" in out and out.endswith("verified\n")
     report = verify(path.read_bytes())
     assert replay(load_history(str(history))).totals == report.totals

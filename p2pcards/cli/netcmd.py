@@ -32,6 +32,7 @@ from p2pcards.net.identity import (
 )
 from p2pcards.net.journal import Journal, JournalError
 from p2pcards.net.peer import Peer
+from p2pcards.net.series import GameOver, Place, Series, match_lines, numbered, where
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, PROVED_DECK
 
@@ -139,6 +140,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stats", metavar="FILE",
                         help="write timings and traffic as JSON at the end (p2pcards bench"
                         " net)")
+    parser.add_argument("--once", action="store_true",
+                        help="leave after the game: no other game with the same players"
+                        " (without it, a person may type again, and a --bot peer agrees)")
 
 
 def _bot_maker(args: argparse.Namespace) -> Callable[[str], Bot]:
@@ -210,7 +214,8 @@ def cmd_id(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _stats(args: argparse.Namespace, driver: Driver | None, started: float) -> bool:
+def _stats(args: argparse.Namespace, driver: Driver | None, started: float,
+           number: int = 1) -> bool:
     """Write --stats (False: it could not be written, and this was said)."""
     if not args.stats or driver is None:
         return True
@@ -219,33 +224,95 @@ def _stats(args: argparse.Namespace, driver: Driver | None, started: float) -> b
         deals.setdefault(index, {})[mark] = at
     dealt = [round((d["dealt"] - d["deal"]) * 1000, 1) for d in deals.values()
              if "deal" in d and "dealt" in d]
-    return outputs.write("--stats", args.stats, json.dumps({
+    return outputs.write("--stats", numbered(args.stats, number), json.dumps({
         "game_seconds": round(time.monotonic() - started, 3), "deal_ms": dealt,
         "messages": len(driver.peer.log), "deals": len(driver.peer.main.finished)}))
 
 
-def _finish(peer: Peer, args: argparse.Namespace, driver: Driver | None, started: float
-            ) -> int:
-    """The game is over: its verdict, and every output asked for (one that cannot be
-    written is said, and the others are still written)."""
+def _finish(peer: Peer, args: argparse.Namespace, driver: Driver | None, started: float,
+            number: int = 1, *, say: Callable[[str], None] = print) -> int:
+    """Game ``number`` of the table is over: its verdict, and every output asked for,
+    the later games' named with their number (one that cannot be written is said, and
+    the others are still written)."""
     from p2pcards.table.verify import format_report, verify  # noqa: PLC0415
 
     transcript = peer.main.export()
     report = verify(transcript)
-    print(format_report(report))
+    say(format_report(report))
     written = True
     if args.transcript:
-        written = outputs.write("--transcript", args.transcript, transcript)
+        path = numbered(args.transcript, number)
+        written = outputs.write("--transcript", path, transcript)
         if written:
-            print(f"transcript written to {args.transcript}")
+            say(f"transcript written to {path}")
     if args.save and report.history is not None:
-        if outputs.write("--save", args.save, report.history.dumps()):
-            print(f"hand history saved to {args.save}")
+        path = numbered(args.save, number)
+        if outputs.write("--save", path, report.history.dumps()):
+            say(f"hand history saved to {path}")
         else:
             written = False
     if args.stats:
-        written = _stats(args, driver, started) and written
+        written = _stats(args, driver, started, number) and written
     return EXIT_FAILED if not report.ok else EXIT_OK if written else outputs.EXIT_OUTPUT
+
+
+class Games:
+    """What the command keeps of the games a table plays: each game's status, and
+    what it does when one is over (its outputs, the match score)."""
+
+    def __init__(self, args: argparse.Namespace, series: Series, prompt: NetPrompt | None,
+                 say: Callable[[str], None]):
+        self.args = args
+        self.series = series
+        self.prompt = prompt
+        self.say = say
+        self.statuses: list[int] = []
+        self.reported: set[int] = set()
+        self.restored = series.number if series.between else 0
+        """A game restored after its end was recorded: its outputs were written."""
+        self.started = time.monotonic()
+
+    async def over(self, peer: Peer, driver: Driver, number: int) -> None:
+        from p2pcards.net.host import result_of  # noqa: PLC0415
+
+        self.finish(peer, driver, number)
+        match = match_lines([*self.series.finished(), result_of(peer)])
+        if self.prompt is not None:
+            self.prompt.game_over(match, goes_on=not self.args.once)
+        else:
+            for line in match:
+                self.say(line)
+
+    def finish(self, peer: Peer, driver: Driver | None, number: int) -> None:
+        if number in self.reported or number == self.restored:
+            return
+        self.reported.add(number)
+        self.statuses.append(_finish(peer, self.args, driver, self.started, number,
+                                     say=self.say))
+        self.started = time.monotonic()
+
+    def status(self) -> int:
+        if EXIT_FAILED in self.statuses:
+            return EXIT_FAILED
+        return max(self.statuses, default=EXIT_OK)
+
+    def place(self, number: int, first: Path) -> Place:
+        on_over: GameOver = self.over
+        return Place(self.series, number, first, on_over)
+
+
+def _open_series(first: Path, new: bool = False) -> tuple[Series, Journal, int]:
+    """The record of the table's games beside ``first`` (the first game's journal), and
+    the journal to open with its game's number; ``new``: both moved aside first.
+    ValueError, JournalError or OSError if they cannot be read."""
+    record = first.with_suffix(".series")
+    if new:
+        for path in (first, record):
+            if path.exists():
+                path.replace(path.with_name(path.name + ".abandoned"))
+    series = Series.open(record)
+    path, number = where(first, series)
+    return series, Journal.open(path), number
 
 
 def _check_outputs(args: argparse.Namespace) -> str | None:
@@ -283,11 +350,9 @@ def cmd_host(args: argparse.Namespace) -> int:
                         "" if args.replace == "none" else args.replace)
     try:
         identity = load_or_create()
-        path = data_dir() / "tables" / f"host-{args.game}-{args.port}.journal"
-        if args.new and path.exists():
-            path.replace(path.with_suffix(".abandoned"))
-        journal = Journal.open(path)
-    except (IdentityError, JournalError, OSError) as exc:
+        first = data_dir() / "tables" / f"host-{args.game}-{args.port}.journal"
+        series, journal, number = _open_series(first, args.new)
+    except (IdentityError, JournalError, OSError, ValueError) as exc:
         return _fail(str(exc))
     address = args.address or (args.bind if args.bind not in ("0.0.0.0", "::") else
                                _this_machine())
@@ -299,14 +364,17 @@ def cmd_host(args: argparse.Namespace) -> int:
         return _fail(f"--beacon: {exc}")
     config = HostConfig(args.game, players, options, args.name, args.bot,
                         [args.bots_kind] * args.bots, settings, args.bind, args.port, address,
-                        beacon, args.deck)
+                        beacon, args.deck, once=args.once)
     prompt = _prompt(args)
     say = prompt.show if prompt is not None else _say
+    games = Games(args, series, prompt, say)
     try:
         host = Host(identity, config, _bot_maker(args), journal, say=say, person=prompt,
-                    seed=args.seed)
+                    seed=args.seed, place=games.place(number, first))
     except JournalError as exc:
         return _fail(str(exc))
+    if prompt is not None and not args.once:
+        prompt.node = host
 
     async def serve() -> None:
         async with trio.open_nursery() as nursery:
@@ -321,7 +389,7 @@ def cmd_host(args: argparse.Namespace) -> int:
             say(f"invite: {invite}")
             say(f"host fingerprint: {show_id(identity.id)}")
 
-    return _play(args, serve, prompt, journal, host,
+    return _play(args, serve, prompt, host, games,
                  expected=[(OSError, "cannot host: ", EXIT_USAGE)],
                  again="hosts a new table, with a new invite")
 
@@ -356,8 +424,9 @@ def cmd_join(args: argparse.Namespace) -> int:
     try:
         identity = load_or_create()
         friends = Friends.load()
-        journal = Journal.open(_journal_path(invite.token))
-    except (IdentityError, JournalError, OSError) as exc:
+        first = _journal_path(invite.token)
+        series, journal, number = _open_series(first)
+    except (IdentityError, JournalError, OSError, ValueError) as exc:
         return _fail(str(exc))
     if table is not None:
         refused = _trust_heard(table, journal, args.yes)
@@ -379,13 +448,16 @@ def cmd_join(args: argparse.Namespace) -> int:
                                              abandon_on_cancel=True)  # (Ctrl-C meanwhile)
 
     say = prompt.show if prompt is not None else _say
+    games = Games(args, series, prompt, say)
     try:
         joiner = Joiner(identity, invite, args.name, args.bot, [args.bots_kind] * args.bots,
                         _bot_maker(args), journal, friends, confirm, say, prompt,
-                        seed=args.seed)
+                        seed=args.seed, place=games.place(number, first), once=args.once)
     except JournalError as exc:
         return _fail(str(exc))
-    return _play(args, joiner.run, prompt, journal, joiner,
+    if prompt is not None and not args.once:
+        prompt.node = joiner
+    return _play(args, joiner.run, prompt, joiner, games,
                  expected=[(HostLost, "", EXIT_AWAY), (JoinError, "", EXIT_REFUSED)],
                  again="sits at the table again")
 
@@ -434,16 +506,17 @@ def _yes(question: str) -> bool:
 class _Seat(Protocol):
     peer: Peer | None
     driver: Driver | None
+    journal: Journal
+    number: int
 
 
 def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
-          prompt: NetPrompt | None, journal: Journal, seat: _Seat, *,
+          prompt: NetPrompt | None, seat: _Seat, games: Games, *,
           expected: list[tuple[type[Exception], str, int]], again: str) -> int:
-    """Play the game (host or joiner alike), then settle the journal and report: each
-    of ``expected`` (found in Trio's exception groups) is said as its prefix and its
-    text, and ends with its status.  ``again``: what the same command does if this one
-    stops before the game begins."""
-    started = time.monotonic()
+    """Play the game and the next ones the players agree to (host or joiner alike),
+    then settle the journal and report: each of ``expected`` (found in Trio's exception
+    groups) is said as its prefix and its text, and ends with its status.  ``again``:
+    what the same command does if this one stops before the game begins."""
     try:
         stopped = _run(play, prompt)
     except Exception as exc:  # Trio wraps what its tasks raise in groups
@@ -454,10 +527,12 @@ def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
                 return status
         raise
     finally:
-        _settle_journal(journal, seat.peer)
+        _settle_journal(seat.journal, seat.peer)
+    journal = seat.journal
     peer = seat.peer
     if peer is not None and peer.over:  # (a signal in the farewell: the game is over)
-        return _finish(peer, args, seat.driver, started)
+        games.finish(peer, seat.driver, seat.number)
+        return games.status()
     if stopped in _SIGNALS:
         return _interrupted(stopped, journal, peer is not None, again)
     if stopped == "left" or peer is None:

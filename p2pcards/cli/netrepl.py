@@ -19,6 +19,7 @@ import random
 import re
 import signal
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol
 
 import trio
 from prompt_toolkit.input import Input
@@ -31,6 +32,7 @@ from p2pcards.cli.prompt import LEAVE, Prompt
 from p2pcards.cli.wording import speak
 from p2pcards.games import GAMES, HandState
 from p2pcards.history import History
+from p2pcards.net.again import offer
 from p2pcards.net.driver import VoidProposal
 from p2pcards.net.identity import device_id, show_id
 from p2pcards.net.settings import Settings
@@ -52,13 +54,27 @@ class Left(Exception):
     """The person left the table (the journal keeps the game: the same command resumes)."""
 
 
+class Node(Protocol):
+    """The host or joiner this prompt sits at, as far as another game goes."""
+
+    async def say_again(self, game: str | None, options: dict[str, int] | None
+                        ) -> str | None:
+        """Ask for another game, or agree to the one proposed: None, or why not."""
+
+    async def leave(self) -> bool:
+        """Leave once the game is over (no more games): whether the table was told."""
+
+
 class NetPrompt(Prompt):
-    commands = (*Prompt.commands, "who", "say", "void")
+    commands = (*Prompt.commands, "who", "say", "void", "again")
     command_help = (*Prompt.command_help[:-1],
                     ("who", "the roster, its safety number and the table's settings"),
                     ("say TEXT", "chat to the table"),
                     ("void REASON", "propose, at your move, to void the deal (all must agree)"),
-                    Prompt.command_help[-1])
+                    ("again [GAME] [N=V]", "once the game is over: another game with the same"
+                     " players (all must agree)"),
+                    ("quit", "leave (asks first; Ctrl-C asks too); after a game: no more"
+                     " games, for everyone"))
 
     def __init__(self, game: str, *, hint_bot: SearchBot | None = None,
                  input: Input | None = None, output: Output | None = None,
@@ -85,6 +101,14 @@ class NetPrompt(Prompt):
         self.before_prompt: Callable[[NetPrompt, str], None] | None = None
         """Called as each prompt opens (tests type their answer here)."""
         self.rng = random.Random(random.SystemRandom().getrandbits(64))
+        self.node: Node | None = None
+        """The host or joiner, for another game (None: one game only)."""
+        self.between = False
+        """The game is over and the table waits for the players' word."""
+        self.match: list[str] = []
+        """The match score across the games played so far."""
+        self.saved: bytes | None = None
+        """The table whose hand history the person saved (``save``)."""
 
     # ---------------------------------------------------------- what the table says
 
@@ -154,6 +178,10 @@ class NetPrompt(Prompt):
 
     def seated(self, roster: Roster, seat: int, settings: Settings,
                chat: Callable[[str], Awaitable[None]]) -> None:
+        if self.table is not None and roster.table != self.table.table:  # another game
+            self.table, self.rows, self.totals, self.deal, self.log = None, [], [], 0, []
+            self.between = False
+            self.echo("")
         self.seat = seat
         self.game = roster.rules
         self.timer = settings.timer
@@ -293,27 +321,36 @@ class NetPrompt(Prompt):
             loop.add_signal_handler(signal.SIGINT, token.run_sync_soon, self._interrupt)
             loop.add_signal_handler(signal.SIGTERM, token.run_sync_soon, self._terminate)
         try:
-            while True:
-                await self._say_queued()
-                with trio.CancelScope() as self._reading:
-                    try:
-                        line = await self.read(self._message)
-                    except guest.Interrupted:
-                        self._interrupt()
-                        if self.leaving:
-                            raise Left from None
-                        continue
-                    except EOFError:
-                        raise Left from None
-                if self._reading.cancelled_caught:
-                    if self.leaving:
-                        raise Left
-                    continue  # (asked again: the question to leave)
-                await self.take(line)
+            await self._lines()
+        except Left:
+            if self.between and self.node is not None:  # (after a game: no more games)
+                with trio.move_on_after(5):
+                    await self.node.leave()
+            raise
         finally:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signal.SIGINT)
                 loop.remove_signal_handler(signal.SIGTERM)
+
+    async def _lines(self) -> None:
+        """Read and take lines until the person leaves (:class:`Left`)."""
+        while True:
+            await self._say_queued()
+            with trio.CancelScope() as self._reading:
+                try:
+                    line = await self.read(self._message)
+                except guest.Interrupted:
+                    self._interrupt()
+                    if self.leaving:
+                        raise Left from None
+                    continue
+                except EOFError:
+                    raise Left from None
+            if self._reading.cancelled_caught:
+                if self.leaving:
+                    raise Left
+                continue  # (asked again: the question to leave)
+            await self.take(line)
 
     def _terminate(self) -> None:
         """SIGTERM: leave the table at once (the same command resumes the game)."""
@@ -360,8 +397,17 @@ class NetPrompt(Prompt):
             self.chosen = None
 
     async def run_command(self, word: str, rest: str) -> None:
-        if word == "quit":
+        if word == "quit" and self.between and self.node is not None:
+            if not await self.node.leave():
+                raise Left
+        elif word == "quit":
             self.confirming = True
+        elif word == "again":
+            await self._again(rest)
+        elif word == "score":
+            await super().run_command(word, rest)
+            if self.match:
+                self.echo("\n".join(self.match))
         elif word == "who":
             self.echo(self.roster_text or "the table is not seated yet")
         elif word == "say":
@@ -375,6 +421,49 @@ class NetPrompt(Prompt):
             (self.show_hand if word == "hand" else self.show_table)(self.turn.view)
         else:
             await super().run_command(word, rest)
+
+    async def _again(self, rest: str) -> None:
+        """``again [GAME] [NAME=N ...]``: another game, or agree to the one proposed."""
+        if self.node is None:
+            self.echo("again: this table plays one game (--once)")
+            return
+        if not self.between:
+            self.echo("again: the game is not over yet")
+            return
+        words = rest.split()
+        game = words.pop(0).lower() if words and "=" not in words[0] else None
+        options: dict[str, int] = {}
+        for item in words:
+            name, _, value = item.partition("=")
+            if not name or not value.lstrip("-").isdigit():
+                self.echo(f"again: {printable(item, 40)!r} is not an option: NAME=N, as in"
+                          " target=30")
+                return
+            options[name] = int(value)
+        problem = await self.node.say_again(game, options or None)
+        if problem is not None:
+            self.echo(f"again: {problem}")
+
+    def game_over(self, match: Sequence[str], *, goes_on: bool) -> None:
+        """The game is over: the match score, and (the table staying for another game)
+        what may be typed now."""
+        self.match = list(match)
+        if match:
+            self.echo("\n".join(match))
+        self.between = goes_on and self.node is not None
+        if self.between:
+            view = self.current()
+            players = len(self.real_names) or (view.players if view is not None else 0)
+            self.echo(offer(self.game.name, players))
+            if self.save_to is None:
+                self.echo("(save FILE writes this game's hand history)")
+        self._refresh()
+
+    def save(self, path: str) -> bool:
+        saved = super().save(path)
+        if saved and self.table is not None and self.table.over:
+            self.saved = self.table.table
+        return saved
 
     async def _say_queued(self) -> None:
         """Say what was typed before the table was seated, once it is."""
@@ -399,6 +488,8 @@ class NetPrompt(Prompt):
                       " not said")
 
     async def finish(self) -> None:
-        """The game is over: offer to save its hand history (unless ``--save`` does)."""
-        if self.save_to is None and self.table is not None and self.table.finished:
+        """The game is over: offer to save its hand history (unless ``--save`` does, or
+        the person saved it already)."""
+        if self.save_to is None and self.table is not None and self.table.finished and \
+                self.saved != self.table.table:
             await self.offer_save()

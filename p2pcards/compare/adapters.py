@@ -9,7 +9,8 @@ table drives (legal actions, steps, returns all OpenSpiel's own).  A view's
 (:class:`worlds.Worlds`: hand sizes, every void and every other card the plays
 rule out) and replays the implied history in a fresh OpenSpiel state.
 
-Rollouts play uniformly random legal moves.  Every move is public except a hearts
+Rollouts play uniformly random legal moves, or with ``rollouts="policy"`` the card
+sense of :mod:`policy` (a tenth of its moves random).  Every move is public except a hearts
 pass, which only its passer (and, once passing is over, its receiver) sees: the
 search keys another seat's passes alike (:data:`HIDDEN`) and tells apart the
 worlds after passing by the cards the searching seat received (``observation``).
@@ -22,6 +23,7 @@ from typing import Any, Self
 
 import pyspiel
 
+from . import policy
 from .rules import CARDS, PASS_CARDS, PLAYERS, RULES, Rules
 from .seen import Seen, seen_by
 from .worlds import Worlds
@@ -30,6 +32,8 @@ HIDDEN = 1_000
 """The search key of a move the searching seat cannot see (another seat's pass)."""
 
 GAMES: dict[str, Any] = {}
+
+ROLLOUTS = ("random", "policy")
 
 
 def load(name: str, passing: bool = True) -> Any:
@@ -62,8 +66,11 @@ class CardTable:
     players = PLAYERS
 
     def __init__(self, game: Any, rules: Rules, state: Any = None, *, seen: Seen | None = None,
-                 to_act: int = -1, legal: list[int] | None = None):
+                 to_act: int = -1, legal: list[int] | None = None, rollouts: str = "random"):
+        if rollouts not in ROLLOUTS:
+            raise ValueError(f"unknown rollouts {rollouts!r}: choose {' or '.join(ROLLOUTS)}")
         self.game = game
+        self.rollouts = rollouts
         self.rules = rules
         self.state = state
         self.seen = seen
@@ -78,15 +85,15 @@ class CardTable:
     # -- building ---------------------------------------------------------------
 
     @classmethod
-    def view(cls, state: Any, seat: int) -> CardTable:
+    def view(cls, state: Any, seat: int, rollouts: str = "random") -> CardTable:
         """``seat``'s view of OpenSpiel ``state``: only what the seat observed (and,
-        when it is to act, its own legal moves)."""
+        when it is to act, its own legal moves); its worlds roll out by ``rollouts``."""
         game = state.get_game()
         rules = RULES[game.get_type().short_name]
         seen = seen_by(rules, history_of(state), seat)
         to_act = state.current_player()
         legal = list(state.legal_actions()) if to_act == seat else []
-        return cls(game, rules, seen=seen, to_act=to_act, legal=legal)
+        return cls(game, rules, seen=seen, to_act=to_act, legal=legal, rollouts=rollouts)
 
     @classmethod
     def world(cls, state: Any) -> CardTable:
@@ -122,7 +129,8 @@ class CardTable:
     def clone(self) -> Self:
         copy = type(self)(self.game, self.rules,
                           None if self.state is None else self.state.clone(),
-                          seen=self.seen, to_act=self._to_act, legal=self._legal)
+                          seen=self.seen, to_act=self._to_act, legal=self._legal,
+                          rollouts=self.rollouts)
         copy._worlds = self._worlds
         copy._received = self._received
         copy._length = self._length
@@ -148,7 +156,7 @@ class CardTable:
         if self._worlds is None:
             self._worlds = Worlds(self.seen)
         state = replay(self.game, self._worlds.history(rng))
-        world = type(self)(self.game, self.rules, state=state)
+        world = type(self)(self.game, self.rules, state=state, rollouts=self.rollouts)
         if self.seen.received is not None:  # what the seat received is the same in every world
             world._received = {self.seen.seat: hash(self.seen.received)}
         return world
@@ -181,6 +189,8 @@ class CardTable:
         if self.state is None:
             assert self.seen is not None
             return hash(self.seen.received) if self.seen.received is not None else 0
+        if self._pass_dir == 0:  # (no passing in this deal: nothing is ever received)
+            return 0
         known = self._received.get(seat)
         if known is not None:
             return known
@@ -192,8 +202,11 @@ class CardTable:
         return token
 
     def rollout(self, rng: random.Random) -> None:
-        """Uniformly random legal moves to the end."""
+        """Uniformly random legal moves to the end, or the policy's (:mod:`policy`)."""
         state = self._full()
+        if self.rollouts == "policy":
+            self._length += policy.rollout(self.rules, state, rng)
+            return
         steps = 0
         while not state.is_terminal():
             legal = state.legal_actions()

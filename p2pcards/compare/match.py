@@ -48,6 +48,7 @@ class Config:
     uct_c: float
     jobs: int = 1
     no_pass: bool = False
+    rollouts: str = "random"
 
 
 def parse(argv: Sequence[str] | None) -> Config:
@@ -65,6 +66,9 @@ def parse(argv: Sequence[str] | None) -> Config:
                         help="our search function: search, pimc, or MODULE.FUNCTION of p2pcards.ai;"
                              " :VARIANT picks a variant (search:own, search:multiple), :c=X the"
                              " exploration constant (search:own:c=0.3)")
+    parser.add_argument("--rollouts", choices=("random", "policy"), default="random",
+                        help="our rollouts: uniformly random moves (as OpenSpiel's bots) or a"
+                             " player's card sense (p2pcards/compare/policy.py)")
     parser.add_argument("--uct-c", type=float, default=None,
                         help="OpenSpiel's exploration constant (default: ours in its units)")
     parser.add_argument("--no-pass", action="store_true",
@@ -92,7 +96,7 @@ def parse(argv: Sequence[str] | None) -> Config:
         parser.error("--no-pass is for hearts")
     uct_c = args.uct_c if args.uct_c is not None else 0.7 * EXPLORATION_UNITS[args.game]
     config = Config(args.game, args.think, args.deals, args.seed, args.opponent, args.sampler,
-                    args.ours, uct_c, args.jobs, args.no_pass)
+                    args.ours, uct_c, args.jobs, args.no_pass, args.rollouts)
     try:
         our_search(config.ours)
     except ValueError as error:
@@ -144,11 +148,12 @@ class Ours:
         self.table = CardTable
         self.search = our_search(config.ours)
         self.think = config.think
+        self.rollouts = config.rollouts
         self.rng = rng
         self.stats = SideStats()
 
     def step(self, state: Any) -> int:
-        view = self.table.view(state, state.current_player())
+        view = self.table.view(state, state.current_player(), self.rollouts)
         result = self.search(view, self.rng, seconds=self.think)
         self.stats.iterations += result.iterations
         self.stats.search_seconds += result.seconds
@@ -249,7 +254,8 @@ def report(config: Config, results: list[Any]) -> list[str]:
     theirs_pts = mean_ci([r.points(rules, False) for r in results])
     margin = mean_ci([r.margin(rules) for r in results])
     lines = [
-        f"{config.game}: ours ({config.ours}) vs {opponent}, {config.think:g} s per move, "
+        f"{config.game}: ours ({config.ours}, {config.rollouts} rollouts) vs {opponent}, "
+        f"{config.think:g} s per move, "
         f"{len(results)} deals x 2 seatings, seed {config.seed}",
         f"  {unit}: ours {ours_pts[0]:.2f} [{ours_pts[1]:.2f}, {ours_pts[2]:.2f}], "
         f"theirs {theirs_pts[0]:.2f} [{theirs_pts[1]:.2f}, {theirs_pts[2]:.2f}]",

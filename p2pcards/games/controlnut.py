@@ -493,10 +493,18 @@ class ControlNutState(HandState):
             raise IllegalAction("not-held", f"seat {seat} holds no nut card", seat)
         self._check_cards_held(seat, 1 << nut)
         led = self.led
-        if led >= 0 and nut // 13 != led and self._sees(seat) \
-                and self.may[seat] & SUIT_MASKS[led]:
-            raise IllegalAction("renege", f"must follow suit: seat {seat} holds "
-                                f"{_suit_word(led)}", seat)
+        if led < 0 or nut // 13 == led:
+            return
+        if self._sees(seat):
+            if self.may[seat] & SUIT_MASKS[led]:
+                raise IllegalAction("renege", f"must follow suit: seat {seat} holds "
+                                    f"{_suit_word(led)}", seat)
+            return
+        known = self._known_in(seat) & SUIT_MASKS[led]  # (a breach public anyway)
+        if known:
+            raise IllegalAction("renege", f"must follow suit: seat {seat} holds"
+                                f" {CONTROLNUT.format_mask(known)}, which everyone saw go"
+                                " to it", seat)
 
     # ------------------------------------------------------------------ steps
 

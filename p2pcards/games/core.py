@@ -356,6 +356,13 @@ class HandState:
             raise IllegalAction("not-held", f"seat {seat} cannot hold "
                                 f"{self.notation.format_mask(bad)}: {verb} {why}", seat)
 
+    def _known_in(self, place: int) -> int:
+        """The hidden cards everyone knows to be in ``place``: shown going there (a
+        returned bid, a card handed out face up) and not moved face down since."""
+        only = 1 << place
+        return mask_of(card for card, where in self.exposed.items() if where == only) \
+            if self.exposed else 0
+
     def _shown_elsewhere(self, card: int, place: int) -> bool:
         """Everyone knows ``card`` is not in ``place``: it was shown going elsewhere."""
         where = self.exposed.get(card)

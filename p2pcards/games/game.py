@@ -146,6 +146,17 @@ class Game:
         reads the mapping off a deck for which this is False."""
         return False
 
+    def blank_deck(self, players: int, options: Mapping[str, int]) -> list[int]:
+        """The deck's cards in an order in which no card changes where the deal puts
+        its positions (the first rotation of the id order that does not): the deal
+        mapping is read off it, and a record whose cards are unknown deals it."""
+        ids = self.deck(players, options)
+        for turn in range(len(ids)):
+            order = ids[turn:] + ids[:turn]
+            if not self.cards_change_mapping(order, players):
+                return order
+        return ids
+
     def shown_after_deal(self, observed: Sequence[int | None], players: int) -> list[int]:
         """Deck positions that every seat must see before the deal can be made, once
         the positions shown at the deal are seen (``observed``, None where unseen):

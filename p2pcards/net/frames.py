@@ -16,6 +16,10 @@ On the wire a frame is a big-endian u32 length, then one msgpack map whose
 ``msg``     both       ``wire``: one table message (relayed by the host)
 ``chat``    both       ``seat``, ``n`` (rising), ``text``, ``sig`` (the seat's)
 ``notice``  host       ``text``: a join or a leave
+``again``   both       ``table``, ``seat``, ``round``, ``game``, ``options``,
+                       ``sig``: a peer's signed word once a game is over
+                       (another game, or none: :mod:`p2pcards.net.again`)
+``end``     host       ``reason``: no more games at this table
 ``error``   both       ``reason``, then the link closes
 ==========  =========  ====================================================
 
@@ -47,7 +51,13 @@ import msgpack
 from p2pcards.net.identity import ID_BYTES
 from p2pcards.net.invite import TOKEN_BYTES
 from p2pcards.net.settings import Settings
-from p2pcards.table.codec import KEY_BYTES, MAX_MESSAGE, SIGNATURE_BYTES, CodecError
+from p2pcards.table.codec import (
+    KEY_BYTES,
+    MAX_MESSAGE,
+    SIGNATURE_BYTES,
+    TABLE_BYTES,
+    CodecError,
+)
 from p2pcards.table.roster import MAX_NAME, Roster, decode_roster
 
 PROTOCOL = "p2pcards"
@@ -71,6 +81,11 @@ MAX_CHAT = 200
 """Characters in a chat line."""
 MAX_NOTICE = 200
 MAX_PROTOCOL = 32
+MAX_OPTIONS = 8
+"""Options a proposal of another game names (a game has three at most)."""
+MAX_OPTION_NAME = 16
+MAX_ROUND = 1 << 16
+"""Proposals between two games are numbered below this (a peer may make few)."""
 UINT_END = 1 << 63
 """Counts and numbers are below this (msgpack's signed 64 bits)."""
 
@@ -95,6 +110,8 @@ class Kind(StrEnum):
     MSG = "msg"
     CHAT = "chat"
     NOTICE = "notice"
+    AGAIN = "again"
+    END = "end"
     ERROR = "error"
 
 
@@ -197,13 +214,36 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Again:
+    """A peer's signed word once the game of ``table`` is over: it agrees to proposal
+    ``round`` (another game of ``game`` with ``options``, the same seats), or, with
+    ``game`` "", it leaves: no more games (docs/protocol.md, "Another game")."""
+
+    table: bytes
+    seat: int
+    round: int
+    game: str
+    options: tuple[tuple[str, int], ...]
+    """The options that differ from the game's defaults, sorted by name."""
+    sig: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class End:
+    """No more games at this table (someone left, or no one can ask for another):
+    the links close after this."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Error:
     """Why the link closes (it closes after this)."""
 
     reason: str
 
 
-Frame = Hello | Auth | Welcome | Lobby | Start | Msg | ChatLine | Notice | Error
+Frame = Hello | Auth | Welcome | Lobby | Start | Msg | ChatLine | Notice | Again | End | Error
 
 # ------------------------------------------------------------------ field codecs
 
@@ -280,6 +320,18 @@ def _roster(value: Any, what: str) -> Roster:
         return decode_roster(_blob(MAX_MESSAGE)(value, what))
     except CodecError as exc:
         raise FrameError(f"{what}: {exc}") from exc
+
+
+def _options(value: Any, what: str) -> tuple[tuple[str, int], ...]:
+    if not isinstance(value, dict) or len(value) > MAX_OPTIONS:
+        raise FrameError(f"{what} must be a map of at most {MAX_OPTIONS} options")
+    for name, number in value.items():
+        if not isinstance(name, str) or not 0 < len(name) <= MAX_OPTION_NAME or \
+                not isinstance(number, int) or isinstance(number, bool) or \
+                not -UINT_END <= number < UINT_END:
+            raise FrameError(f"{what} must map option names (1 to {MAX_OPTION_NAME}"
+                             " characters) to whole numbers")
+    return tuple(sorted(value.items()))
 
 
 def _settings(value: Any, what: str) -> Settings:
@@ -367,6 +419,15 @@ SPECS: dict[Kind, FrameSpec] = {spec.kind: spec for spec in (
         Field("sig", _bytes(SIGNATURE_BYTES)))),
     FrameSpec(Kind.NOTICE, Notice, (
         Field("text", _text(MAX_NOTICE)),)),
+    FrameSpec(Kind.AGAIN, Again, (
+        Field("table", _bytes(TABLE_BYTES)),
+        Field("seat", _int(0, MAX_SEATS)),
+        Field("round", _int(0, MAX_ROUND)),
+        Field("game", _text(MAX_GAME)),
+        Field("options", _options, dict),
+        Field("sig", _bytes(SIGNATURE_BYTES)))),
+    FrameSpec(Kind.END, End, (
+        Field("reason", _text(MAX_NOTICE)),)),
     FrameSpec(Kind.ERROR, Error, (
         Field("reason", _text(MAX_FRAME)),)),
 )}

@@ -36,12 +36,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.bots import Bot
 from p2pcards.net import lan, links, tls
+from p2pcards.net.again import LEAVE, Agreement, tell
 from p2pcards.net.door import Door, Quietly, reason_of
 from p2pcards.net.driver import Driver, Person
 from p2pcards.net.frames import (
     NONCE_BYTES,
+    Again,
     Auth,
     ChatLine,
+    End,
     Error,
     Frame,
     FrameError,
@@ -50,15 +53,18 @@ from p2pcards.net.frames import (
     Notice,
     Start,
     Welcome,
+    from_map,
     kind_of,
+    to_map,
 )
 from p2pcards.net.gate import PREAUTH_FRAME
 from p2pcards.net.identity import Identity, device_id, show_id
 from p2pcards.net.invite import TOKEN_BYTES, Invite
-from p2pcards.net.journal import Journal
-from p2pcards.net.lobby import Lobby, Rejoin, Request, describe_roster
+from p2pcards.net.journal import Journal, JournalError
+from p2pcards.net.lobby import Lobby, Rejoin, Request, describe_roster, own_seat
 from p2pcards.net.peer import Peer
 from p2pcards.net.referee import Conduct, Referee
+from p2pcards.net.series import GameResult, Place, done_path, fresh_journal
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import CodecError
@@ -87,6 +93,8 @@ class Seated:
     out: trio.MemorySendChannel[Frame]
     out_read: trio.MemoryReceiveChannel[Frame]
     drained: trio.Event = field(default_factory=trio.Event)
+    person: bool = False
+    """A person plays its peer's own seat in this run (its ``auth`` named no bot)."""
 
     @property
     def key(self) -> bytes:
@@ -112,6 +120,8 @@ class HostConfig:
     deck: str = DEFAULT_DECK
     """The deck of a new table (the roster carries it; a table resumed from its journal
     keeps the deck it began with)."""
+    once: bool = False
+    """Leave after the game (no other game with the same players)."""
 
 
 Listen = Callable[[trio.Nursery], Awaitable[int]]
@@ -122,11 +132,31 @@ and returns its port."""
 class Host:
     def __init__(self, identity: Identity, config: HostConfig, make_bot: Callable[[str], Bot],
                  journal: Journal, *, say: Callable[[str], None] = print,
-                 person: Person | None = None, seed: int | None = None):
+                 person: Person | None = None, seed: int | None = None,
+                 place: Place | None = None):
         self.identity = identity
         self.config = config
         self.make_bot = make_bot
         self.journal = journal
+        place = place or Place()
+        self.series = place.series
+        """The record of the games played on this invite (None: kept in memory only)."""
+        self.number = place.number
+        """This game's number in the series."""
+        self.first = place.first or journal.path
+        """The first game's journal: the others' are named after it."""
+        self.on_over = place.on_over
+        self.tables: list[bytes] = list(self.series.tables[:-1]) if self.series else []
+        """The table ids of the games played before this one."""
+        self.agreement: Agreement | None = None
+        """The players' words since this game ended (None: it is not over here yet)."""
+        self.started_by: list[Again] = []
+        """The consents that started this game (sent to a peer that comes back)."""
+        self.early: dict[bytes, Again] = {}
+        """Words that came before this host's game was over, the newest per identity."""
+        self.ended = ""
+        """Why no more games are played ("" while the table may go on)."""
+        self.decided = trio.Event()
         self.say = say
         self.person = person
         self.seed = seed
@@ -171,7 +201,7 @@ class Host:
         """The LAN beacon while seats are free, or (the game under way) while a joiner
         seated at it is away, with no seat free: it carries the table's token, by which
         a seated identity finds its journal again (None: not this interval)."""
-        if self.peer is not None and (self.peer.over or not self.away()):
+        if self.peer is not None and (self.ended or not self.away()):
             return None
         return lan.beacon(self.config.game, self.config.name, self.port, self.identity.id,
                           self.lobby.token, free=self.free)
@@ -193,6 +223,14 @@ class Host:
         if self.peer.roster.deck != self.config.deck:
             self.say(f"this table deals with the {self.peer.roster.deck} deck, as it began"
                      f" (a new table, --new, would deal with the {self.config.deck} deck)")
+        try:
+            words = [from_map(raw) for raw in settings.get("again", [])]
+        except (FrameError, AttributeError, TypeError) as exc:
+            raise JournalError(f"{self.journal.path}: the consents that began its game do"
+                               f" not read ({exc})") from exc
+        self.started_by = [w for w in words if isinstance(w, Again)]
+        if self.series is not None and self.series.number == 0:
+            self.series.begin(self.peer.roster.table)  # (from before series were recorded)
         return Lobby.resumed(self.peer.roster, self.identity.id, settings["token"])
 
     def _start(self) -> None:
@@ -200,6 +238,8 @@ class Host:
         keys = {0: self.identity.key} | {
             seat: self.bot_keys[entry.identity] for seat, entry in enumerate(roster.seats)
             if entry.identity in self.bot_keys}
+        if self.series is not None:
+            self.series.begin(roster.table)
         self.peer = Peer(roster, keys, secrets.token_bytes(SEED_BYTES), self.journal,
                          {"token": self.lobby.token, "table": self.config.settings.to_wire()})
         self.journal.commit()  # the table survives a crash from here on
@@ -215,7 +255,7 @@ class Host:
         self.driver = Driver(self.peer, self._relay_own, bots, self.config.settings,
                              self.person, self.say, self.seed, make_bot=self.make_bot,
                              person_seat=None if self.config.own_bot else 0)
-        self.referee = Referee(self.peer, self.chats)
+        self.referee = Referee(self.peer, self.chats, frozenset(self.tables))
         self.say(f"roster: {describe_roster(roster)}")
         self.say(f"safety number: {roster.safety_number()} (compare it aloud)")
         self.say(f"table: {self.config.settings.describe()}")
@@ -258,7 +298,13 @@ class Host:
                 assert self.driver is not None and self.peer is not None
                 if not self.journal.records:
                     self.peer.settings["port"] = self.port
-                await self.driver.run()
+                while True:
+                    await self.driver.run()
+                    if not self.peer.over:
+                        break  # (adjourned: the same command resumes it)
+                    await self._game_over()
+                    if not await self._interval():
+                        break
                 await self._farewell()
                 nursery.cancel_scope.cancel()
         finally:
@@ -338,6 +384,7 @@ class Host:
         await link.send(Welcome(seat=admitted.seat, resume=False))
         seats = self.lobby.take(admitted)  # now, not before the welcome: others may have sat
         seated = _seated(link, admitted.key, admitted.name)
+        seated.person = not admitted.entries[0].bot
         self.links.append(seated)
         self._notice(f"{admitted.name} ({show_id(device_id(admitted.key), 4)}) sits at seat"
                      f" {min(seats)}")
@@ -354,9 +401,16 @@ class Host:
             await stale.link.aclose()
         seated = _seated(link, rejoin.key, rejoin.name)
         await link.send(Welcome(seat=rejoin.seat, resume=True))
+        for word in self.started_by:  # (what started this game, for a peer that missed it)
+            await link.send(word)
         await link.send(self._start_frame())
         for wire in self.peer.log:
             seated.out.send_nowait(Msg(wire=wire))
+        for word in self.agreement.frames() if self.agreement is not None else ():
+            seated.out.send_nowait(word)
+        if self.ended:
+            seated.out.send_nowait(End(reason=self.ended))
+        seated.person = not rejoin.bot
         self.links.append(seated)
         self._notice(f"{rejoin.name} is back at seat {rejoin.seat}")
         return seated
@@ -400,6 +454,8 @@ class Host:
                 self._table_message(seated, frame.wire)
             elif isinstance(frame, ChatLine):
                 self._chat(seated, frame)
+            elif isinstance(frame, Again):
+                self._word(seated, frame)
             else:
                 raise FrameError(f"a {kind_of(frame)!r} frame is not expected from a joiner")
 
@@ -418,9 +474,186 @@ class Host:
     def _chat(self, seated: Seated, line: ChatLine) -> None:
         if self.referee is None:
             raise FrameError("chat before the game began")
-        seat, text = self.referee.chat(seated.conduct, line, trio.current_time())
+        try:
+            seat, text = self.referee.chat(seated.conduct, line, trio.current_time())
+        except FrameError:
+            if self.tables and self._said_before(line):
+                return  # (signed for the game before, as the next began: not shown)
+            raise
         self._broadcast(line, but=seated)
         self.say(f"{self.referee.peer.roster.seats[seat].name}: {text}")
+
+    # ============================================================ another game
+
+    async def _game_over(self) -> None:
+        """The game is over here: its outputs (once: not again for a game restored after
+        its end was recorded), its result in the series, its journal kept as done."""
+        peer, driver, journal = self.peer, self.driver, self.journal
+        assert peer is not None and driver is not None
+        recorded = self.series is not None and self.series.between
+        if not recorded:
+            if self.on_over is not None:
+                await self.on_over(peer, driver, self.number)
+            if self.series is not None:
+                self.series.finish(result_of(peer))
+        settle(peer, journal)
+
+    def _can_ask(self) -> bool:
+        """Whether a person sits at the table who may ask for another game: at this
+        host, or at a joiner linked now (its ``auth`` named no bot).  (A person away
+        when the game ends does not keep a table of bots waiting.)"""
+        if self.person is not None and not self.config.own_bot:
+            return True
+        return any(seated.person for seated in self.links)
+
+    async def _interval(self) -> bool:
+        """Between two games: wait for every peer's consent to another game (then it
+        has begun: True) or for someone to leave (False; every link is told)."""
+        assert self.peer is not None
+        if self.agreement is None:
+            self.agreement = Agreement(self.peer.roster, self.number)
+        if self.ended:
+            pass
+        elif self.config.once:
+            self._leave()
+        elif not self._can_ask():
+            self._end("no one at this table can ask for another game (a bot plays every"
+                      " seat): the table closes")
+        else:
+            early, self.early = self.early, {}
+            for key, word in early.items():  # (its sender may have gone since: a word
+                try:                         # that leaves still counts)
+                    self._take_word(word, None)
+                except FrameError as exc:
+                    seated = next((s for s in self.links if s.key == key), None)
+                    if seated is not None:
+                        self._closing(seated, str(exc))
+                        self._drop(seated, Error(reason=str(exc)))
+            self._consent()
+        await self.decided.wait()
+        self.decided = trio.Event()
+        if self.ended:
+            return False
+        try:
+            self._next_game()
+        except (JournalError, OSError) as exc:
+            self._end(f"the next game cannot begin here: {exc}")
+            return False
+        return True
+
+    def _word(self, seated: Seated, word: Again) -> None:
+        """A word from a link: checked and taken once this host's game is over (kept
+        until then); FrameError if it may not be said."""
+        own = own_seat(self.lobby.entries, seated.key)
+        if word.seat != own:
+            raise FrameError(f"again: a word in seat {word.seat}'s name, not its own")
+        if word.table in self.tables or self.ended:
+            return  # (about a game before this one, or the table is closing: nothing)
+        if self.peer is None or word.table != self.peer.roster.table:
+            raise FrameError("again: a word about another table's game")
+        if self.agreement is None:
+            self.early[seated.key] = word  # (this host's game is not over yet)
+            return
+        self._take_word(word, seated)
+
+    def _take_word(self, word: Again, seated: Seated | None) -> None:
+        assert self.agreement is not None and self.peer is not None
+        outcome = self.agreement.take(word)
+        if outcome == "stale":
+            return
+        self._broadcast(word)  # to every link, the sender's too: the one order
+        names = [e.name for e in self.peer.roster.seats]
+        self.say(tell(self.agreement, word, outcome, names, 0, headless=self.person is None))
+        if outcome == "leave":
+            self._end(f"{names[word.seat]} left: no more games at this table")
+        elif self.agreement.complete:
+            self.decided.set()
+        elif outcome == "proposal":
+            self._consent()
+
+    def _consent(self) -> None:
+        """A headless host agrees to the proposal that stands."""
+        agreement = self.agreement
+        if self.person is not None or agreement is None or agreement.proposal is None \
+                or 0 in agreement.agreed or self.ended:
+            return
+        self._take_word(agreement.word(self.identity.key, 0, None, None), None)
+
+    async def say_again(self, game: str | None, options: dict[str, int] | None
+                        ) -> str | None:
+        """The host's person asks for another game (``game`` None: agrees to the
+        proposal, or proposes the same game): None, or why not."""
+        if self.agreement is None or self.ended:
+            return "the game is not over yet" if not self.ended else self.ended
+        try:
+            word = self.agreement.word(self.identity.key, 0, game, options)
+        except ValueError as exc:
+            return str(exc)
+        if word.round == self.agreement.round and 0 in self.agreement.agreed:
+            return "you agreed already: waiting for the others"
+        self._take_word(word, None)
+        return None
+
+    async def leave(self) -> bool:
+        """This host's player leaves: no more games (every link is told who left)."""
+        self._leave()
+        return True
+
+    def _leave(self) -> None:
+        if self.agreement is None:
+            assert self.peer is not None
+            self.agreement = Agreement(self.peer.roster, self.number)
+        if not self.ended:
+            self._take_word(self.agreement.word(self.identity.key, 0, LEAVE, None), None)
+
+    def _end(self, reason: str) -> None:
+        if self.ended:
+            return
+        self.ended = reason
+        if self.series is not None:
+            self.series.end(reason)
+        self._broadcast(End(reason=reason))
+        if not reason.endswith("no more games at this table"):
+            self.say(reason)
+        self.decided.set()
+
+    def _next_game(self) -> None:
+        """Every peer agreed: the next game's roster (a fresh table id, the same seats),
+        its journal, its sessions; every link is sent its ``start``."""
+        assert self.agreement is not None and self.peer is not None
+        agreement, old = self.agreement, self.peer
+        table = secrets.token_bytes(TABLE_ID_BYTES)
+        while table in self.tables or table == old.roster.table:
+            table = secrets.token_bytes(TABLE_ID_BYTES)
+        roster = agreement.next_roster(table)
+        journal = Journal.open(fresh_journal(self.first, self.number + 1))
+        self.number += 1
+        if self.series is not None:
+            self.series.begin(roster.table)
+        self.tables.append(old.roster.table)
+        self.started_by = agreement.frames()
+        self.agreement = None
+        self.journal = journal
+        settings = dict(old.settings)
+        settings["again"] = [to_map(word) for word in self.started_by]  # (for a peer that
+        # comes back to this host restarted: the consents that began the game)
+        self.peer = Peer(roster, old.keys, secrets.token_bytes(SEED_BYTES), journal, settings)
+        journal.commit()
+        self.lobby.next_game(roster)
+        self.config.game, self.config.players = roster.game, roster.players
+        self.config.options = dict(roster.options)
+        self.say(f"game {self.number}: {roster.rules.title}, the same players")
+        self._make_driver()
+        self._broadcast(self._start_frame())
+
+    def _said_before(self, line: ChatLine) -> bool:
+        """Whether a chat line is signed for the game before this one."""
+        assert self.peer is not None
+        try:
+            links.Chat().take(line, self.peer.roster.keys, self.tables[-1])
+        except FrameError:
+            return False
+        return True
 
     # ================================================================== sending
 
@@ -481,6 +714,23 @@ class Host:
         """A join or a leave: shown here and at every joiner."""
         self._log(line)
         self._broadcast(Notice(text=line))
+
+
+def result_of(peer: Peer) -> GameResult:
+    """How the game of ``peer`` ended, for the match score."""
+    winner = peer.main.winner
+    return GameResult(peer.roster.game, tuple(e.name for e in peer.roster.seats),
+                      tuple(peer.main.totals),
+                      tuple(winner) if isinstance(winner, list) else winner)
+
+
+def settle(peer: Peer, journal: Journal) -> None:
+    """A game over: its journal closed and kept as done (the same command then waits
+    between games, or starts a new table), and no longer written."""
+    journal.close()
+    peer.journal = None
+    if peer.over and journal.path.suffix == ".journal" and journal.path.exists():
+        journal.path.replace(done_path(journal.path))
 
 
 def _seated(link: Link, key: bytes, name: str) -> Seated:

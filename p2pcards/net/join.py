@@ -18,11 +18,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.bots import Bot
 from p2pcards.net import links, tls
+from p2pcards.net.again import LEAVE, Agreement, tell
 from p2pcards.net.driver import Driver, Person
 from p2pcards.net.frames import (
+    Again,
     Auth,
     BotClaim,
     ChatLine,
+    End,
     Error,
     Frame,
     FrameError,
@@ -45,8 +48,9 @@ from p2pcards.net.identity import (
 )
 from p2pcards.net.invite import Invite, proof
 from p2pcards.net.journal import Journal
-from p2pcards.net.lobby import BOT_PROOF, describe_roster
+from p2pcards.net.lobby import BOT_PROOF, describe_roster, own_seat
 from p2pcards.net.peer import Peer
+from p2pcards.net.series import Place, fresh_journal
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.roster import MAX_NAME, Roster, describe_deck
@@ -100,9 +104,26 @@ class Joiner:
     dial: tls.Dial = tls.dial
     """How a link to the host is opened: TLS to the invite's address (tests dial the
     host over memory streams)."""
+    place: Place = field(default_factory=Place)
+    """Where this game stands in the table's series of games."""
+    once: bool = False
+    """Leave after the game (no other game with the same players)."""
 
     def __post_init__(self) -> None:
         self.connected = trio.Event()
+        self.changed = trio.Event()
+        """Set when another game begins, or the table closes."""
+        self.number = self.place.number
+        self.first = self.place.first or self.journal.path
+        self.tables: list[bytes] = list(self.place.series.tables[:-1]) \
+            if self.place.series else []
+        """The table ids of the games played before this one."""
+        self.agreement: Agreement | None = None
+        self.ended = ""
+        """Why the host said no more games are played ("" : none said)."""
+        self.links_over = False
+        self.dialled = False
+        """The host answered the latest dial."""
         if self.journal.records:
             pinned = known_host(self.journal)
             if self.invite.fingerprint is None and pinned is not None:  # confirmed when
@@ -110,26 +131,127 @@ class Joiner:
                                      self.invite.token)  # began: not asked again
             self.peer = Peer.restore(self.journal)
             self.say(f"resuming from {self.journal.path} ({len(self.peer.log)} messages)")
+            if self.place.series is not None and self.place.series.number == 0:
+                self.place.series.begin(self.peer.roster.table)  # (a game from before
+                # series were recorded)
             self._make_driver(Settings.from_wire(self.peer.settings["table"]))
         else:
             self.bot_keys = [Ed25519PrivateKey.generate() for _ in self.bots]
 
     async def run(self) -> None:
-        """Sit, play the game, and return when it is over."""
+        """Sit, play the game (and the next ones the players agree to), and return when
+        it is over and no other game follows."""
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._links)
+            nursery.start_soon(self._links_then_wake)
             while self.driver is None:
                 await self.connected.wait()
                 self.connected = trio.Event()
-            await self.driver.run()
+            while True:
+                await self.driver.run()
+                peer, driver, journal = self.peer, self.driver, self.journal
+                assert peer is not None
+                if not peer.over:
+                    break  # (adjourned)
+                await self._game_over(peer, driver, journal)
+                if not await self._interval(peer):
+                    break
             nursery.cancel_scope.cancel()
         self.journal.close()
+
+    async def _links_then_wake(self) -> None:
+        try:
+            await self._links()
+        finally:
+            self.links_over = True
+            self.changed.set()
+
+    async def _game_over(self, peer: Peer, driver: Driver, journal: Journal) -> None:
+        from p2pcards.net.host import result_of, settle  # noqa: PLC0415
+
+        series = self.place.series
+        if not (series is not None and series.between and peer is self.peer
+                and self.number == series.number):
+            if self.place.on_over is not None:
+                await self.place.on_over(peer, driver, self.number)
+            if series is not None:
+                series.finish(result_of(peer))
+        settle(peer, journal)
+
+    async def _interval(self, peer: Peer) -> bool:
+        """Between two games: True once the next one has begun; False when the table
+        closes (someone left, the host said so, or this peer leaves: ``once``)."""
+        if self.once and not self.ended:
+            self.say("leaving after one game (--once): no more games at this table")
+            await self.leave()
+            return False
+        await self._consent()
+        while self.peer is peer and not self.ended and not self.links_over:
+            await self.changed.wait()
+            self.changed = trio.Event()
+        if self.ended and self.place.series is not None:
+            self.place.series.end(self.ended)
+        return self.peer is not peer
+
+    @property
+    def own(self) -> int:
+        assert self.peer is not None
+        seat = own_seat(self.peer.roster.seats, self.identity.public)
+        assert seat is not None
+        return seat
+
+    async def _consent(self) -> None:
+        """A headless peer agrees to the proposal that stands, once its game is over."""
+        agreement = self.agreement
+        if self.person is not None or self.once or agreement is None or self.ended or \
+                agreement.proposal is None or self.own in agreement.agreed or \
+                self.peer is None or not self.peer.over:
+            return
+        await self._send_word(agreement.word(self.identity.key, self.own, None, None))
+
+    async def say_again(self, game: str | None, options: dict[str, int] | None
+                        ) -> str | None:
+        """This joiner's person asks for another game (``game`` None: agrees to the
+        proposal, or proposes the same game): None, or why not."""
+        if self.ended:
+            return self.ended
+        if self.agreement is None or self.peer is None or not self.peer.over:
+            return "the game is not over yet"
+        try:
+            word = self.agreement.word(self.identity.key, self.own, game, options)
+        except ValueError as exc:
+            return str(exc)
+        if word.round == self.agreement.round and self.own in self.agreement.agreed:
+            return "you agreed already: waiting for the others"
+        if not await self._send_word(word):
+            return "not connected to the host: say it again once the link is back"
+        return None
+
+    async def leave(self) -> bool:
+        """This peer leaves once its game is over: no more games (the host tells every
+        other peer who left).  Whether the host was told."""
+        if self.agreement is None or self.peer is None or self.ended:
+            return False
+        with trio.move_on_after(links.HANDSHAKE_SECONDS):
+            return await self._send_word(self.agreement.word(self.identity.key, self.own,
+                                                             LEAVE, None))
+        return False
+
+    async def _send_word(self, word: Again) -> bool:
+        link = self.link
+        if link is None:
+            return False
+        try:
+            await link.send(word)
+        except LinkClosed:
+            return False
+        return True
 
     async def _links(self) -> None:
         pause = 0.2
         reached = trio.current_time()
         lost = False
         while True:
+            self.dialled = False
             try:
                 await self._session()
                 pause = 0.2
@@ -138,8 +260,12 @@ class Joiner:
             except (OSError, LinkClosed, trio.BrokenResourceError, trio.TooSlowError) as exc:
                 if self.peer is None:
                     raise HostLost(f"cannot reach the host: {exc or 'no answer'}") from exc
-                if self.peer.over:
-                    return  # the game is over: the host closing its links is its end
+                if self.ended:
+                    return  # no more games: the host closing its links is its end
+                if self.peer.over and not self.dialled:  # (its last words may not have
+                    self.say("the host is gone after the game; the same command comes"  # come)
+                             " back to the table if it opens again")
+                    return
                 if self.link_seen is not None:
                     if self.link_seen != reached:
                         lost = False  # it was back meanwhile
@@ -165,6 +291,7 @@ class Joiner:
             except IdentityError as exc:
                 raise JoinError(str(exc)) from exc
         link = Link(stream, "the host")
+        self.dialled = True
         try:
             if not await self._pin(seen):
                 return  # confirmed by a person, who may take longer than the host waits
@@ -243,6 +370,9 @@ class Joiner:
                             " of its messages (read as cheating). Run the command on the"
                             " machine (and P2PCARDS_HOME) that began the game")
         self.say(f"seated at seat {self.seat} at {host_name}'s table")
+        if self.peer is not None and self.peer.over and not self.ended:  # between games:
+            self.agreement = Agreement(self.peer.roster, self.number)  # the host sends
+            # again the words that stand (it may have been restarted meanwhile)
         if self.peer is not None:
             for wire in self.peer.mine:
                 await link.send(Msg(wire=wire))
@@ -267,6 +397,13 @@ class Joiner:
                 self.say(f"{self.peer.roster.seats[seat].name}: {text}")
         elif isinstance(frame, Notice):
             self.say(f"[host] {links.printable(frame.text)}")
+        elif isinstance(frame, Again):
+            await self._word(frame)
+        elif isinstance(frame, End):
+            self.ended = links.printable(frame.reason) or "the host closed the table"
+            if not self.ended.endswith("no more games at this table"):
+                self.say(f"[host] {self.ended}")
+            self.changed.set()
         elif isinstance(frame, Error):
             raise JoinError(f"the host closed the link: {links.printable(frame.reason)}")
         else:
@@ -278,12 +415,34 @@ class Joiner:
         if self.peer is not None:
             self.say(f"[a chat line was dropped: {exc}]")
 
+    async def _word(self, word: Again) -> None:
+        """A word the host took (every peer's, this one's too, in the host's order)."""
+        if word.table in self.tables:
+            return  # (about a game before this one)
+        agreement = self.agreement
+        if agreement is None or self.peer is None or word.table != agreement.table:
+            raise FrameError("again: a word about another table's game")
+        outcome = agreement.take(word)
+        if outcome == "stale":
+            return
+        names = [e.name for e in self.peer.roster.seats]
+        self.say(tell(agreement, word, outcome, names, self.own,
+                      headless=self.person is None))
+        if outcome == "proposal":
+            await self._consent()
+
     def _started(self, roster: Roster, settings: Settings) -> None:
         if self.peer is not None:
-            if roster != self.peer.roster:
-                raise JoinError("the host now shows another roster than the one this seat"
-                                " signed")
-            return
+            if roster == self.peer.roster:
+                return
+            if self.agreement is not None and roster.table != self.peer.roster.table:
+                problem = self.agreement.check_start(roster, self.tables)
+                if problem is not None:
+                    raise JoinError(f"the host started {problem}")
+                self._next_game(roster, settings)
+                return
+            raise JoinError("the host now shows another roster than the one this seat"
+                            " signed")
         own = [i for i, e in enumerate(roster.seats) if e.identity == self.identity.public]
         if len(own) != 1:
             raise JoinError("the roster does not seat this identity exactly once")
@@ -301,6 +460,8 @@ class Joiner:
         if claimed:
             raise JoinError(f"the roster says this peer runs seat(s) {sorted(claimed)}, whose"
                             " keys it does not hold")
+        if self.place.series is not None:
+            self.place.series.begin(roster.table)
         self.peer = Peer(roster, keys, secrets.token_bytes(32), self.journal,
                          {"table": settings.to_wire(), "host": self.invite.fingerprint})
         if self.friends is not None:
@@ -311,8 +472,26 @@ class Joiner:
                         self.say(warning)
         self._make_driver(settings)
 
+    def _next_game(self, roster: Roster, settings: Settings) -> None:
+        """Every peer agreed to another game, and this is its roster: its journal, its
+        sessions (the same keys), its driver."""
+        old = self.peer
+        assert old is not None
+        journal = Journal.open(fresh_journal(self.first, self.number + 1))
+        self.number += 1
+        if self.place.series is not None:
+            self.place.series.begin(roster.table)
+        self.tables.append(old.roster.table)
+        self.journal = journal
+        self.peer = Peer(roster, old.keys, secrets.token_bytes(32), journal,
+                         dict(old.settings))
+        self.say(f"game {self.number}: {roster.rules.title}, the same players")
+        self._make_driver(settings)
+        self.changed.set()
+
     def _make_driver(self, settings: Settings) -> None:
         assert self.peer is not None
+        self.agreement = Agreement(self.peer.roster, self.number)
         roster = self.peer.roster
         own = min(self.peer.sessions)
         bots = {seat: self.make_bot(roster.seats[seat].bot) for seat in self.peer.sessions

@@ -59,6 +59,8 @@ class Rejoin:
     name: str
     seat: int
     seats: frozenset[int]
+    bot: str = ""
+    """The bot its peer plays its own seat with in this run ("" : a person)."""
 
 
 def own_seat(entries: Sequence[SeatEntry], key: bytes) -> int | None:
@@ -146,7 +148,8 @@ class Lobby:
             own = own_seat(self.roster.seats, auth.key)
             if own is None:
                 raise FrameError("the game has begun; this identity has no seat at it")
-            return Rejoin(auth.key, auth.name, own, seats_of(self.roster.seats, auth.key))
+            return Rejoin(auth.key, auth.name, own, seats_of(self.roster.seats, auth.key),
+                          auth.bot)
         if auth.key in self.joined:
             raise FrameError("this identity is already at the table")
         return Request(auth.key, auth.name, len(self.entries), self._entries(auth, nonce))
@@ -221,6 +224,12 @@ class Lobby:
             entries.append(SeatEntry(name, entry.identity, entry.bot, run_by))
         self.entries = entries
         return True
+
+    def next_game(self, roster: Roster) -> None:
+        """The table plays another game (the same seats): its roster is ``roster``."""
+        self.table, self.game, self.roster = roster.table, roster.game, roster
+        self.options = dict(roster.options)
+        self.entries = list(roster.seats)
 
     def seats(self, key: bytes) -> frozenset[int]:
         """The seats the peer of identity ``key`` holds now."""

@@ -55,6 +55,9 @@ class Peer:
     def __init__(self, roster: Roster, keys: Mapping[int, Ed25519PrivateKey], seed: bytes,
                  journal: Journal | None = None, settings: Mapping[str, Any] | None = None):
         self.roster = roster
+        self.keys = dict(keys)
+        """The seats' identity keys this peer holds (the next game of the table uses
+        them again)."""
         self.seed = seed
         self.settings = dict(settings or {})
         self.journal = journal

@@ -27,7 +27,7 @@ from p2pcards.net.frames import ChatLine, FrameError
 from p2pcards.net.links import Chat
 from p2pcards.net.lobby import seats_of
 from p2pcards.net.peer import Peer
-from p2pcards.table.codec import CodecError, Envelope, open_envelope
+from p2pcards.table.codec import CodecError, Envelope, open_envelope, unpack
 from p2pcards.table.kinds import Kind
 
 LATE = frozenset({"silent", "turn"})
@@ -76,9 +76,13 @@ class Record:
 class Referee:
     """The host's judgement of seated links, against its own peer's sessions."""
 
-    def __init__(self, peer: Peer, chats: Chat):
+    def __init__(self, peer: Peer, chats: Chat, earlier: frozenset[bytes] = frozenset()):
         self.peer = peer
         self.chats = chats
+        self.earlier = earlier
+        """The table ids of the games this table played before (another game with the
+        same players): their messages, sent again by a peer that comes back, are
+        dropped without a word."""
         self.records: dict[bytes, Record] = {}
         """By identity (only seated ones: a link is screened once it is seated)."""
 
@@ -106,6 +110,8 @@ class Referee:
         """A table message from a link, checked: its envelope if it is new here (relay
         it, then :meth:`judge` it); None if the host has it already (sent again after a
         reconnection: nothing to do)."""
+        if self.earlier and table_of(wire) in self.earlier:
+            return None  # (a game over before this one: nothing to do)
         try:
             env = open_envelope(wire, self.peer.current.keys)
         except CodecError as exc:
@@ -166,3 +172,12 @@ class Referee:
         if seat not in seats_of(self.peer.roster.seats, conduct.key):  # (a person's own)
             raise FrameError(f"chat in seat {seat}'s name")
         return seat, text
+
+
+def table_of(wire: bytes) -> bytes | None:
+    """The table id a message names, unchecked (None: it does not read)."""
+    try:
+        table = unpack(unpack(wire, "envelope")[0], "payload")[1]
+    except (CodecError, IndexError, TypeError):
+        return None
+    return table if isinstance(table, bytes) else None

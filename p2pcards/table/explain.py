@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from p2pcards.games.cards import Notation, bits
 from p2pcards.games.core import CHANCE
+from p2pcards.history import HIDDEN
 from p2pcards.protocol.deck import Round
 from p2pcards.protocol.messages import Locked, Remixed, Shuffled, Unlocked
 from p2pcards.protocol.proved.deck import ProvedDeck
@@ -218,8 +219,17 @@ def _play(run: DealRun, names: list[str], kinds: Counter[str]) -> list[str]:
 
 def _audit(run: DealRun, names: list[str], players: int) -> list[str]:
     if isinstance(run.deck, ProvedDeck):
-        return ["  audit: none; the proved deck checked every step on arrival and reveals"
-                " no secret, so the cards never shown stay secret"]
+        lines = ["  audit: none; the proved deck checked every step on arrival and reveals"
+                 " no secret, so the cards never shown stay secret"]
+        record = run.outcome.record if run.outcome is not None else None
+        if record is not None and record.public and record.penalty is not None:
+            index, last = record.penalty["index"], len(record.actions) - 1
+            text = record.actions[index][1] if index < len(record.actions) else "?"
+            lines.append(f"  a card shown proves a breach: move {last},"
+                         f" {printable(record.actions[last][1], 40)}, contradicts what"
+                         f" {names[record.penalty['seat']]} claimed at move {index},"
+                         f" {printable(text, 40)} ({printable(record.penalty['reason'], 40)})")
+        return lines
     outcome = run.outcome
     record = outcome.record if outcome is not None else None
     revealed = f"secrets revealed by {_who(sorted(run.audits), names) or 'no seat'}" \
@@ -262,6 +272,10 @@ def _dealt(run: DealRun, names: list[str]) -> list[str]:
     record = run.outcome.record if run.outcome is not None else None
     setup = run.ledger.setup
     notation = setup.game.notation
+    if record is not None and record.public:
+        shown = sum(name != HIDDEN for name in record.deck)
+        return [f"  dealt: the cards never shown stay secret ({shown} of {len(record.deck)}"
+                " deck positions were shown to everyone from the slot they were dealt in)"]
     if record is None or record.deck == [notation.name(c) for c in run.ledger.blank_deck()]:
         return ["  dealt: the cards were never revealed"]
     state = setup.deal([notation.parse(name) for name in record.deck])

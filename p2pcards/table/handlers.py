@@ -356,7 +356,7 @@ def on_act(m: PhaseMachine, env: Envelope, message: Act | ProvedAct, step: Step)
         ledger.place[slot] = SHOWN
         ledger.knows[slot] = set(range(m.players))
         if isinstance(message, ProvedAct):
-            run.deck.open(slot)
+            run.shown[slot] = run.deck.open(slot)
         elif sender != m.me:
             deck = _lock(run)
             for party, key in keys:

@@ -69,11 +69,7 @@ class Ledger:
         """A deck in which no card changes the deal mapping (a rotation of the id order:
         ``Game.cards_change_mapping``): the mapping is read off it, and a record whose
         cards are unknown (a forfeit before the audit) deals it."""
-        for turn in range(len(self.ids)):
-            ids = self.ids[turn:] + self.ids[:turn]
-            if not self.game.cards_change_mapping(ids, self.players):
-                return ids
-        return list(self.ids)
+        return self.game.blank_deck(self.players, self.setup.options)
 
     def plan(self) -> tuple[list[Place], list[set[int]]]:
         """Each deck position's place at the deal (SHOWN: face up) and who sees it.

@@ -22,7 +22,6 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from p2pcards.games import HandState
 from p2pcards.games.core import CHANCE, SPECTATOR, TERMINAL
 from p2pcards.games.game import DealSetup
-from p2pcards.history import HandRecord
 from p2pcards.protocol.curve import SecretSource
 from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.errors import RemoteProtocolError
@@ -51,7 +50,8 @@ from p2pcards.table.kinds import (
     printable,
 )
 from p2pcards.table.ledger import Ledger
-from p2pcards.table.replay import Outcome, forfeit
+from p2pcards.table.proved import concluded, forfeited
+from p2pcards.table.replay import forfeit
 from p2pcards.table.roster import Roster
 from p2pcards.table.seats import SeatChanges
 from p2pcards.table.state import EVERYONE, WATCHER, DealRun, Event, Phase, Step
@@ -176,6 +176,7 @@ class PhaseMachine:
         later = [state for position, state in run.played if position >= point]
         if later:
             run.public = later[0]
+            del run.acts[run.public.moves:]  # (every action the public view took is one)
         run.played = [(p, state) for p, state in run.played if p < point]
 
     def alarm(self) -> None:
@@ -206,6 +207,8 @@ class PhaseMachine:
             if phase == Phase.PLAY and run is not None:
                 if run.alarms:
                     self.alarm()
+                elif not self.flavor.audited and run.public is not None and run.public.proofs:
+                    self._no_audit(run)  # a card shown proves a breach: the deal stops
                 elif run.view is not None:
                     self.dealing.open_taken(run)
                     self.dealing.observe(run)
@@ -335,7 +338,7 @@ class PhaseMachine:
         """Open a slot every key of which is public; one that opens to no card (a deck
         broken somewhere) stops the deal for its audit at every seat alike."""
         try:
-            run.deck.open(slot)
+            run.shown[slot] = run.deck.open(slot)
         except RemoteProtocolError as error:
             run.problem = run.problem or error.reason
             self.alarm()
@@ -374,35 +377,19 @@ class PhaseMachine:
         run.agree_hash = self.transcript.hash
 
     def _conclude_proved(self, run: DealRun) -> None:
-        """The verdict of a deal of the proved deck: its cards stay secret, so its
-        record deals the blank deck with no moves (as a forfeit's does) and the
-        points are the public view's (every move and every card shown was checked on
-        arrival; the engine's public view scores what was shown)."""
-        setup = run.ledger.setup
-        blank = run.ledger.blank_deck()
-        names = [self.game.notation.name(c) for c in blank]
-        public = run.public
-        state = public.clone() if public is not None else setup.deal(blank)
-        record = HandRecord(setup.dealer, names)
-        run.outcome = Outcome(state, record)
-        reason = run.consented or state.void_reason
-        if reason:
-            record.void, record.reason = True, reason
-            run.verdict = clip(f"void: {reason}")
-        elif run.alarms:  # (every card was proven: an alarm here is false)
+        """The verdict of a deal of the proved deck: its cards never shown stay secret, so
+        its record is the deal as everyone saw it (:mod:`p2pcards.table.proved`), and the
+        points are the public view's: every move and every card shown was checked on
+        arrival, and a card shown against its seat's claim proves a breach."""
+        if run.public is not None:
+            run.outcome, run.verdict = concluded(run)
+        else:  # (an alarm before the deal was made: every card was proven, it is false)
+            setup = run.ledger.setup
             seat = min(run.alarms)
-            run.outcome = forfeit(setup, blank, [], {}, seat=seat, reason="refused step")
-            if public is not None:
-                played = public.clone()
-                played.penalize(seat, "refused step")
-                run.outcome.state = played
-                assert run.outcome.record.forfeit is not None
-                run.outcome.record.forfeit["points"] = list(run.outcome.points)
+            run.outcome = forfeit(setup, run.ledger.blank_deck(), [], {}, seat=seat,
+                                  reason="refused step")
             run.verdict = clip(f"seat {seat} raised a false alarm"
                                f" ({clip(run.alarms[seat], 80)})")
-        else:
-            run.verdict = "ok"
-            record.secret = list(run.outcome.points)
         run.points = run.outcome.points
         run.agree_hash = self.transcript.hash
 
@@ -502,17 +489,20 @@ class PhaseMachine:
             return
         reason = "equivocation" if cheated is not None else "refused step" if proven else \
             "refused audit" if self.agenda.phase == Phase.AUDIT else "silent"
-        run.outcome = forfeit(run.ledger.setup, run.ledger.blank_deck(), [], {}, seat=seat,
-                              reason=reason)
         public = run.public
         rules_void = public.void_reason if public is not None else None
+        if public is not None and not self.flavor.audited:  # (the moves are public)
+            run.outcome = forfeited(run, seat, reason)
+        else:
+            run.outcome = forfeit(run.ledger.setup, run.ledger.blank_deck(), [], {},
+                                  seat=seat, reason=reason)
         if run.consented or rules_void is not None:
             run.outcome.record.forfeit = None
             run.outcome.record.void = True
             run.outcome.record.reason = run.consented or rules_void or ""
             run.verdict = clip(f"void: {run.outcome.record.reason}")
         else:
-            if public is not None:
+            if public is not None and self.flavor.audited:
                 played = public.clone()  # the deal as played so far, the penalty applied
                 played.penalize(seat, reason)
                 run.outcome.state = played

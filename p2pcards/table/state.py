@@ -185,6 +185,9 @@ class DealRun:
     """What went wrong opening this seat's cards (reported in its ``opened``)."""
     alarms: dict[int, str] = field(default_factory=dict)
     opened: bool = False
+    shown: dict[int, int] = field(default_factory=dict)
+    """Slot -> its card (an index of ``ids``) for every slot opened to everyone (face up
+    at the deal, shown by a move, a blind card): a proved deal's record names them."""
 
     @property
     def dealer(self) -> int:

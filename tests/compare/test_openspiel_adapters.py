@@ -22,6 +22,7 @@ import random
 from collections import Counter
 
 import pyspiel
+import pytest
 
 from p2pcards.ai.ismcts import search
 from p2pcards.compare.adapters import CardTable, history_of, load
@@ -230,16 +231,18 @@ def test_a_view_keeps_only_its_seats_information() -> None:
     assert not hidden & seen_cards
 
 
-def test_the_search_plays_a_legal_move_from_a_view() -> None:
+@pytest.mark.parametrize("rollouts", ["random", "policy"])
+def test_the_search_plays_a_legal_move_from_a_view(rollouts: str) -> None:
     for name in ("spades", "hearts"):
         game = load(name)
         rng = random.Random(7)
         state = game.new_initial_state()
         while state.is_chance_node() or len(state.history()) < 70:
             state.apply_action(rng.choice(state.legal_actions()))
-        view = CardTable.view(state, state.current_player())
+        view = CardTable.view(state, state.current_player(), rollouts=rollouts)
         result = search(view, rng, iterations=200)
         assert result.action in state.legal_actions()
+        assert view.determinize(rng).rollouts == rollouts
 
 
 def all_deals(cards: list[int], sizes: list[int],

@@ -1,0 +1,259 @@
+"""The games one table plays, one after another, on one invite: a series.
+
+Each game has its own table id, journal, transcript and hand history; what
+ties them together is kept here, sans sockets: the record on disk of which
+games the series has played and how each ended (:class:`Series`), the match
+score across them (:func:`match_lines`), and where each game's files go
+(:func:`numbered`).
+
+The record is a small JSON file beside the first game's journal
+(``host-GAME-PORT.series``, ``join-TOKEN.series``), rewritten whole (a new file
+renamed over the old) whenever a game starts or ends and when the series ends.
+A peer started again with the same command reads it to find the game to resume,
+or, once a game is over and the next not begun, the game after which the table
+waits for the players' word (docs/networking.md, "Another game").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from p2pcards.games import GAMES
+
+if TYPE_CHECKING:
+    from p2pcards.net.driver import Driver
+    from p2pcards.net.peer import Peer
+
+GameOver = Callable[["Peer", "Driver", int], Awaitable[None]]
+"""Called when a game of the table is over, with its peer, its driver and its number in
+the series (the command writes its outputs and shows the match there)."""
+
+FORMAT = "p2pcards-series/1"
+
+
+def numbered(path: str, number: int) -> str:
+    """Game ``number``'s file of an output option: the first game's is ``path`` itself,
+    a later one's has ``-N`` before the extension (``game.json``, ``game-2.json``)."""
+    if number <= 1:
+        return path
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}-{number}{p.suffix}"))
+
+
+def journal_path(first: Path, number: int) -> Path:
+    """Game ``number``'s journal, beside the first game's (``first``)."""
+    return first if number <= 1 else first.with_name(f"{first.stem}-{number}{first.suffix}")
+
+
+def fresh_journal(first: Path, number: int) -> Path:
+    """Game ``number``'s journal path, a file left there by an older table moved aside
+    (a new game's journal must begin empty)."""
+    path = journal_path(first, number)
+    if path.exists():
+        path.replace(path.with_suffix(".abandoned"))
+    return path
+
+
+def done_path(journal: Path) -> Path:
+    """Where a finished game's journal is kept."""
+    return journal.with_suffix(".done")
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """How one game of the series ended: its game, the names at its seats, its final
+    totals (per team or per seat, as the game scores) and its winner (a unit, a list of
+    units for a shared win, or None: it did not finish)."""
+
+    game: str
+    names: tuple[str, ...]
+    totals: tuple[int, ...]
+    winner: int | tuple[int, ...] | None
+
+    def to_json(self) -> dict[str, Any]:
+        winner = list(self.winner) if isinstance(self.winner, tuple) else self.winner
+        return {"game": self.game, "names": list(self.names), "totals": list(self.totals),
+                "winner": winner}
+
+    @classmethod
+    def from_json(cls, raw: Any) -> GameResult:
+        if not isinstance(raw, dict) or raw.get("game") not in GAMES:
+            raise ValueError("a game result needs a known game")
+        winner = raw.get("winner")
+        names, totals = raw.get("names"), raw.get("totals")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names) or \
+                not isinstance(totals, list) or not all(isinstance(t, int) for t in totals):
+            raise ValueError("a game result needs names and totals")
+        if isinstance(winner, list):
+            winner = tuple(int(w) for w in winner)
+        elif winner is not None and not isinstance(winner, int):
+            raise ValueError("a game result's winner is a number, a list or null")
+        return cls(raw["game"], tuple(names), tuple(totals), winner)
+
+    @property
+    def units(self) -> list[int]:
+        """The winning units (none if the game did not finish)."""
+        if self.winner is None:
+            return []
+        return list(self.winner) if isinstance(self.winner, tuple) else [self.winner]
+
+    def winners(self) -> list[str]:
+        """The names of the players who won (both partners of a winning team)."""
+        rules = GAMES[self.game]
+        if rules.units == "teams":
+            return [self.names[s] for u in self.units for s in (u, u + 2)
+                    if s < len(self.names)]
+        return [self.names[u] for u in self.units if u < len(self.names)]
+
+
+def match_lines(results: Sequence[GameResult]) -> list[str]:
+    """The match score: one line per game (its game, its winner, its final scores),
+    then the games won, by partnership when every game so far was played in
+    partnerships, else by player (a partnership's win counts for both partners, a
+    shared win for each)."""
+    if not results:
+        return []
+    lines = [f"match after {len(results)} game{'s' if len(results) > 1 else ''}:"]
+    for number, result in enumerate(results, 1):
+        rules = GAMES[result.game]
+        names = list(result.names)
+        won = ", ".join(rules.unit_name(u, names) for u in result.units) or "nobody"
+        shared = " (shared)" if len(result.units) > 1 else ""
+        scores = ", ".join(f"{rules.unit_name(u, names)} {t}"
+                           for u, t in enumerate(result.totals))
+        lines.append(f"  game {number}, {rules.title}: won by {won}{shared}; final {scores}")
+    names = list(results[-1].names)
+    if all(GAMES[r.game].units == "teams" for r in results):
+        teams = GAMES[results[-1].game]
+        tally = [sum(u in r.units for r in results) for u in range(2)]
+        lines.append("  games won: " + ", ".join(
+            f"{teams.unit_name(u, names)} {n}" for u, n in enumerate(tally)))
+    else:
+        counts = {name: 0 for name in names}
+        for result in results:
+            for name in result.winners():
+                counts[name] = counts.get(name, 0) + 1
+        lines.append("  games won: " + ", ".join(f"{n} {c}" for n, c in counts.items()))
+    return lines
+
+
+@dataclass
+class Series:
+    """The record of a series: each game's table id and, once it is over, its result;
+    and why the series ended ("" while it goes on)."""
+
+    path: Path
+    tables: list[bytes] = field(default_factory=list)
+    results: list[GameResult | None] = field(default_factory=list)
+    ended: str = ""
+
+    @classmethod
+    def open(cls, path: Path) -> Series:
+        """The record at ``path`` (an empty one if there is none, or if its series
+        ended: a new table starts a new series); ValueError if it does not read."""
+        if not path.exists():
+            return cls(path)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+                raise ValueError(f"not a {FORMAT} record")
+            games = raw["games"]
+            tables = [bytes.fromhex(g["table"]) for g in games]
+            results = [None if g.get("result") is None else GameResult.from_json(g["result"])
+                       for g in games]
+            ended = str(raw.get("ended", ""))
+        except (OSError, KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{path}: the record of the games played does not read ({exc})"
+                             ) from exc
+        if ended:
+            return cls(path)
+        return cls(path, tables, results, ended)
+
+    @property
+    def number(self) -> int:
+        """The number of the latest game (0: none yet)."""
+        return len(self.tables)
+
+    @property
+    def between(self) -> bool:
+        """Whether the latest game is over (the next not begun)."""
+        return bool(self.results) and self.results[-1] is not None
+
+    def finished(self) -> list[GameResult]:
+        return [r for r in self.results if r is not None]
+
+    def begin(self, table: bytes) -> int:
+        """A new game under table id ``table``: its number."""
+        if self.between or not self.tables:
+            self.tables.append(table)
+            self.results.append(None)
+        elif self.tables[-1] != table:  # (the first game's record, made again)
+            self.tables[-1] = table
+        self.save()
+        return self.number
+
+    def finish(self, result: GameResult) -> None:
+        if self.results:
+            self.results[-1] = result
+            self.save()
+
+    def end(self, reason: str) -> None:
+        self.ended = reason or "ended"
+        self.save()
+
+    def forget_last(self) -> None:
+        """The latest game never began here (its journal is missing): the series waits
+        after the game before it."""
+        if self.tables and self.results[-1] is None:
+            self.tables.pop()
+            self.results.pop()
+
+    def save(self) -> None:
+        data = json.dumps({"format": FORMAT, "ended": self.ended, "games": [
+            {"table": t.hex(), "result": None if r is None else r.to_json()}
+            for t, r in zip(self.tables, self.results, strict=True)]}, indent=1)
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fresh = self.path.with_name(self.path.name + ".new")
+        fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(fresh, self.path)
+
+
+@dataclass
+class Place:
+    """Where a peer's game stands in its series: the record (None: kept in memory
+    only, as in the tests), the game's number, the first game's journal (the others'
+    are named after it; None: this game's journal is the first), and what to do when a
+    game is over."""
+
+    series: Series | None = None
+    number: int = 1
+    first: Path | None = None
+    on_over: GameOver | None = None
+
+
+def where(first: Path, series: Series) -> tuple[Path, int]:
+    """The journal to open for a peer started with the journal of the first game at
+    ``first``, and its game's number: the latest game's live journal (resumed, over or
+    not), else its finished one (the table waits between games); a new table's (the
+    first game's) when the series has none."""
+    while series.number > 0:
+        number = series.number
+        live = journal_path(first, number)
+        if live.exists():
+            return live, number
+        if done_path(live).exists():
+            return done_path(live), number
+        if number == 1 or series.results[-1] is not None:
+            break  # (its files are gone: a new table)
+        series.forget_last()  # (it never began here: the table waits after the one before)
+    series.tables, series.results = [], []
+    return first, 1
