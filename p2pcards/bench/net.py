@@ -51,7 +51,8 @@ def play_game(game: str, directory: Path, players: int | None = None,
                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     try:
-        procs.append(spawn("host", ["host", game, "--bind", "127.0.0.1", "--port", str(port),
+        procs.append(spawn("host", ["host", game, "--name", "host", "--bind", "127.0.0.1",
+                                    "--port", str(port),
                                     "--players", str(players), "--invite-file", str(invite),
                                     "--grace", "60", "--deck", deck, *common]))
         deadline = time.monotonic() + 30
@@ -60,11 +61,20 @@ def play_game(game: str, directory: Path, players: int | None = None,
                 raise RuntimeError(f"the {game} host did not start")
             time.sleep(0.02)
         text = invite.read_text().strip()
-        procs.extend(spawn(f"p{i}", ["join", text, *common]) for i in range(1, players))
-        for proc in procs:
-            if proc.wait(600) != 0:
-                assert proc.stderr is not None
-                raise RuntimeError(f"a {game} peer failed: {proc.stderr.read().decode()}")
+        procs.extend(spawn(f"p{i}", ["join", text, "--name", f"p{i}", *common])
+                     for i in range(1, players))
+        deadline = time.monotonic() + 600
+        while any(proc.poll() is None for proc in procs):  # a peer that fails stops it all
+            failed = next((p for p in procs if p.poll() not in (None, 0)), None)
+            if failed is not None or time.monotonic() > deadline:
+                reason = "did not end in time" if failed is None else \
+                    failed.stderr.read().decode() if failed.stderr else "failed"
+                raise RuntimeError(f"a {game} peer failed: {reason}")
+            time.sleep(0.05)
+        failed = next((p for p in procs if p.returncode != 0), None)
+        if failed is not None:
+            assert failed.stderr is not None
+            raise RuntimeError(f"a {game} peer failed: {failed.stderr.read().decode()}")
     finally:
         for proc in procs:
             if proc.poll() is None:
