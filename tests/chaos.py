@@ -92,6 +92,9 @@ class Plan:
     """A seated joiner (p3) is this hostile item's process."""
     hostile_extra: str | None = None
     """An unseated hostile process (pre-authentication junk, exhaustion) runs alongside."""
+    options: tuple[str, ...] | None = None
+    """The host's table options in place of :data:`OPTIONS` (the test suite's fixed games
+    play shorter)."""
 
     def joiners(self) -> list[str]:
         return ["p1", "p2"] if self.bots_joiner else ["p1", "p2", "p3"]
@@ -282,7 +285,8 @@ class Game:
         if name == "host":
             return [sys.executable, "-m", "p2pcards", "host", plan.game, "--bind", "127.0.0.1",
                     "--port", str(self.port), "--players", "4", "--grace", f"{plan.grace:g}",
-                    "--invite-file", str(self.invite), *OPTIONS[plan.game], *common]
+                    "--invite-file", str(self.invite),
+                    *(OPTIONS[plan.game] if plan.options is None else plan.options), *common]
         invite = self.invite.read_text().strip()
         if name == "p3" and plan.hostile_seat:
             return [sys.executable, "-m", "tests.hostile", plan.hostile_seat, invite, *common]

@@ -92,7 +92,7 @@ class HostileJoiner(join_module.Joiner):
         keys = self.peer.roster.keys
         for wire in wires:
             env = open_envelope(wire, keys)
-            if env.kind != "act" or env.sender not in self.peer.sessions:
+            if env.kind not in ("act", "pact") or env.sender not in self.peer.sessions:
                 continue
             acts = getattr(self, "acts", [])
             acts.append(wire)

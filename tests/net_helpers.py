@@ -25,7 +25,7 @@ from p2pcards.net.peer import Peer
 from p2pcards.net.tls import Dial
 from p2pcards.table.codec import public_bytes, unpack
 from p2pcards.table.memory import seat_identity
-from p2pcards.table.roster import make_roster
+from p2pcards.table.roster import DEFAULT_DECK, make_roster
 from p2pcards.table.verify import verify
 
 
@@ -38,8 +38,9 @@ class Relay:
 
     def __init__(self, directory: Path, game: str, players: int, seed: object,
                  options: dict[str, int] | None = None, *, replace: str = "",
-                 run_by: dict[int, int] | None = None):
-        """``run_by``: bot seat -> the seat whose peer runs it (that peer holds both)."""
+                 run_by: dict[int, int] | None = None, deck: str = DEFAULT_DECK):
+        """``run_by``: bot seat -> the seat whose peer runs it (that peer holds both);
+        ``deck``: the table's deck (the proved one unless told)."""
         self.directory = directory
         self.seed = seed
         keys = [seat_identity(seed, s) for s in range(players)]
@@ -48,7 +49,7 @@ class Relay:
         self.roster = make_roster(table, game, [public_bytes(k.public_key()) for k in keys],
                                   options=options, run_by=run_by,
                                   bots=["heuristic" if s in run_by else ""
-                                        for s in range(players)])
+                                        for s in range(players)], deck=deck)
         self.peers: list[Peer | None] = [
             None if s in run_by else
             Peer(self.roster, {t: keys[t] for t in range(players) if run_by.get(t, t) == s},
@@ -143,9 +144,10 @@ class Lines(list[str]):
 
 
 def make_host(tmp_path: Path, game: str = "pasur", *, players: int = 2, bots: int = 0,
-              options: dict[str, int] | None = None, grace: float = 60) -> Host:
+              options: dict[str, int] | None = None, grace: float = 60,
+              deck: str = DEFAULT_DECK) -> Host:
     config = HostConfig(game, players, options or {"target": 20}, "hosty", "heuristic",
-                        ["heuristic"] * bots, Settings(grace=grace))
+                        ["heuristic"] * bots, Settings(grace=grace), deck=deck)
     return Host(load_or_create(tmp_path / "host"), config, maker,
                 Journal.open(tmp_path / "host.journal"), say=Lines(), seed=1)
 

@@ -6,8 +6,10 @@ from typing import Any
 
 from p2pcards.table import kinds
 from p2pcards.table.codec import seal_envelope
-from p2pcards.table.kinds import Act
+from p2pcards.table.decks import ACTS
+from p2pcards.table.kinds import Act, ProvedAct
 from p2pcards.table.memory import MemoryTable
+from p2pcards.table.roster import PROVED_DECK
 from p2pcards.table.session import Session
 
 
@@ -26,10 +28,19 @@ def act_body(action: str, **extra: Any) -> dict[str, Any]:
     return kinds.encode_body(Act(action=action, **extra))[1]
 
 
+def move(session: Session, action: str, **extra: Any) -> tuple[str, dict[str, Any]]:
+    """The kind and body of a move in ``session``'s name at its table: an ``act``, or
+    at a proved table a ``pact`` (``extra``: the fields of either)."""
+    if session.roster.deck == PROVED_DECK:
+        return "pact", kinds.encode_body(ProvedAct(party=session.me, action=action,
+                                                   **extra))[1]
+    return "act", act_body(action, **extra)
+
+
 def roles(table: MemoryTable) -> tuple[Session, Session, Session]:
     """(the seat to move, a seat that is not, a seat that receives)."""
     step = table.sessions[0].due()
-    assert step is not None and step.kind == "act"
+    assert step is not None and step.kind in ACTS
     actor = table.sessions[step.seat]
     return actor, table.sessions[(step.seat + 1) % 4], table.sessions[(step.seat + 2) % 4]
 

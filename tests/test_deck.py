@@ -18,6 +18,7 @@ from p2pcards.protocol.messages import AuditReveal, KeyRelease, Locked, Remixed,
 from p2pcards.protocol.source import SeededSource
 from p2pcards.protocol.steps import LOCK, SHUFFLE, DeckContext
 from p2pcards.table.memory import MemoryTable
+from p2pcards.table.roster import LOCK_DECK
 
 TABLE = b"test-table"
 
@@ -821,7 +822,7 @@ def test_at_the_table_a_remix_names_the_held_slots_in_ascending_order():
         return session.run.deck.remix(list(reversed(step.slots)))
 
     table = MemoryTable("bidwhist", 4, 3, [heuristic_bot] * 4,
-                        forges=dict.fromkeys(range(4), reorder))
+                        forges=dict.fromkeys(range(4), reorder), deck=LOCK_DECK)
     table.play(deals=1)
     assert cheats
     refusals = {(d.at, d.rejection.sender, d.rejection.rule) for d in table.rejected

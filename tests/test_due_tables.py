@@ -9,6 +9,10 @@ message at a time, with the (kind, sender) of every message the table
 accepted. For each `keys`, it also compares the seats its sealed parts go to
 and how many keys it shows in the clear. A phrase, step or kind the test does
 not know fails it: the doc and this file change together.
+
+The tables are today's deck's (lock passes, keys, the audit): the table here deals
+with it (``deck=LOCK_DECK``); the proved deck's messages are in "The proved deck at
+the table" and tests/test_table_proved.py.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from p2pcards.history import HandRecord
 from p2pcards.table.codec import open_envelope
 from p2pcards.table.kinds import Kind
 from p2pcards.table.memory import MemoryTable
+from p2pcards.table.roster import LOCK_DECK
 from tests.table_helpers import envelope
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
@@ -261,7 +266,7 @@ def play(game: str, players: int, seed: int, *, deal: int = 1, number: int = 0) 
     deal ``deal`` (d: 1 by default, so that "in seat order" and "from seat d mod N"
     name different orders) and the match's deal ``number`` (Nullern's round, less
     one), as if the deals before had been played."""
-    table = MemoryTable(game, players, seed, [heuristic_bot] * players)
+    table = MemoryTable(game, players, seed, [heuristic_bot] * players, deck=LOCK_DECK)
     for session in table.sessions:  # (before the first dealer is drawn: nothing dealt yet)
         session.machine.deals = deal
         session.machine.scored = number
@@ -391,13 +396,15 @@ def test_pasur_void_deals(seed: int, jack_shown: bool) -> None:
 def test_keys_out_of_seat_order_are_refused() -> None:
     """While seat 1's `keys` of the deal is due, seat 2's, built on the same transcript,
     is not taken: the deal's keys go in seat order, one at a time."""
-    roster = MemoryTable("bidwhist", 4, 1, [heuristic_bot] * 4).sessions[0].roster
+    roster = MemoryTable("bidwhist", 4, 1, [heuristic_bot] * 4,
+                         deck=LOCK_DECK).sessions[0].roster
 
     def hold_seat_1(sender: int, wire: bytes) -> list[bytes]:
         kind = open_envelope(wire, roster.keys).kind
         return [] if (sender, kind) == (1, Kind.KEYS) else [wire]
 
-    table = MemoryTable("bidwhist", 4, 1, [heuristic_bot] * 4, tamper=hold_seat_1)
+    table = MemoryTable("bidwhist", 4, 1, [heuristic_bot] * 4, tamper=hold_seat_1,
+                        deck=LOCK_DECK)
     table.deliver()
     receiver, early = table.sessions[0], table.sessions[2]
     assert receiver.due() == early.due()
@@ -417,7 +424,8 @@ def test_a_vote_to_void(agree: bool) -> None:
     from its left. All yes: the audits are due. A no: nobody else answers, and the
     proposer moves."""
     tables = due_tables()
-    table = MemoryTable("bidwhist", 4, 2, [heuristic_bot] * 4, consent=agree)
+    table = MemoryTable("bidwhist", 4, 2, [heuristic_bot] * 4, consent=agree,
+                        deck=LOCK_DECK)
     table.deliver()
     step = table.sessions[0].due()
     assert step is not None and step.kind == Kind.ACT

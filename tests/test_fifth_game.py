@@ -21,6 +21,7 @@ from p2pcards.games import CHANCE, GAMES, HandState, get_game, register
 from p2pcards.games.cards import STANDARD, bits
 from p2pcards.history import History, load, loads, replay
 from p2pcards.table.memory import MemoryTable
+from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
 from p2pcards.table.verify import verify
 from tests.duel import DISCARD, DISCARDS, GAME, Duel, DuelState, register_duel, unregister_duel
 from tests.test_repl import player, seated
@@ -77,9 +78,12 @@ def test_a_discard_is_face_down_for_the_other_seat() -> None:
     assert state.format_action(action, seat=0) == "discard ?"
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_whole_games_at_the_secure_table(seed: int) -> None:
-    table = MemoryTable("duel", 2, seed, [heuristic_bot, random_bot], keep_states=True)
+@pytest.mark.parametrize(("seed", "deck"), [(1, PROVED_DECK), (2, LOCK_DECK)])
+def test_whole_games_at_the_secure_table(seed: int, deck: str) -> None:
+    """With either deck; with today's, every deal is audited and each seat's view after
+    every move is the audited deal's (the proved deck reveals nothing to compare)."""
+    table = MemoryTable("duel", 2, seed, [heuristic_bot, random_bot], keep_states=True,
+                        deck=deck)
     table.play()
     first = table.sessions[0]
     assert table.rejected == [] and first.over and first.winner is not None
@@ -87,6 +91,9 @@ def test_whole_games_at_the_secure_table(seed: int) -> None:
         assert (session.totals, session.winner, session.hash) == \
             (first.totals, first.winner, first.hash)
         assert session.finished and all(run.verdict == "ok" for run in session.finished)
+        if deck == PROVED_DECK:
+            assert not any(run.audits for run in session.finished)  # nothing revealed
+            continue
         assert sorted(session.finished[0].audits) == [0, 1]  # every deal audited
         for run in session.finished:  # each view after every move, as the audit shows it
             assert run.outcome is not None
@@ -125,8 +132,9 @@ def test_a_game_the_secure_table_cannot_play_is_refused_at_once() -> None:
 def test_the_table_bench_plays_it() -> None:
     from p2pcards.bench.table import table_deals  # noqa: PLC0415
 
-    result = table_deals("duel", 0.0)
-    assert result.deals == 2 and result.messages > 0 and result.spent["engine"] > 0
+    for deck in (LOCK_DECK, PROVED_DECK):
+        result = table_deals("duel", 0.0, deck=deck)
+        assert result.deals == 2 and result.messages > 0 and result.spent["engine"] > 0
 
 
 def test_played_at_the_prompt_and_replayed(tmp_path) -> None:

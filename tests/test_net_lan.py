@@ -95,6 +95,9 @@ def test_lan_and_join_lan_commands(tmp_path: Path) -> None:
                                 timeout=120, check=False)
         assert joined.returncode == 0, joined.stdout + joined.stderr
         assert "its fingerprint is" in joined.stdout
+        # the deck, learnt from the roster the joiner checked and signed
+        assert "deck: proved (cheating refused at once; unplayed cards stay secret)" in \
+            joined.stdout
         assert host.wait(60) == 0
     finally:
         if host.poll() is None:

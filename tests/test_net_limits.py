@@ -23,7 +23,7 @@ from p2pcards.net.referee import Referee
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import seal_envelope
-from p2pcards.table.kinds import Kind
+from p2pcards.table.decks import ACTS
 from p2pcards.table.session import MAX_REJECTIONS
 from tests.net_helpers import Lines, make_host
 from tests.test_net_referee import forged, table
@@ -136,7 +136,7 @@ async def test_a_message_the_host_refuses_as_late_is_not_relayed(
 
         def host_due(peer: Peer) -> bool:
             due = peer.due()
-            return due is not None and due.seat == 0 and due.kind == Kind.ACT
+            return due is not None and due.seat == 0 and due.kind in ACTS
 
         with trio.fail_after(30):
             async with trio.open_nursery() as both:

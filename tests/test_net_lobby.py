@@ -14,7 +14,7 @@ from p2pcards.net.frames import Lobby as LobbyFrame
 from p2pcards.net.identity import device_id
 from p2pcards.net.invite import proof
 from p2pcards.net.lobby import BOT_PROOF, Lobby, Rejoin, Request, describe_roster, seats_of
-from p2pcards.table.roster import SeatEntry
+from p2pcards.table.roster import LOCK_DECK, PROVED_DECK, SeatEntry, decode_roster
 
 TOKEN = b"t" * 16
 NONCE = b"n" * 32
@@ -184,6 +184,20 @@ def test_the_roster_once_every_seat_is_taken() -> None:
     assert list(roster.seats) == room.entries
     assert describe_roster(roster).startswith("0 hosty (heuristic bot run by seat 0); 1 heur")
     assert not room.leave(public("joe"))  # the seats are the roster's now
+
+
+def test_the_roster_names_the_table_s_deck_the_proved_one_unless_told() -> None:
+    """The host's ``--deck`` goes into the roster every seat signs (a joiner learns it
+    there); a host restarted from its journal keeps the roster's deck."""
+    room = lobby(players=2)
+    seated(room, "joe")
+    assert room.close().deck == PROVED_DECK
+    today = Lobby(TABLE, "pasur", {}, 2, host_id=HOST_ID, token=TOKEN, deck=LOCK_DECK)
+    today.sit("hosty", public("host"), "heuristic")
+    seated(today, "joe")
+    roster = today.close()
+    assert roster.deck == LOCK_DECK and decode_roster(roster.encode()).deck == LOCK_DECK
+    assert Lobby.resumed(roster, HOST_ID, TOKEN).deck == LOCK_DECK
 
 
 def test_after_the_start_only_the_seated_come_back() -> None:

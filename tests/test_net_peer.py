@@ -11,30 +11,31 @@ from p2pcards.net.journal import HEADER, Journal, JournalError, read
 from p2pcards.net.peer import Peer
 from p2pcards.protocol.source import KeyedSource
 from p2pcards.table.codec import open_envelope
+from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
 from tests.net_helpers import Relay
-from tests.table_helpers import act_body, envelope
+from tests.table_helpers import envelope, move
 
 KILL_POINTS = [  # every kill point, in real processes: tests/test_net_procs.py
-    ("bidwhist", 2, "keys", 1),  # during key delivery
-    ("pasur", 1, "audit", 1),  # during the audit
+    ("bidwhist", 2, "pshares", 1, PROVED_DECK),  # during the deal's decryption shares
+    ("pasur", 1, "audit", 1, LOCK_DECK),  # during today's deck's audit
 ]
 SHORT = {"bidwhist": {"target": 3}, "pasur": {"target": 20}, "controlnut": {"target": 200}}
 """Short games: the kill points are in the first deals."""
 
 
-def reference(tmp_path: Path, game: str, seed: object) -> str:
-    relay = Relay(tmp_path / "reference", game, 4, seed, SHORT[game])
+def reference(tmp_path: Path, game: str, seed: object, deck: str) -> str:
+    relay = Relay(tmp_path / "reference", game, 4, seed, SHORT[game], deck=deck)
     assert relay.play() is False
     assert all(p.over for p in relay.live())
     return relay.history()
 
 
-@pytest.mark.parametrize(("game", "victim", "kind", "count"), KILL_POINTS)
-def test_a_killed_peer_restarts_from_its_journal(tmp_path: Path, game: str, victim: int,
-                                                  kind: str, count: int) -> None:
+@pytest.mark.parametrize(("game", "victim", "kind", "count", "deck"), KILL_POINTS)
+def test_a_killed_peer_restarts_from_its_journal(tmp_path: Path, game: str, victim: int, *,
+                                                  kind: str, count: int, deck: str) -> None:
     seed = f"kill-{game}-{kind}"
-    expected = reference(tmp_path, game, seed)
-    relay = Relay(tmp_path / "run", game, 4, seed, SHORT[game])
+    expected = reference(tmp_path, game, seed, deck)
+    relay = Relay(tmp_path / "run", game, 4, seed, SHORT[game], deck=deck)
     seen = 0
 
     def kill(seat: int, sent: str) -> bool:
@@ -58,7 +59,9 @@ def test_a_killed_peer_restarts_from_its_journal(tmp_path: Path, game: str, vict
 
 
 def test_restored_peer_sends_the_same_bytes(tmp_path: Path) -> None:
-    relay = Relay(tmp_path, "pasur", 2, "bytes", SHORT["pasur"])
+    """(Today's deck, whose keys are sealed with a fresh ephemeral key each time: only
+    the journal can give them again byte for byte.)"""
+    relay = Relay(tmp_path, "pasur", 2, "bytes", SHORT["pasur"], deck=LOCK_DECK)
     assert relay.play(lambda seat, kind: seat == 1 and kind == "keys") is True
     before = [w for w in relay.log if open_envelope(w, relay.roster.keys).sender == 1]
     restored = relay.restart(1)
@@ -136,7 +139,7 @@ def test_a_flood_of_evidence_costs_one_copy_of_each_proof(
     assert view is not None
     sign = next(env for env in session.transcript if env.sender == seat)
     action = view.format_action(view.legal_actions()[0])
-    flood = [envelope(session, "act", act_body(action), prior=bytes([n]) * 32)
+    flood = [envelope(session, *move(session, action), prior=bytes([n]) * 32)
              for n in range(1, 61)]
     flood += [envelope(session, "sign", {"roster": bytes([n]) * 32}, seq=sign.seq,
                        prior=sign.prior, deal=sign.deal) for n in range(1, 61)]

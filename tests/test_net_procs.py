@@ -1,6 +1,8 @@
 """Real processes on loopback: a host and three joiners play whole games with bots over
 TLS, and peers killed at the protocol's awkward moments come back with the same command
-and finish with the same results and byte-identical hand histories."""
+and finish with the same results and byte-identical hand histories.  The tables deal
+with the proved deck (the host's default); one whole game and the kill during the
+audit are played with today's deck (``host --deck lock``)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from p2pcards.net.driver import CRASH_VARIABLE
+from p2pcards.table.roster import PROVED_DECK, describe_deck
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -35,11 +38,14 @@ def free_port() -> int:
 
 
 class Table:
-    def __init__(self, tmp_path: Path, game: str, players: int = 4, grace: float = 60):
+    def __init__(self, tmp_path: Path, game: str, players: int = 4, grace: float = 60,
+                 deck: str | None = None):
+        """``deck``: the host's ``--deck`` (None: the host's default)."""
         self.tmp = tmp_path
         self.game = game
         self.players = players
         self.grace = grace
+        self.deck = deck
         self.port = free_port()
         self.procs: dict[str, subprocess.Popen[str]] = {}
         self.invite_file = tmp_path / "invite"
@@ -51,6 +57,7 @@ class Table:
             return [sys.executable, "-m", "p2pcards", "host", self.game, "--bind", "127.0.0.1",
                     "--port", str(self.port), "--players", str(self.players),
                     "--grace", f"{self.grace:g}",
+                    *(["--deck", self.deck] if self.deck else []),
                     "--invite-file", str(self.invite_file), *SHORT[self.game], *common]
         return [sys.executable, "-m", "p2pcards", "join", self.invite_file.read_text().strip(),
                 *common]
@@ -105,8 +112,8 @@ class Table:
 def table_factory(tmp_path: Path):  # type: ignore[no-untyped-def]
     made: list[Table] = []
 
-    def make(game: str, players: int = 4) -> Table:
-        made.append(Table(tmp_path, game, players))
+    def make(game: str, players: int = 4, deck: str | None = None) -> Table:
+        made.append(Table(tmp_path, game, players, deck=deck))
         return made[-1]
 
     yield make
@@ -114,31 +121,37 @@ def table_factory(tmp_path: Path):  # type: ignore[no-untyped-def]
         table.stop()
 
 
-@pytest.mark.parametrize("game", ["bidwhist", "controlnut", "nullern", "pasur"])
-def test_four_processes_play_a_whole_game(table_factory, game: str) -> None:  # type: ignore[no-untyped-def]
-    table = table_factory(game)
+@pytest.mark.parametrize(("game", "deck"), [
+    ("bidwhist", None), ("controlnut", None), ("nullern", None), ("pasur", None),
+    ("bidwhist", "lock")])
+def test_four_processes_play_a_whole_game(table_factory, game: str, deck: str | None) -> None:  # type: ignore[no-untyped-def]
+    """Every game with the default deck (the proved one), and a game with today's: each
+    joiner learns the deck from the roster it signs, and says so."""
+    table = table_factory(game, deck=deck)
     for name in table.names():
         table.start(name)
     for name in table.names():
         assert table.wait(name) == 0, table.log(name)[-3000:]
     assert len(table.histories()) == 1
-    log = table.log("p1")
-    assert "verified" in log and "safety number" in log
+    line = describe_deck(deck or PROVED_DECK)
+    for name in table.names():
+        log = table.log(name)
+        assert "verified" in log and "safety number" in log and line in log, log[-3000:]
 
 
 KILLS = [
-    ("p2", "shuffle:1"),  # after its shuffle broadcast
-    ("p1", "keys:1"),  # during key delivery
-    ("p3", "act:3"),  # mid-trick
-    ("p2", "audit:1"),  # during the audit
-    ("host", "agree:1"),  # the host, between deals
+    ("p2", "pshuffle:1", None),  # after its shuffle broadcast
+    ("p1", "pshares:1", None),  # during the deal's decryption shares
+    ("p3", "pact:3", None),  # mid-trick
+    ("p2", "audit:1", "lock"),  # during today's deck's audit
+    ("host", "agree:1", None),  # the host, between deals
 ]
 
 
-@pytest.mark.parametrize(("victim", "crash"), KILLS)
+@pytest.mark.parametrize(("victim", "crash", "deck"), KILLS)
 def test_a_killed_peer_comes_back_with_the_same_command(table_factory, victim: str,  # type: ignore[no-untyped-def]
-                                                         crash: str) -> None:
-    table = table_factory("bidwhist")
+                                                         crash: str, deck: str | None) -> None:
+    table = table_factory("bidwhist", deck=deck)
     for name in table.names():
         table.start(name, crash if name == victim else None)
     assert table.wait(victim, 120) == 70, table.log(victim)[-3000:]  # the crash point
@@ -162,7 +175,7 @@ def test_a_joiner_that_brings_a_bot_and_dies_does_not_freeze_the_table(tmp_path:
     table = Table(tmp_path, "bidwhist", grace=2)  # (the host's settings go to every peer)
     try:
         table.start("host")
-        table.start("p1", "shuffle:1", extra=("--bots", "1"))  # seats 1 and 2
+        table.start("p1", "pshuffle:1", extra=("--bots", "1"))  # seats 1 and 2
         time.sleep(0.5)
         table.start("p2")  # seat 3
         assert table.wait("p1", 60) == 70, table.log("p1")[-3000:]  # died mid-deal
@@ -195,7 +208,7 @@ def test_a_bot_takes_the_seat_of_a_joiner_gone_and_gives_it_back(tmp_path: Path)
     try:
         table.start("host", extra=("--replace", "heuristic"))
         table.start("p1")
-        table.start("p2", "act:2")
+        table.start("p2", "pact:2")
         table.start("p3")
         assert table.wait("p2", 60) == 70, table.log("p2")[-3000:]
         _wait_for(table, ("host", "p1", "p3"), "played by a heuristic bot run by host")

@@ -68,6 +68,9 @@ def test_a_person_plays_chats_and_sees_the_roster(tmp_path: Path) -> None:
     shown = "\n".join(prompt.transcript)
     assert host.peer is not None and host.peer.over
     assert f"safety number: {host.peer.roster.safety_number()}" in shown
+    # the deck, on the screen the table is seated on and in ``who``, and at the joiner
+    deck = "deck: proved (cheating refused at once; unplayed cards stay secret)"
+    assert shown.count(deck) >= 2 and deck in joiner_lines
     joe = show_id(device_id(host.peer.roster.seats[1].identity), 4)
     assert f"1: joe [{joe}] (heuristic bot run by seat 1)" in shown  # a short id by each name
     assert "\n  joe: play " in shown and "\n  you: play " in shown  # moves by name

@@ -25,7 +25,7 @@ from p2pcards.net.invite import Invite
 from p2pcards.net.join import Joiner
 from p2pcards.net.journal import Journal
 from p2pcards.net.tls import Dial
-from p2pcards.table.roster import Roster
+from p2pcards.table.roster import LOCK_DECK, Roster, describe_deck
 from tests.net_helpers import Lines, histories, make_host, maker, memory_dial
 from tests.test_net_lan import free_udp_port
 from tests.test_net_procs import free_port
@@ -113,6 +113,37 @@ async def test_a_seat_begun_with_a_bot_is_resumed_at_the_prompt(tmp_path: Path) 
     assert host.peer.roster.seats[1].bot == "heuristic"
     assert person.moves > 0  # the person played the seat once back
     assert len(histories(host.peer, back.peer)) == 1
+
+
+async def test_a_resumed_table_deals_with_the_deck_it_began_with(tmp_path: Path) -> None:
+    """A table hosted with today's deck (``--deck lock``), stopped mid-game, and hosted
+    again by a command that leaves ``--deck`` at its default: the journal's roster
+    names the deck, so the table resumes with today's deck and says so; the joiner
+    learned the deck from the roster it signed, and the game ends with today's deck's
+    messages only."""
+    host = make_host(tmp_path, deck=LOCK_DECK)
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.run)
+        first = joiner(tmp_path, invite, memory_dial(host), bot="heuristic", person=None)
+        await play_then_leave(first, 30)
+        nursery.cancel_scope.cancel()
+    host.journal.close()  # the host process stops
+    assert describe_deck(LOCK_DECK) in host.say and describe_deck(LOCK_DECK) in first.say
+    again = make_host(tmp_path)  # the same command, without --deck
+    assert again.peer is not None and again.peer.roster.deck == LOCK_DECK
+    assert ("this table deals with the lock deck, as it began (a new table, --new, would"
+            " deal with the proved deck)") in again.say
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(again.run)
+        back = joiner(tmp_path, invite, memory_dial(again), bot="heuristic", person=None)
+        with trio.fail_after(60):
+            await back.run()
+        nursery.cancel_scope.cancel()
+    assert back.peer is not None and back.peer.over and again.peer.over
+    kinds = {env.kind for env in again.peer.main.transcript}
+    assert {"shuffle", "keys", "audit"} <= kinds
+    assert not kinds & {"pkey", "pshuffle", "pshares", "pact"}
+    assert len(histories(again.peer, back.peer)) == 1
 
 
 async def test_a_full_table_beacons_while_a_player_is_away(tmp_path: Path) -> None:

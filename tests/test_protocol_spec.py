@@ -1,6 +1,8 @@
 """The rules docs/protocol.md states for an independent implementation (T1-T20), checked
 against whole deals at an in-memory table: each check is written from the spec's
-formula (hashlib and the words of the doc), not from the code that makes the messages."""
+formula (hashlib and the words of the doc), not from the code that makes the messages.
+The deals that read today's deck's messages (a move's keys, a HAND pick, the sealing
+keys) are dealt with it (``deck=LOCK_DECK``)."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from p2pcards.table.codec import (
 from p2pcards.table.kinds import Hello
 from p2pcards.table.ledger import Ledger
 from p2pcards.table.memory import MemoryTable, seat_identity
+from p2pcards.table.roster import LOCK_DECK
 from p2pcards.table.session import Session
 from p2pcards.table.verify import verify
 
@@ -78,7 +81,7 @@ def controlnut() -> tuple[MemoryTable, list[tuple[list[int], bytes, int]], Shown
 
     shown: Shown = []
     tamper = recording(shown)
-    table = MemoryTable("controlnut", 4, 4, [heuristic_bot] * 4, tamper=tamper)
+    table = MemoryTable("controlnut", 4, 4, [heuristic_bot] * 4, tamper=tamper, deck=LOCK_DECK)
     tamper.table_of.append(table)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Ledger, "pick_taken", spy)
@@ -245,7 +248,7 @@ def test_a_move_shows_its_cards_in_id_order_with_keys_by_party(controlnut: Any) 
     assert any(text.startswith("play ") and not names for text, names, _ in shown)
     pasur_shown: Shown = []
     tamper = recording(pasur_shown)
-    pasur = MemoryTable("pasur", 4, 9, [heuristic_bot] * 4, tamper=tamper)
+    pasur = MemoryTable("pasur", 4, 9, [heuristic_bot] * 4, tamper=tamper, deck=LOCK_DECK)
     tamper.table_of.append(pasur)
     pasur.play(deals=1)
     assert any(" take " in text for text, _, _ in pasur_shown)
@@ -291,7 +294,8 @@ def test_exactly_the_low_order_sealing_keys_are_refused() -> None:
             body = kinds.encode_body(Hello(seal_key=key))[1]
             return [rewrite(env, body, seat_identity(13, 3))]
 
-        table = MemoryTable("bidwhist", 4, 13, [heuristic_bot] * 4, tamper=bad_hello)
+        table = MemoryTable("bidwhist", 4, 13, [heuristic_bot] * 4, tamper=bad_hello,
+                            deck=LOCK_DECK)
         table.deliver()
         assert {(d.at, d.rejection.sender, d.rejection.rule) for d in table.rejected} == \
             {(0, 3, "hello"), (1, 3, "hello"), (2, 3, "hello")}, key.hex()

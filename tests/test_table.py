@@ -1,4 +1,9 @@
-"""The table session: whole games by four in-memory sessions, views, audit, agreement."""
+"""The table session: whole games by four in-memory sessions, views, audit, agreement.
+
+A table deals with the proved deck unless told; the tests that compare each seat's
+view with the deal its audit reveals, or read the keys and the audited record, are
+today's deck's (``deck=LOCK_DECK``): the proved deck reveals nothing after the deal
+(its own tests: tests/test_table_proved.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import pytest
 from p2pcards.bots import heuristic_bot, random_bot
 from p2pcards.history import History, loads, replay
 from p2pcards.table.memory import MemoryTable
+from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
 from p2pcards.table.session import Session
 
 SEVEN_SEATS = pytest.mark.slow
@@ -79,12 +85,12 @@ def test_whole_games_end_alike_at_every_seat(seed: int) -> None:
 
 
 def test_each_view_is_the_audited_deal_seen_from_its_seat() -> None:
-    table = finished_table(4, keep_states=True)
+    table = finished_table(4, keep_states=True, deck=LOCK_DECK)
     assert check_views(table) >= 4 * 55  # at least one whole deal at each seat
 
 
 def test_a_view_never_holds_another_seats_hidden_cards() -> None:
-    table = MemoryTable("bidwhist", 4, 5, [heuristic_bot] * 4)
+    table = MemoryTable("bidwhist", 4, 5, [heuristic_bot] * 4, deck=LOCK_DECK)
     table.play(deals=1)
     for session in table.sessions:
         run = session.finished[0]
@@ -145,7 +151,7 @@ def test_the_same_seed_plays_the_same_game() -> None:
                                                pytest.param(7, False, marks=SEVEN_SEATS)])
 def test_nullern_whole_games_with_the_blind_round(players: int, keep: bool) -> None:
     table = MemoryTable("nullern", players, 30 + players, [heuristic_bot] * players,
-                        keep_states=keep)
+                        keep_states=keep, deck=LOCK_DECK)
     table.play()
     check_agreement(table)
     first = table.sessions[0]
@@ -166,7 +172,7 @@ def test_nullern_whole_games_with_the_blind_round(players: int, keep: bool) -> N
 @pytest.mark.parametrize("players", [3, pytest.param(7, marks=SEVEN_SEATS)])
 def test_nullern_views_at_three_and_seven_seats(players: int) -> None:
     table = MemoryTable("nullern", players, 40 + players, [heuristic_bot] * players,
-                        keep_states=True)
+                        keep_states=True, deck=LOCK_DECK)
     table.play(deals=2)
     check_agreement(table)
     assert check_views(table) > 0
@@ -174,15 +180,29 @@ def test_nullern_views_at_three_and_seven_seats(players: int) -> None:
         assert replay(loads(history_of(session).dumps())).complete is False
 
 
-def test_the_table_bench_splits_a_deal_into_layers() -> None:
+def test_the_table_bench_splits_a_deal_into_layers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from p2pcards.bench import table as bench  # noqa: PLC0415
     from p2pcards.bench.table import table_deals  # noqa: PLC0415
 
-    result = table_deals("bidwhist", 0.0)
+    result = table_deals("bidwhist", 0.0)  # (today's deck: the records' first meaning)
     assert result.deals == 2 and result.messages > 150
     spent = result.spent
     assert set(spent) >= {"curve", "signatures", "sealing", "codec", "engine", "bots", "session"}
     assert sum(spent.values()) == pytest.approx(result.total)
     assert spent["curve"] > spent["engine"]  # the deck's arithmetic outweighs the rules
+    # the proved deck's records, named apart (``p2pcards bench table`` gives both)
+    monkeypatch.setattr(bench, "GAMES", {"pasur": bench.GAMES["pasur"]})
+    records = {r.name: r.value for r in bench.bench_table(0.0, decks=(PROVED_DECK,))}
+    layers = {f"table.proved.pasur.deal.{layer}" for layer in bench.LAYERS}
+    assert set(records) == {"table.proved.pasur.deal", "table.proved.pasur.messages_per_deal",
+                            "table.proved.pasur.bytes_per_deal", *layers,
+                            *(f"table.proved.pasur.deal.crypto.{part}"
+                              for part in bench.CRYPTO)}
+    assert records["table.proved.pasur.deal.crypto.sealing"] == 0  # nothing sealed
+    assert records["table.proved.pasur.deal.crypto.curve"] > \
+        records["table.proved.pasur.deal.engine"] + records["table.proved.pasur.deal.session"]
+    assert sum(records[name] for name in layers) == pytest.approx(
+        records["table.proved.pasur.deal"], abs=0.5)
 
 
 # ------------------------------------------------------------------ Pasur
@@ -192,7 +212,8 @@ def test_the_table_bench_splits_a_deal_into_layers() -> None:
 def test_pasur_whole_games(players: int) -> None:
     """Seed 1 brings a void deal at two seats and an opening jack put back into the
     stock (a secret reshuffle) at four."""
-    table = MemoryTable("pasur", players, 1, [heuristic_bot] * players, keep_states=True)
+    table = MemoryTable("pasur", players, 1, [heuristic_bot] * players, keep_states=True,
+                        deck=LOCK_DECK)
     table.play()
     check_whole_game(table)
     first = table.sessions[0]
@@ -212,14 +233,15 @@ def test_pasur_whole_games(players: int) -> None:
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_control_nut_whole_games(seed: int) -> None:
-    table = MemoryTable("controlnut", 4, seed, [heuristic_bot] * 4, keep_states=True)
+    table = MemoryTable("controlnut", 4, seed, [heuristic_bot] * 4, keep_states=True,
+                        deck=LOCK_DECK)
     table.play()
     check_whole_game(table)
     assert max(table.sessions[0].totals) > 300
 
 
 def test_control_nut_chance_is_joint_and_a_steal_stays_between_victim_and_thief() -> None:
-    table = MemoryTable("controlnut", 4, 1, [heuristic_bot] * 4)
+    table = MemoryTable("controlnut", 4, 1, [heuristic_bot] * 4, deck=LOCK_DECK)
     table.play(deals=1)
     first = table.sessions[0]
     run = first.finished[0]

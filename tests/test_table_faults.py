@@ -1,5 +1,6 @@
 """Faults without sockets: bad messages refused with the sender and the rule named and
-nothing changed; cheats caught and attributed (docs/protocol.md, "Faults")."""
+nothing changed (at a table of the proved deck, the default); cheats caught and
+attributed by today's deck's audit (docs/protocol.md, "Faults")."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ import pytest
 from p2pcards.bots import heuristic_bot
 from p2pcards.games.cards import bits
 from p2pcards.history import History, loads, replay
+from p2pcards.protocol.proved.deck import ProvedDeck
 from p2pcards.protocol.steps import lift_deck, rekey_deck
 from p2pcards.table.codec import MAX_MESSAGE, pack, seal
 from p2pcards.table.kinds import Keys, Message, Opened
 from p2pcards.table.memory import MemoryTable, seat_identity
+from p2pcards.table.roster import LOCK_DECK
 from p2pcards.table.session import EVERYONE, DealRun, Session, Step
-from tests.table_helpers import act_body, envelope, roles
+from tests.table_helpers import act_body, envelope, move, roles
 
 
 @pytest.fixture
@@ -31,8 +34,8 @@ def bidding() -> MemoryTable:
 
 def non_canonical(actor: Session) -> bytes:
     """A well-signed payload whose version is packed as a 16-bit integer."""
-    canonical = pack([1, actor.table, 0, actor.me, actor.seq_out, actor.hash, "act",
-                      act_body("pass")])
+    canonical = pack([1, actor.table, 0, actor.me, actor.seq_out, actor.hash,
+                      *move(actor, "pass")])
     payload = b"\x98\xcd\x00\x01" + canonical[2:]
     assert msgpack.unpackb(payload) == msgpack.unpackb(canonical)
     signature = actor.identity.sign(b"p2pcards/envelope/v1\x00" + payload)
@@ -48,27 +51,27 @@ BAD: dict[str, tuple[Callable[[Session, Session], bytes], str, str]] = {
         "problem": "my cards\n[host] ana left the table"}), "actor", "malformed"),
     "an escape in a void": (lambda a, o: envelope(a, "void", {"reason": "\x1b]0;pwned\x07"}),
                             "actor", "malformed"),
-    "unknown field": (lambda a, o: envelope(a, "act", {**act_body("pass"), "x": 1}),
+    "unknown field": (lambda a, o: envelope(a, move(a, "pass")[0],
+                                            {**move(a, "pass")[1], "x": 1}),
                       "actor", "malformed"),
-    "missing field": (lambda a, o: envelope(a, "act", {"action": "pass"}), "actor",
-                      "malformed"),
-    "mistyped field": (lambda a, o: envelope(a, "act", {**act_body("pass"), "slots": 3}),
+    "missing field": (lambda a, o: envelope(a, move(a, "pass")[0], {"action": "pass"}),
+                      "actor", "malformed"),
+    "mistyped field": (lambda a, o: envelope(a, move(a, "pass")[0],
+                                             {**move(a, "pass")[1], "slots": 3}),
                        "actor", "malformed"),
-    "forged signature": (lambda a, o: envelope(a, "act", act_body("pass"), key=o.identity),
+    "forged signature": (lambda a, o: envelope(a, *move(a, "pass"), key=o.identity),
                          "actor", "signature"),
-    "out of turn": (lambda a, o: envelope(o, "act", act_body("pass")), "other", "turn"),
-    "illegal move": (lambda a, o: envelope(a, "act", act_body("play AS",
-                                                              shown=((0, ((0, 5),)),))),
+    "out of turn": (lambda a, o: envelope(o, *move(o, "pass")), "other", "turn"),
+    "illegal move": (lambda a, o: envelope(a, *move(a, "play AS", shown=(0,))),
                      "actor", "phase"),
-    "unparsable move": (lambda a, o: envelope(a, "act", act_body("bid nine")), "actor",
-                        "syntax"),
+    "unparsable move": (lambda a, o: envelope(a, *move(a, "bid nine")), "actor", "syntax"),
     "replayed": (lambda a, o: a.transcript[0].wire, "actor", "replay"),
-    "sequence gap": (lambda a, o: envelope(a, "act", act_body("pass"), seq=a.seq_out + 1),
+    "sequence gap": (lambda a, o: envelope(a, *move(a, "pass"), seq=a.seq_out + 1),
                      "actor", "order"),
-    "other table": (lambda a, o: envelope(a, "act", act_body("pass"), table=b"\x07" * 16),
+    "other table": (lambda a, o: envelope(a, *move(a, "pass"), table=b"\x07" * 16),
                     "actor", "table"),
-    "other deal": (lambda a, o: envelope(a, "act", act_body("pass"), deal=3), "actor", "deal"),
-    "forked transcript": (lambda a, o: envelope(a, "act", act_body("pass"), prior=b"\x01" * 32),
+    "other deal": (lambda a, o: envelope(a, *move(a, "pass"), deal=3), "actor", "deal"),
+    "forked transcript": (lambda a, o: envelope(a, *move(a, "pass"), prior=b"\x01" * 32),
                           "actor", "transcript"),
 }
 
@@ -160,7 +163,7 @@ def outcome_everywhere(table: MemoryTable) -> list[DealRun]:
 
 
 def test_a_renege_is_proven_by_the_audit_and_penalised() -> None:
-    table = MemoryTable("bidwhist", 4, 12, [heuristic_bot] * 4)
+    table = MemoryTable("bidwhist", 4, 12, [heuristic_bot] * 4, deck=LOCK_DECK)
     done = []
 
     def renege(t: MemoryTable) -> bool:
@@ -194,7 +197,9 @@ def test_a_renege_is_proven_by_the_audit_and_penalised() -> None:
 
 
 def test_a_card_not_held_is_refused_at_once() -> None:
-    table = MemoryTable("bidwhist", 4, 13, [heuristic_bot] * 4)
+    """(Today's deck: the move carries its keys, and the card they open is not the one
+    the move names.)"""
+    table = MemoryTable("bidwhist", 4, 13, [heuristic_bot] * 4, deck=LOCK_DECK)
     while True:  # up to the opening lead
         table.deliver()
         view = next((s.decision() for s in table.sessions if s.decision() is not None), None)
@@ -221,6 +226,36 @@ def test_a_card_not_held_is_refused_at_once() -> None:
         assert (session.hash, len(session.transcript)) == state
 
 
+def test_a_card_not_held_is_a_proven_cheat_at_once_at_a_proved_table() -> None:
+    """The leader shows one of its slots as a card it holds in another: every other seat
+    opens the slot with the move's own shares and the transcript's, finds the card it
+    is, and the move itself proves the cheat: the leader forfeits the deal at once."""
+    table = MemoryTable("bidwhist", 4, 13, [heuristic_bot] * 4)
+    while True:  # up to the opening lead
+        table.deliver()
+        view = next((s.decision() for s in table.sessions if s.decision() is not None), None)
+        if view is not None and view.phase == 3:  # type: ignore[attr-defined]
+            break
+        table.step()
+    leader = next(s for s in table.sessions if s.decision() is not None)
+    run = leader.run
+    assert run is not None and isinstance(run.deck, ProvedDeck)
+    mine = sorted(s for s, p in run.ledger.place.items() if p == leader.me
+                  and s not in run.deck.retired)
+    shown, claimed = mine[0], run.ids[run.deck.opened[mine[1]]]
+    name = leader.game.notation.name(claimed)
+    real = leader.game.notation.name(run.ids[run.deck.opened[shown]])
+    wire = envelope(leader, *move(leader, f"play {name}", shown=(shown,),
+                                  shares=run.deck.release([shown])))
+    for session in table.sessions:
+        if session is not leader:
+            assert session.receive(wire) is None  # taken: it is the proof
+            assert wire in {env.wire for env in session.transcript}
+            assert [e.text for e in session.events if e.kind == "forfeit"] == [
+                f"seat {leader.me} forfeits the deal: refused step (its pact refused: showed"
+                f" {real} as {name})"]
+
+
 def test_a_wrong_sealed_key_stops_the_deal_and_the_audit_names_its_sender() -> None:
     def bad_keys(session: Session, step: Step, make: Callable[[], Message]) -> Message:
         keys = make()
@@ -235,7 +270,8 @@ def test_a_wrong_sealed_key_stops_the_deal_and_the_audit_names_its_sender() -> N
         return Keys(sealed=tuple((r, wrong if r == recipient else c) for r, c in keys.sealed),
                     public=keys.public)
 
-    table = MemoryTable("bidwhist", 4, 14, [heuristic_bot] * 4, forges={2: bad_keys})
+    table = MemoryTable("bidwhist", 4, 14, [heuristic_bot] * 4, forges={2: bad_keys},
+                        deck=LOCK_DECK)
     play_with(table, lambda t: False)
     runs = outcome_everywhere(table)
     assert runs[0].outcome is not None
@@ -258,7 +294,8 @@ def test_a_tampered_shuffle_is_caught_by_the_audit() -> None:
                                  prior=message.prior, deck=tuple(deck))
         return session.run.deck.step(forge)
 
-    table = MemoryTable("bidwhist", 4, 15, [heuristic_bot] * 4, forges={1: tampered})
+    table = MemoryTable("bidwhist", 4, 15, [heuristic_bot] * 4, forges={1: tampered},
+                        deck=LOCK_DECK)
     play_with(table, lambda t: False)
     runs = outcome_everywhere(table)
     assert runs[0].outcome is not None
@@ -272,7 +309,8 @@ def test_a_false_alarm_costs_the_seat_that_raised_it() -> None:
             return Opened(problem="my cards do not open (a lie)")
         return make()
 
-    table = MemoryTable("bidwhist", 4, 16, [heuristic_bot] * 4, forges={3: false_alarm})
+    table = MemoryTable("bidwhist", 4, 16, [heuristic_bot] * 4, forges={3: false_alarm},
+                        deck=LOCK_DECK)
     play_with(table, lambda t: False)
     runs = outcome_everywhere(table)
     assert runs[0].outcome is not None

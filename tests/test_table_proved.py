@@ -24,7 +24,13 @@ from p2pcards.protocol.proved.messages import Shuffle
 from p2pcards.table.codec import CodecError, open_envelope, pack, unpack
 from p2pcards.table.kinds import Kind, Message, ProvedShares, decode_body, encode_body
 from p2pcards.table.memory import MemoryTable
-from p2pcards.table.roster import PROVED_DECK, decode_roster, make_roster
+from p2pcards.table.roster import (
+    DEFAULT_DECK,
+    LOCK_DECK,
+    PROVED_DECK,
+    decode_roster,
+    make_roster,
+)
 from p2pcards.table.session import Session, Step
 from p2pcards.table.verify import verify
 
@@ -47,8 +53,9 @@ def proved_runs(table: MemoryTable, seat: int = 0) -> list[Any]:
 
 def test_the_roster_names_the_deck_and_an_old_roster_keeps_its_hash() -> None:
     identities = [bytes([7 + i]) * 32 for i in range(3)]
-    today = make_roster(b"t" * 16, "nullern", identities)
-    proved = make_roster(b"t" * 16, "nullern", identities, deck=PROVED_DECK)
+    today = make_roster(b"t" * 16, "nullern", identities, deck=LOCK_DECK)
+    proved = make_roster(b"t" * 16, "nullern", identities)  # a new table's deck
+    assert proved.deck == PROVED_DECK == DEFAULT_DECK
     assert len(today.to_wire()) == 4  # today's deck: the wire (and hash) of before
     assert proved.to_wire()[4] == "proved" and proved.digest() != today.digest()
     assert decode_roster(proved.encode()).deck == "proved"
@@ -241,7 +248,9 @@ def test_the_table_command_deals_with_the_proved_deck_and_verify_explains_it(
     assert main(["table", "pasur", "--players", "2", "--seed", "3", "--deck", "proved",
                  "--transcript", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "the game is over" in out and "refused" not in out
+    assert out.startswith("deck: proved (cheating refused at once; unplayed cards stay"
+                          " secret)\n")
+    assert "the game is over" in out and " refused " not in out.split("\n", 1)[1]
     assert main(["verify", str(path), "--explain", "--history", str(history)]) == 0
     out = capsys.readouterr().out
     assert "deck round 0 (the 52 card points): 2 of 2 shuffles, each with its proof" in out

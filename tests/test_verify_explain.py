@@ -1,5 +1,7 @@
 """``p2pcards verify FILE --explain``: a verdict a person can follow, run as a person runs
-it (a real process), on transcripts of the in-process table."""
+it (a real process), on transcripts of the in-process table with today's deck, whose
+audit shows every deal's cards (the proved deck's explanation:
+tests/test_table_proved.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from p2pcards.history import replay
 from p2pcards.table.codec import pack, read_envelope, unpack
 from p2pcards.table.explain import explain
 from p2pcards.table.memory import MemoryTable
+from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
 from p2pcards.table.state import Rejection
 from p2pcards.table.verify import Refusal, verify
 from tests.test_table_silence import stalled
@@ -33,12 +36,13 @@ GAMES_PLAYED = {  # game -> (players, options, seed): whole games, as short as t
 HEADER = re.compile(r"deal (\d+), dealer (.+): \d+ messages?")
 
 
-def transcript(game: str, folder: Path) -> Path:
+def transcript(game: str, folder: Path, deck: str = LOCK_DECK) -> Path:
     players, options, seed = GAMES_PLAYED[game]
-    table = MemoryTable(game, players, seed, [heuristic_bot] * players, options=options)
+    table = MemoryTable(game, players, seed, [heuristic_bot] * players, options=options,
+                        deck=deck)
     table.play()
     assert table.sessions[0].over
-    path = folder / f"{game}.bin"
+    path = folder / f"{game}-{deck}.bin"
     path.write_bytes(table.sessions[-1].export())
     return path
 
@@ -174,6 +178,25 @@ def test_a_flipped_byte_is_explained_up_to_its_deal(bidwhist: Path, tmp_path: Pa
     assert report[-1] == "NOT verified"
 
 
+def test_a_proved_deal_cut_short_keeps_its_hidden_cards_secret(tmp_path: Path) -> None:
+    """At a proved table there is no audit: a deal refused midway is told as stopped
+    before its end, its hidden cards secret, not as waiting for an audit."""
+    path = transcript("bidwhist", tmp_path, PROVED_DECK)
+    doc = unpack(path.read_bytes(), "test")
+    messages = doc["messages"]
+    position = [i for i, wire in enumerate(messages)
+                if read_envelope(wire, 4).kind == "pact"][10]  # a play midway
+    messages[position] = messages[position][:-1] + bytes([messages[position][-1] ^ 1])
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(pack(doc))
+    run = explained(bad)
+    assert run.returncode == 1 and run.stderr == ""
+    found = sections(run.stdout)
+    assert [header(s)[0] for s in found] == [1]
+    assert found[0][-1] == "  the deal stops here, before its end: its hidden cards stay secret"
+    assert "before its audit" not in run.stdout
+
+
 def test_without_explain_the_output_is_as_before(bidwhist: Path, bidwhist_told: Run,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """--explain adds its lines before the report, which stays as it was."""
@@ -205,7 +228,7 @@ def test_text_from_the_transcript_stays_on_one_safe_line(bidwhist: Path) -> None
 def test_a_forfeit_by_silence_and_a_void_deal_are_told() -> None:
     """Deals that end other than by play: a seat silent (its secrets never came, so the
     cards are never known) and a deal every seat voided (audited, so they are)."""
-    table, silent = stalled(71)
+    table, silent = stalled(71, deck=LOCK_DECK)
     others = [s for s in table.sessions if s is not silent]
     for session in others:
         session.claim_silent()
@@ -223,7 +246,7 @@ def test_a_forfeit_by_silence_and_a_void_deal_are_told() -> None:
                for line in first)
     assert told[-1].startswith("the transcript ends here: the transcript stops with")
 
-    table, proposer = stalled(75, "pasur")
+    table, proposer = stalled(75, "pasur", deck=LOCK_DECK)
     proposer.propose_void("the cat walked across the keyboard")
     table.play(deals=1)
     void = sections(explain(verify(table.sessions[0].export())))[0]

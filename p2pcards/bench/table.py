@@ -2,12 +2,16 @@
 
 Four sessions play whole deals in one process (heuristic bots in every seat),
 so the times are the compute of all four peers together, with no network.
+Each game is measured with both decks: today's (records ``table.GAME.*``, the
+names they have always had) and the proved deck (``table.proved.GAME.*``).
 Every call into a layer is timed *exclusively* (a call into another layer
 pauses it), which splits each deal into:
 
-* **crypto**: the deck's curve work (multiplications, point decompression,
-  hashing to points, commitments and digests), Ed25519 signing and
-  verification, HPKE sealing and opening (each also on its own);
+* **crypto**: the deck's curve work (today's deck: multiplications, point
+  decompression, hashing to points, commitments and digests; the proved deck:
+  everything its state machine does, the proofs made and checked, and every
+  point operation wherever it is asked for, decoding included), Ed25519
+  signing and verification, HPKE sealing and opening (each also on its own);
 * **codec**: msgpack packing and unpacking, message bodies to and from maps;
 * **engine**: the game's deal states (moves checked and applied in every view,
   the audit's full replay);
@@ -31,8 +35,11 @@ from p2pcards.bench.record import Record
 from p2pcards.bots import heuristic_bot
 from p2pcards.games import GAMES
 from p2pcards.protocol import audit, curve, deck, steps
+from p2pcards.protocol.proved import group
+from p2pcards.protocol.proved.deck import ProvedDeck
 from p2pcards.table import codec, kinds
 from p2pcards.table.memory import MemoryTable
+from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
 
 LAYERS = ("crypto", "codec", "engine", "bots", "session")
 CRYPTO = ("curve", "signatures", "sealing")
@@ -94,10 +101,20 @@ def instrumented(split: Split, game: str) -> Iterator[None]:
         "apply", "check", "step", "clone", "parse_action", "format_action", "observe",
         "legal_actions", "knowledge", "penalize", "points")]
     targets += [(type(GAMES[game]), name, "engine") for name in ("deal", "observed_deck")]
+    # the proved deck: its state machine (proofs made and checked) and every point
+    # operation of libsecp256k1's bindings, wherever the table asks for one
+    targets += [(ProvedDeck, name, "curve") for name, value in vars(ProvedDeck).items()
+                if callable(value) and (name == "__init__" or not name.startswith("__"))]
+    targets += [(type(group.G.key), name, "curve")  # (the bindings' point class)
+                for name in ("__init__", "multiply", "combine_keys", "from_secret", "format")]
     saved = [(owner, name, vars(owner).get(name)) for owner, name, _ in targets]
     try:
         for owner, name, layer in targets:
-            setattr(owner, name, split.wrap(layer, getattr(owner, name)))
+            original = vars(owner).get(name)
+            if isinstance(original, classmethod):  # (wrapped as one, so that it stays one)
+                setattr(owner, name, classmethod(split.wrap(layer, original.__func__)))
+            else:
+                setattr(owner, name, split.wrap(layer, getattr(owner, name)))
         yield
     finally:
         for owner, name, original in saved:
@@ -119,8 +136,9 @@ class TableRun:
     bytes: int
 
 
-def table_deals(game: str, seconds: float, seed: int = 1) -> TableRun:
-    """Play whole deals for about ``seconds`` (at least two) and split their time."""
+def table_deals(game: str, seconds: float, seed: int = 1, deck: str = LOCK_DECK) -> TableRun:
+    """Play whole deals with ``deck`` for about ``seconds`` (at least two) and split
+    their time."""
     split = Split()
     bot = split.wrap("bots", heuristic_bot)
     deals = messages = sent = 0
@@ -135,7 +153,7 @@ def table_deals(game: str, seconds: float, seed: int = 1) -> TableRun:
                     sent += table.bytes_sent
                 players = GAMES[game].default_players
                 table = MemoryTable(game, players, f"bench:{seed}:{game_number}",
-                                    [bot] * players)
+                                    [bot] * players, deck=deck)
                 game_number += 1
             split.stack[:] = [["session", time.perf_counter()]]
             table.play(deals=len(table.sessions[0].finished) + 1)
@@ -148,27 +166,39 @@ def table_deals(game: str, seconds: float, seed: int = 1) -> TableRun:
     return TableRun(game, deals, total, dict(split.spent), messages, sent)
 
 
-def bench_table(seconds: float = 2.0, seed: int = 1) -> list[Record]:
+PREFIXES = {LOCK_DECK: "table", PROVED_DECK: "table.proved"}
+"""Where each deck's records are named: today's keep the names they were published
+under (``table.bidwhist.deal``), the proved deck's say so (``table.proved.bidwhist.deal``)."""
+
+
+def bench_table(seconds: float = 2.0, seed: int = 1,
+                decks: tuple[str, ...] = (LOCK_DECK, PROVED_DECK)) -> list[Record]:
+    """Every game's deals with each of ``decks``, game by game (the two decks' figures of
+    one game taken minutes apart at most, on a machine whose load drifts)."""
     records: list[Record] = []
     for game in GAMES:
-        result = table_deals(game, seconds, seed)
-        deals = result.deals
+        for deck_name in decks:
+            records += _deal_records(table_deals(game, seconds, seed, deck_name),
+                                     f"{PREFIXES[deck_name]}.{game}")
+    return records
 
-        def per_deal(value: float, deals: int = deals) -> float:
-            return round(value / deals, 1)
 
-        records.append(Record(f"table.{game}.deal", per_deal(1000 * result.total), "ms"))
-        spent = result.spent
-        spent["crypto"] = sum(spent.get(part, 0.0) for part in CRYPTO)
-        for layer in LAYERS:
-            records.append(Record(f"table.{game}.deal.{layer}",
-                                  per_deal(1000 * spent.get(layer, 0.0)), "ms"))
-            if layer == "crypto":
-                records += [Record(f"table.{game}.deal.crypto.{part}",
-                                   per_deal(1000 * spent.get(part, 0.0)), "ms")
-                            for part in CRYPTO]
-        records.append(Record(f"table.{game}.messages_per_deal", per_deal(result.messages),
-                              "msgs"))
-        records.append(Record(f"table.{game}.bytes_per_deal", per_deal(result.bytes / 1024),
-                              "KiB"))
+def _deal_records(result: TableRun, name: str) -> list[Record]:
+    deals = result.deals
+
+    def per_deal(value: float) -> float:
+        return round(value / deals, 1)
+
+    records = [Record(f"{name}.deal", per_deal(1000 * result.total), "ms")]
+    spent = result.spent
+    spent["crypto"] = sum(spent.get(part, 0.0) for part in CRYPTO)
+    for layer in LAYERS:
+        records.append(Record(f"{name}.deal.{layer}", per_deal(1000 * spent.get(layer, 0.0)),
+                              "ms"))
+        if layer == "crypto":
+            records += [Record(f"{name}.deal.crypto.{part}",
+                               per_deal(1000 * spent.get(part, 0.0)), "ms")
+                        for part in CRYPTO]
+    records.append(Record(f"{name}.messages_per_deal", per_deal(result.messages), "msgs"))
+    records.append(Record(f"{name}.bytes_per_deal", per_deal(result.bytes / 1024), "KiB"))
     return records

@@ -15,6 +15,7 @@ from p2pcards.cli import netcmd, outputs, repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import DEFAULT_NAMES, LocalGame
 from p2pcards.table.kinds import printable
+from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, PROVED_DECK, describe_deck
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_MALFORMED = 0, 1, 2
 
@@ -121,8 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     table_p = sub.add_parser(
         "table", help="a secure session per seat plays a game in memory (the mental-poker deck)",
         description="Seat a table session per seat in one process (bots in every seat), play a "
-        "whole game with the mental-poker deck, signed messages and an audit after every "
-        "deal, and print each deal's verdict.")
+        "whole game with the mental-poker deck (the proved one, or today's with an audit after "
+        "every deal) and signed messages, and print each deal's verdict.")
     table_p.add_argument("game", choices=sorted(GAMES))
     table_p.add_argument("--seed", type=int, default=1)
     table_p.add_argument("--players", type=int,
@@ -131,10 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the bot in every seat (default heuristic)")
     table_p.add_argument("--transcript", metavar="FILE",
                          help="write seat 0's transcript (for p2pcards verify)")
-    table_p.add_argument("--deck", default="lock", choices=("lock", "proved"),
-                         help="the deck: lock (today's, audited after every deal; the "
-                         "default) or proved (every step proved and checked on arrival, no "
-                         "audit: docs/proved-deck.md)")
+    table_p.add_argument("--deck", default=DEFAULT_DECK, choices=(PROVED_DECK, LOCK_DECK),
+                         help="the deck: proved (every step proved and checked on arrival, no "
+                         "audit: docs/proved-deck.md; the default) or lock (today's, audited "
+                         "after every deal)")
     table_p.set_defaults(func=cmd_table)
 
     verify_p = sub.add_parser(
@@ -144,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         "1: a message is refused or a seat signed another result; 2: not a transcript.")
     verify_p.add_argument("file", help="a p2pcards-transcript/1 file")
     verify_p.add_argument("--history", metavar="OUT",
-                          help="write the audited hand history (for p2pcards replay)")
+                          help="write the verified hand history (for p2pcards replay)")
     verify_p.add_argument("--explain", action="store_true",
                           help="first tell, deal by deal, what was checked, the cards each"
                           " seat was dealt and how the deal ended")
@@ -302,6 +303,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         print(f"p2pcards: {unwritable}", file=sys.stderr)
         return outputs.EXIT_OUTPUT
     table = MemoryTable(args.game, players, args.seed, [bot] * players, deck=args.deck)
+    print(describe_deck(args.deck))
     table.play()
     seat = table.sessions[0]
     for event in seat.events:

@@ -34,6 +34,7 @@ from p2pcards.net.journal import Journal, JournalError
 from p2pcards.net.peer import Peer
 from p2pcards.net.series import GameOver, Place, Series, match_lines, numbered, where
 from p2pcards.table.kinds import printable
+from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, PROVED_DECK
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REFUSED, EXIT_AWAY = 0, 1, 2, 3, 4
 """The exit statuses of host and join (docs/networking.md, "Exit statuses"): the game
@@ -73,6 +74,11 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
                       help="the bot that takes the seat of a player gone silent, from the next"
                       " deal until the player is back (default heuristic; none: the seat"
                       " forfeits each deal instead)")
+    host.add_argument("--deck", default=DEFAULT_DECK, choices=(PROVED_DECK, LOCK_DECK),
+                      help="the deck every deal uses: proved (each step proved and checked on"
+                      " arrival, a cheat refused at once, the cards never played kept secret;"
+                      " the default) or lock (today's, audited after every deal: for players"
+                      " whose p2pcards is older and knows only it)")
     host.add_argument("--invite-file", metavar="FILE", help="also write the invite to FILE")
     host.add_argument("--new", action="store_true",
                       help="start a new table even if an unfinished one would resume")
@@ -127,7 +133,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--think", type=float, default=1.0,
                         help="seconds a searching bot thinks per move (default 1)")
     parser.add_argument("--save", metavar="FILE",
-                        help="write the audited hand history at the end")
+                        help="write the verified hand history at the end")
     parser.add_argument("--transcript", metavar="FILE",
                         help="write the signed transcript at the end (p2pcards verify)")
     parser.add_argument("--seed", type=int, help="seed for the bots' choices (tests)")
@@ -358,7 +364,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         return _fail(f"--beacon: {exc}")
     config = HostConfig(args.game, players, options, args.name, args.bot,
                         [args.bots_kind] * args.bots, settings, args.bind, args.port, address,
-                        beacon, once=args.once)
+                        beacon, args.deck, once=args.once)
     prompt = _prompt(args)
     say = prompt.show if prompt is not None else _say
     games = Games(args, series, prompt, say)

@@ -37,7 +37,7 @@ from p2pcards.net.driver import VoidProposal
 from p2pcards.net.identity import device_id, show_id
 from p2pcards.net.settings import Settings
 from p2pcards.table.kinds import printable
-from p2pcards.table.roster import Roster
+from p2pcards.table.roster import Roster, describe_deck
 from p2pcards.table.session import Session
 from p2pcards.table.state import Event
 
@@ -211,7 +211,7 @@ class NetPrompt(Prompt):
              + (f" ({printable(e.bot, 16)} bot run by seat {e.run_by})" if e.bot else "")
              + (" (you)" if i == self.seat else "") for i, e in enumerate(roster.seats)]
             + [f"safety number: {roster.safety_number()} (compare it aloud)",
-               f"table: {self.settings.describe()}"])
+               f"table: {self.settings.describe()}", describe_deck(roster.deck)])
 
     def connection(self, up: bool) -> None:
         """The link to the table broke (False) or is back (True: the position again)."""

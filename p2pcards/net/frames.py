@@ -61,10 +61,14 @@ from p2pcards.table.codec import (
 from p2pcards.table.roster import MAX_NAME, Roster, decode_roster
 
 PROTOCOL = "p2pcards"
-VERSIONS = (2, 2)
+VERSIONS = (2, 3)
 """The link protocol versions this node speaks (lowest, highest).  1: the first.
 2: claims of silence count only the seats of the other peers (docs/protocol.md,
-"Claims of silence"), so that the two rules never meet at one table."""
+"Claims of silence"), so that the two rules never meet at one table.  3: the node
+knows the proved deck (a roster may name it); a table of the proved deck admits only
+links of version 3, a table of the lock deck links of 2 and 3."""
+PROVED_VERSION = 3
+"""The lowest link version whose peers know the proved deck."""
 
 # ------------------------------------------------------------------ the limits
 

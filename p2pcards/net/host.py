@@ -68,6 +68,7 @@ from p2pcards.net.series import GameResult, Place, done_path, fresh_journal
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import CodecError
+from p2pcards.table.roster import DEFAULT_DECK, describe_deck
 
 TABLE_ID_BYTES = 16
 SEED_BYTES = 32
@@ -116,6 +117,9 @@ class HostConfig:
     address: str | None = None
     beacon: tuple[str, int] | None = None
     """Where LAN beacons go (None: the table is not announced)."""
+    deck: str = DEFAULT_DECK
+    """The deck of a new table (the roster carries it; a table resumed from its journal
+    keeps the deck it began with)."""
     once: bool = False
     """Leave after the game (no other game with the same players)."""
 
@@ -175,7 +179,7 @@ class Host:
         else:
             self.lobby = Lobby(secrets.token_bytes(TABLE_ID_BYTES), config.game,
                                config.options, config.players, host_id=identity.id,
-                               token=secrets.token_bytes(TOKEN_BYTES))
+                               token=secrets.token_bytes(TOKEN_BYTES), deck=config.deck)
             self.lobby.sit(config.name, identity.public, config.own_bot or "")
             for kind in config.bots:
                 key = Ed25519PrivateKey.generate()
@@ -202,6 +206,12 @@ class Host:
         return lan.beacon(self.config.game, self.config.name, self.port, self.identity.id,
                           self.lobby.token, free=self.free)
 
+    @property
+    def deck(self) -> str:
+        """The deck this table deals with: its roster's once it has one (a table resumed
+        keeps the deck it began with), else the configured one."""
+        return self.config.deck if self.peer is None else self.peer.roster.deck
+
     def away(self) -> list[int]:
         """The seats of joiners of this game with no link to the host now."""
         if self.peer is None:
@@ -216,6 +226,9 @@ class Host:
         settings = self.peer.settings
         self.config.settings = Settings.from_wire(settings["table"])
         self.say(f"resuming the table of {self.journal.path} ({len(self.peer.log)} messages)")
+        if self.peer.roster.deck != self.config.deck:
+            self.say(f"this table deals with the {self.peer.roster.deck} deck, as it began"
+                     f" (a new table, --new, would deal with the {self.config.deck} deck)")
         try:
             words = [from_map(raw) for raw in settings.get("again", [])]
         except (FrameError, AttributeError, TypeError) as exc:
@@ -252,6 +265,7 @@ class Host:
         self.say(f"roster: {describe_roster(roster)}")
         self.say(f"safety number: {roster.safety_number()} (compare it aloud)")
         self.say(f"table: {self.config.settings.describe()}")
+        self.say(describe_deck(roster.deck))
         if self.person is not None:
             self.person.seated(roster, 0, self.config.settings, self.chat)
         self.started.set()
@@ -327,7 +341,10 @@ class Host:
             await self._play(*entered)
 
     async def _authenticate(self, link: Link) -> Request | Rejoin:
-        links.negotiate(await link.receive(PREAUTH_FRAME))
+        first = await link.receive(PREAUTH_FRAME)
+        version = links.negotiate(first)
+        assert isinstance(first, Hello)
+        links.admits(first, version, self.deck)
         nonce = secrets.token_bytes(NONCE_BYTES)
         await link.send(Hello(nonce=nonce, game=self.config.game, name=self.config.name,
                               free=self.free))

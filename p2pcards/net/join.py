@@ -53,7 +53,7 @@ from p2pcards.net.peer import Peer
 from p2pcards.net.series import Place, fresh_journal
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
-from p2pcards.table.roster import MAX_NAME, Roster
+from p2pcards.table.roster import MAX_NAME, Roster, describe_deck
 
 RETRY_MOST = 5.0
 GIVE_UP = 600.0
@@ -504,6 +504,7 @@ class Joiner:
         self.say(f"roster: {describe_roster(roster)}")
         self.say(f"safety number: {roster.safety_number()} (compare it aloud)")
         self.say(f"table: {settings.describe()}")
+        self.say(describe_deck(roster.deck))
         if self.person is not None:
             self.person.seated(roster, min(self.peer.sessions), settings, self.chat)
         self.connected.set()

@@ -33,7 +33,7 @@ from p2pcards.net.identity import device_id, show_id
 from p2pcards.net.invite import check_proof
 from p2pcards.table.codec import CodecError, identity_key
 from p2pcards.table.kinds import printable
-from p2pcards.table.roster import MAX_NAME, Roster, SeatEntry
+from p2pcards.table.roster import DEFAULT_DECK, MAX_NAME, Roster, SeatEntry
 
 BOT_PROOF = b"bot"
 """What a bot's key signs with the nonce, in place of the token."""
@@ -80,11 +80,13 @@ class Lobby:
     """The seats of one table: taken, freed and, once all are taken, its roster."""
 
     def __init__(self, table: bytes, game: str, options: Mapping[str, int], players: int, *,
-                 host_id: bytes, token: bytes):
+                 host_id: bytes, token: bytes, deck: str = DEFAULT_DECK):
         self.table = table
         self.game = game
         self.options = dict(options)
         self.players = players
+        self.deck = deck
+        """The deck the roster names (every joiner learns it there, and signs it)."""
         self.host_id = host_id
         """The host's device id: what every proof of identity signs."""
         self.token = token
@@ -99,7 +101,7 @@ class Lobby:
         """The lobby of a table whose game has begun (a host restarted from its
         journal)."""
         lobby = cls(roster.table, roster.game, roster.options, roster.players, host_id=host_id,
-                    token=token)
+                    token=token, deck=roster.deck)
         lobby.entries = list(roster.seats)
         lobby.roster = roster
         return lobby
@@ -246,7 +248,7 @@ class Lobby:
         lobby takes no one after this.  CodecError if it cannot be made."""
         rules = GAMES[self.game]
         options = rules.non_default(rules.resolve_options(dict(self.options)))
-        self.roster = Roster(self.table, self.game, options, tuple(self.entries))
+        self.roster = Roster(self.table, self.game, options, tuple(self.entries), self.deck)
         return self.roster
 
 

@@ -35,6 +35,18 @@ LOCK_DECK = "lock"
 PROVED_DECK = "proved"
 """The deck whose every step carries a proof checked on arrival (docs/proved-deck.md)."""
 DECKS = (LOCK_DECK, PROVED_DECK)
+DEFAULT_DECK = PROVED_DECK
+"""The deck of a new table (``--deck lock`` picks today's, for peers of an earlier build)."""
+DECK_LINES = {
+    LOCK_DECK: "lock (cheating found by the audit after each deal, which shows every card)",
+    PROVED_DECK: "proved (cheating refused at once; unplayed cards stay secret)",
+}
+"""What a person is told of each deck, after ``deck:`` (the roster screen, ``who``)."""
+
+
+def describe_deck(deck: str) -> str:
+    """The one line a person reads about a table's deck: ``deck: proved (...)``."""
+    return f"deck: {DECK_LINES.get(deck, printable(deck, 40))}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +71,9 @@ class Roster:
     seats: tuple[SeatEntry, ...]
     deck: str = LOCK_DECK
     """Which deck every deal of the table uses: :data:`LOCK_DECK` or :data:`PROVED_DECK`.
-    On the wire only when it is not today's, so that an old roster's hash is unchanged."""
+    On the wire only when it is not today's, so that an old roster's hash is unchanged
+    (hence today's deck here, the meaning of a roster that names none; a new table
+    names :data:`DEFAULT_DECK`: :func:`make_roster`, the host's lobby)."""
     keys: list[Ed25519PublicKey] = field(compare=False, repr=False, default_factory=list)
 
     def __post_init__(self) -> None:
@@ -175,9 +189,10 @@ def decode_roster(data: bytes) -> Roster:
 def make_roster(table: bytes, game: str, identities: Sequence[bytes], *,
                 names: Sequence[str] | None = None, bots: Sequence[str] | None = None,
                 options: Mapping[str, int] | None = None,
-                run_by: Mapping[int, int] | None = None, deck: str = LOCK_DECK) -> Roster:
+                run_by: Mapping[int, int] | None = None, deck: str = DEFAULT_DECK) -> Roster:
     """A roster for ``identities`` (seat order); a seat with a bot is run by the peer
-    of the seat ``run_by`` names for it, else by seat 0's."""
+    of the seat ``run_by`` names for it, else by seat 0's.  A new table deals with the
+    proved deck unless ``deck`` says otherwise."""
     names = list(names or [f"seat{i}" for i in range(len(identities))])
     bots = list(bots or [""] * len(identities))
     runners = run_by or {}

@@ -34,7 +34,7 @@ from p2pcards.table.codec import (
     seal_info,
 )
 from p2pcards.table.kinds import Act, Hello, Sign
-from p2pcards.table.roster import make_roster
+from p2pcards.table.roster import LOCK_DECK, make_roster
 
 FORMAT = "p2pcards-protocol-vectors/1"
 SEALED_DEAL = 259
@@ -71,7 +71,8 @@ def build(ciphertext: bytes | None = None) -> dict[str, Any]:
     keys = identities()
     table = _seed("table")[:16]
     roster = make_roster(table, "bidwhist", [public_bytes(k.public_key()) for k in keys],
-                         names=["ana", "ben", "cy", "dee"], bots=["", "", "", "heuristic"])
+                         names=["ana", "ben", "cy", "dee"], bots=["", "", "", "heuristic"],
+                         deck=LOCK_DECK)  # (the vectors are today's deck's: its roster's bytes)
     out: dict[str, Any] = {"format": FORMAT}
     out["identities"] = [{"seed": _seed(f"identity/{i}"), "public": public_bytes(k.public_key())}
                          for i, k in enumerate(keys)]
