@@ -62,13 +62,6 @@ def cards_of(mask: int) -> list[int]:
     return out
 
 
-def nth_card(mask: int, index: int) -> int:
-    """The card ``index`` (from 0) of ``mask`` in ascending order."""
-    for _ in range(index):
-        mask &= mask - 1
-    return (mask & -mask).bit_length() - 1
-
-
 def policy_card(legal: int, lead: bool, led: int, top: int) -> int:
     """:mod:`policy`'s hearts card among ``legal`` (a mask); ``led``
     and ``top``: the suit led and the rank winning the trick (when not ``lead``).
