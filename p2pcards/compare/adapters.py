@@ -9,6 +9,12 @@ table drives (legal actions, steps, returns all OpenSpiel's own).  A view's
 (:class:`worlds.Worlds`: hand sizes, every void and every other card the plays
 rule out) and replays the implied history in a fresh OpenSpiel state.
 
+A hearts deal without passing (``pass_cards=False``, or a deal whose direction is
+"no pass") has native worlds by default (``worlds="native"``): a
+:class:`fasthearts.HeartsWorld`, OpenSpiel's rules in pure Python, built from the
+dealt hands and the public play with no OpenSpiel state at all; ``worlds="pyspiel"``
+keeps OpenSpiel's own states (both draw the same hands from the same generator).
+
 Rollouts play uniformly random legal moves, or with ``rollouts="policy"`` the card
 sense of :mod:`policy` (a tenth of its moves random).  Every move is public except a hearts
 pass, which only its passer (and, once passing is over, its receiver) sees: the
@@ -24,6 +30,7 @@ from typing import Any, Self
 import pyspiel
 
 from . import policy
+from .fasthearts import HeartsWorld, NativeDeals
 from .rules import CARDS, PASS_CARDS, PLAYERS, RULES, Rules
 from .seen import Seen, seen_by
 from .worlds import Worlds
@@ -34,6 +41,10 @@ HIDDEN = 1_000
 GAMES: dict[str, Any] = {}
 
 ROLLOUTS = ("random", "policy")
+
+WORLDS = ("native", "pyspiel")
+"""The worlds a view draws: native (:mod:`fasthearts`, hearts without passing; other
+deals fall back to OpenSpiel's states) or OpenSpiel's states always."""
 
 
 def load(name: str, passing: bool = True) -> Any:
@@ -66,9 +77,13 @@ class CardTable:
     players = PLAYERS
 
     def __init__(self, game: Any, rules: Rules, state: Any = None, *, seen: Seen | None = None,
-                 to_act: int = -1, legal: list[int] | None = None, rollouts: str = "random"):
+                 to_act: int = -1, legal: list[int] | None = None, rollouts: str = "random",
+                 worlds: str = "native"):
         if rollouts not in ROLLOUTS:
             raise ValueError(f"unknown rollouts {rollouts!r}: choose {' or '.join(ROLLOUTS)}")
+        if worlds not in WORLDS:
+            raise ValueError(f"unknown worlds {worlds!r}: choose {' or '.join(WORLDS)}")
+        self.worlds = worlds
         self.game = game
         self.rollouts = rollouts
         self.rules = rules
@@ -77,6 +92,7 @@ class CardTable:
         self._to_act = to_act
         self._legal = legal or []
         self._worlds: Worlds | None = None
+        self._native: NativeDeals | None = None
         self._received: dict[int, int] = {}
         history = [] if state is None else state.history()
         self._length = len(history)
@@ -85,15 +101,18 @@ class CardTable:
     # -- building ---------------------------------------------------------------
 
     @classmethod
-    def view(cls, state: Any, seat: int, rollouts: str = "random") -> CardTable:
+    def view(cls, state: Any, seat: int, rollouts: str = "random",
+             worlds: str = "native") -> CardTable:
         """``seat``'s view of OpenSpiel ``state``: only what the seat observed (and,
-        when it is to act, its own legal moves); its worlds roll out by ``rollouts``."""
+        when it is to act, its own legal moves); its worlds (:data:`WORLDS`) roll out
+        by ``rollouts``."""
         game = state.get_game()
         rules = RULES[game.get_type().short_name]
         seen = seen_by(rules, history_of(state), seat)
         to_act = state.current_player()
         legal = list(state.legal_actions()) if to_act == seat else []
-        return cls(game, rules, seen=seen, to_act=to_act, legal=legal, rollouts=rollouts)
+        return cls(game, rules, seen=seen, to_act=to_act, legal=legal, rollouts=rollouts,
+                   worlds=worlds)
 
     @classmethod
     def world(cls, state: Any) -> CardTable:
@@ -130,8 +149,9 @@ class CardTable:
         copy = type(self)(self.game, self.rules,
                           None if self.state is None else self.state.clone(),
                           seen=self.seen, to_act=self._to_act, legal=self._legal,
-                          rollouts=self.rollouts)
+                          rollouts=self.rollouts, worlds=self.worlds)
         copy._worlds = self._worlds
+        copy._native = self._native
         copy._received = self._received
         copy._length = self._length
         copy._pass_dir = self._pass_dir
@@ -149,9 +169,32 @@ class CardTable:
         outcomes = self._full().legal_actions()  # both games' chance is uniform
         return int(outcomes[int(rng.random() * len(outcomes))])
 
-    def determinize(self, rng: random.Random) -> Self:
+    def native(self) -> bool:
+        """Whether this view draws native worlds (:data:`WORLDS`)."""
+        seen = self.seen
+        return self.worlds == "native" and seen is not None and seen.rules.name == "hearts" \
+            and seen.pass_dir == 0
+
+    def determinize(self, rng: random.Random) -> CardTable | HeartsWorld:
+        """A world (a :class:`fasthearts.HeartsWorld` or a table driving an OpenSpiel
+        state) this view's seat cannot tell from the truth."""
         if self.state is not None:
             return self.clone()
+        assert self.seen is not None
+        if self._worlds is None:
+            self._worlds = Worlds(self.seen)
+        if self.native():
+            if self._native is None:
+                self._native = NativeDeals(self._worlds, self.rollouts)
+            return self._native.world(rng)
+        return self._replayed(rng)
+
+    def openspiel_world(self, rng: random.Random) -> Any:
+        """The OpenSpiel state of a world drawn from this view, whatever its
+        :data:`WORLDS` (for OpenSpiel's own bots and the audit)."""
+        return self._replayed(rng).state
+
+    def _replayed(self, rng: random.Random) -> Self:
         assert self.seen is not None
         if self._worlds is None:
             self._worlds = Worlds(self.seen)

@@ -74,7 +74,7 @@ def audit(deals: int, seed: int, worlds: int) -> dict[str, dict[str, int]]:
                             rng.randrange(2**31), 0.0, 1.0)
                         world = truth.resample_from_infostate(seat, sampler)
                     else:
-                        world = view.determinize(rng).state
+                        world = view.openspiel_world(rng)
                     hands = hands_of(world)
                     broken = [len(h) for h in hands] != sizes
                     if passing:

@@ -63,8 +63,7 @@ class Dealer:
         return self._exact(rng)
 
     def _shuffled(self, rng: random.Random) -> list[list[int]]:
-        cards = self.cards[:]
-        rng.shuffle(cards)
+        cards = shuffled(self.cards, rng)
         hands = []
         start = 0
         for size in self.sizes:
@@ -142,14 +141,26 @@ class Dealer:
         left = self.sizes
         for index, (who, cards) in enumerate(self.classes):
             counts, rest = _pick(self._options(index, left), rng)
-            shuffled = cards[:]
-            rng.shuffle(shuffled)
+            mixed = shuffled(cards, rng)
             start = 0
             for hand, k in zip(who, counts, strict=True):
-                hands[hand].extend(shuffled[start:start + k])
+                hands[hand].extend(mixed[start:start + k])
                 start += k
             left = rest
         return hands
+
+def shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
+    """A uniform permutation of ``cards``: Fisher-Yates on ``rng.random()``, three times
+    as fast as ``rng.shuffle`` (whose exact integer draws cost more than the rest of a
+    search's determinization; each draw's bias from rounding is
+    below 2**-47 for a deck of 52)."""
+    out = list(cards)
+    draw = rng.random
+    for i in range(len(out) - 1, 0, -1):
+        j = int(draw() * (i + 1))
+        out[i], out[j] = out[j], out[i]
+    return out
+
 
 def _pick(options: list[tuple[int, tuple[int, ...], tuple[int, ...]]], rng: random.Random
           ) -> tuple[tuple[int, ...], tuple[int, ...]]:

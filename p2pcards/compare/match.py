@@ -2,7 +2,7 @@
 
     python -m p2pcards.compare.match GAME --think SECONDS --deals N --seed S
         [--opponent python|cpp] [--sampler shipped|correct] [--ours NAME]
-        [--uct-c C] [--jobs 1]
+        [--uct-c C] [--rollouts random|policy] [--worlds native|pyspiel] [--jobs 1]
 
 Every deal (OpenSpiel's chance outcomes, drawn from the seed) is played twice:
 our search in seats 0 and 2 against OpenSpiel's bot in seats 1 and 3, then the
@@ -49,6 +49,7 @@ class Config:
     jobs: int = 1
     no_pass: bool = False
     rollouts: str = "random"
+    worlds: str = "native"
 
 
 def parse(argv: Sequence[str] | None) -> Config:
@@ -69,6 +70,10 @@ def parse(argv: Sequence[str] | None) -> Config:
     parser.add_argument("--rollouts", choices=("random", "policy"), default="random",
                         help="our rollouts: uniformly random moves (as OpenSpiel's bots) or a"
                              " player's card sense (p2pcards/compare/policy.py)")
+    parser.add_argument("--worlds", choices=("native", "pyspiel"), default="native",
+                        help="our hearts worlds without passing: OpenSpiel's rules in pure"
+                             " Python (p2pcards/compare/fasthearts.py) or OpenSpiel's own states"
+                             " (spades and passing deals always use OpenSpiel's)")
     parser.add_argument("--uct-c", type=float, default=None,
                         help="OpenSpiel's exploration constant (default: ours in its units)")
     parser.add_argument("--no-pass", action="store_true",
@@ -96,7 +101,7 @@ def parse(argv: Sequence[str] | None) -> Config:
         parser.error("--no-pass is for hearts")
     uct_c = args.uct_c if args.uct_c is not None else 0.7 * EXPLORATION_UNITS[args.game]
     config = Config(args.game, args.think, args.deals, args.seed, args.opponent, args.sampler,
-                    args.ours, uct_c, args.jobs, args.no_pass, args.rollouts)
+                    args.ours, uct_c, args.jobs, args.no_pass, args.rollouts, args.worlds)
     try:
         our_search(config.ours)
     except ValueError as error:
@@ -149,11 +154,12 @@ class Ours:
         self.search = our_search(config.ours)
         self.think = config.think
         self.rollouts = config.rollouts
+        self.worlds = config.worlds
         self.rng = rng
         self.stats = SideStats()
 
     def step(self, state: Any) -> int:
-        view = self.table.view(state, state.current_player(), self.rollouts)
+        view = self.table.view(state, state.current_player(), self.rollouts, self.worlds)
         result = self.search(view, self.rng, seconds=self.think)
         self.stats.iterations += result.iterations
         self.stats.search_seconds += result.seconds
@@ -253,8 +259,9 @@ def report(config: Config, results: list[Any]) -> list[str]:
     ours_pts = mean_ci([r.points(rules, True) for r in results])
     theirs_pts = mean_ci([r.points(rules, False) for r in results])
     margin = mean_ci([r.margin(rules) for r in results])
+    worlds = f", {config.worlds} worlds" if rules.name == "hearts" else ""
     lines = [
-        f"{config.game}: ours ({config.ours}, {config.rollouts} rollouts) vs {opponent}, "
+        f"{config.game}: ours ({config.ours}, {config.rollouts} rollouts{worlds}) vs {opponent}, "
         f"{config.think:g} s per move, "
         f"{len(results)} deals x 2 seatings, seed {config.seed}",
         f"  {unit}: ours {ours_pts[0]:.2f} [{ours_pts[1]:.2f}, {ours_pts[2]:.2f}], "

@@ -34,7 +34,7 @@ CALIBRATE_EVERY = 4
 
 
 def exact_resampler(rng: random.Random) -> Any:
-    """A resampler for ``set_resampler``: the state of one of our exact worlds.  The
+    """A resampler for ``set_resampler``: the OpenSpiel state of one of our exact worlds.  The
     view of the position last asked about is kept (a search asks about one position
     over and over), so its dealer's counts serve every world of the search."""
     last: dict[tuple[int, ...], CardTable] = {}
@@ -45,7 +45,7 @@ def exact_resampler(rng: random.Random) -> Any:
         if view is None:
             last.clear()
             view = last[key] = CardTable.view(state, player)
-        return view.determinize(rng).state
+        return view.openspiel_world(rng)
 
     return resample
 

@@ -62,8 +62,17 @@ class Seen:
 
     def key(self) -> int:
         """A hash of the seat's own hand and the history it observed."""
-        return hash((self.rules.name, self.seat, self.prefix, tuple(sorted(self.holding())),
-                     self.passes, self.received, self.pass_counts, self.moves))
+        return key_of(self.rules, self.seat, prefix=self.prefix,
+                      holding=tuple(sorted(self.holding())), passes=self.passes,
+                      received=self.received, pass_counts=self.pass_counts, moves=self.moves)
+
+
+def key_of(rules: Rules, seat: int, *, prefix: tuple[int, ...], holding: tuple[int, ...],
+           passes: tuple[int, ...], received: tuple[int, ...] | None,
+           pass_counts: tuple[int, ...], moves: tuple[tuple[int, int], ...]) -> int:
+    """:meth:`Seen.key` from its parts (``holding`` ascending), for a world that keeps
+    them otherwise (:mod:`fasthearts`)."""
+    return hash((rules.name, seat, prefix, holding, passes, received, pass_counts, moves))
 
 
 def seen_by(rules: Rules, history: list[tuple[int, int]], seat: int) -> Seen:

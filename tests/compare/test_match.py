@@ -30,11 +30,15 @@ def test_a_short_spades_match_reports_every_figure() -> None:
 
 
 def test_a_short_hearts_match_against_the_cpp_bot() -> None:
-    done = run("hearts", "--think", "0.02", "--deals", "1", "--opponent", "cpp",
-               "--sampler", "shipped", "--no-pass")
-    assert done.returncode == 0, done.stderr
-    assert "penalty points per seat per deal (lower is better)" in done.stdout
-    assert "OpenSpiel cpp ISMCTS (shipped sampler" in done.stdout
+    """Our worlds native by default, or OpenSpiel's states when asked."""
+    for worlds in ("native", "pyspiel"):
+        chosen = () if worlds == "native" else ("--worlds", worlds)
+        done = run("hearts", "--think", "0.02", "--deals", "1", "--opponent", "cpp",
+                   "--sampler", "shipped", "--no-pass", "--rollouts", "policy", *chosen)
+        assert done.returncode == 0, done.stderr
+        assert "penalty points per seat per deal (lower is better)" in done.stdout
+        assert f"ours (search, policy rollouts, {worlds} worlds) vs OpenSpiel cpp ISMCTS " \
+            "(shipped sampler" in done.stdout
 
 
 def test_what_openspiel_cannot_play_is_refused_with_the_reason() -> None:
@@ -44,6 +48,7 @@ def test_what_openspiel_cannot_play_is_refused_with_the_reason() -> None:
         (("hearts", "--sampler", "shipped"), "add --no-pass"),
         (("hearts", "--opponent", "cpp", "--sampler", "correct"), "no set_resampler"),
         (("hearts", "--ours", "nosuch"), "no function 'nosuch'"),
+        (("hearts", "--worlds", "fast"), "invalid choice: 'fast'"),
     ]
     for args, reason in cases:
         done = run(*args, "--think", "0.01", "--deals", "1")
@@ -56,7 +61,7 @@ def test_our_side_can_be_a_variant_of_the_search() -> None:
     done = run("spades", "--think", "0.005", "--deals", "1", "--seed", "3",
                "--ours", "search:own")
     assert done.returncode == 0, done.stderr
-    assert "ours (search:own) vs OpenSpiel" in done.stdout
+    assert "ours (search:own, random rollouts) vs OpenSpiel" in done.stdout
     refused = run("spades", "--think", "0.005", "--deals", "1", "--ours", "search:bogus")
     assert refused.returncode == 2 and "no search 'bogus'" in refused.stderr
     for bad, reason in (("search:c=x", "c must be a number"),
@@ -71,4 +76,4 @@ def test_our_side_can_carry_its_exploration_constant() -> None:
     done = run("spades", "--think", "0.005", "--deals", "1", "--seed", "3",
                "--ours", "search:c=0.2")
     assert done.returncode == 0, done.stderr
-    assert "ours (search:c=0.2) vs OpenSpiel" in done.stdout
+    assert "ours (search:c=0.2, random rollouts) vs OpenSpiel" in done.stdout

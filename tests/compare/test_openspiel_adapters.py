@@ -25,8 +25,9 @@ import pyspiel
 import pytest
 
 from p2pcards.ai.ismcts import search
-from p2pcards.compare.adapters import CardTable, history_of, load
+from p2pcards.compare.adapters import CardTable, history_of, load, replay
 from p2pcards.compare.deal import Dealer
+from p2pcards.compare.fasthearts import HeartsWorld
 from p2pcards.compare.rules import RULES
 
 SUITS = "CDHS"
@@ -83,10 +84,18 @@ def replays_legally(game: pyspiel.Game, actions: list[int]) -> pyspiel.State:
     return state
 
 
+def world_state(game: pyspiel.Game, world: CardTable | HeartsWorld) -> pyspiel.State:
+    """The OpenSpiel state of a world: its own, or a native world's history replayed."""
+    if isinstance(world, HeartsWorld):
+        return replay(game, world.history())
+    return world.state
+
+
 def check_world(name: str, game: pyspiel.Game, truth: pyspiel.State, seat: int, *,
                 view: CardTable, rng: random.Random) -> None:
     world = view.determinize(rng)
-    state = world.state
+    assert isinstance(world, HeartsWorld) == view.native()
+    state = world_state(game, world)
     # every move made so far was legal in this world, replayed move by move
     rebuilt = replays_legally(game, list(state.history()))
     true_hands = hands_printed(truth, name)
@@ -110,26 +119,29 @@ def check_world(name: str, game: pyspiel.Game, truth: pyspiel.State, seat: int, 
         if walker.is_terminal():
             break
         legal = walker.legal_actions()
-        assert legal == list(replay_of(game, walker).legal_actions())
+        replayed = replay_of(game, walker)
+        assert legal == list(replayed.legal_actions())
+        assert walker.current_player() == replayed.current_player()
         walker.step(rng.choice(legal))
     assert walker.is_terminal() == replay_of(game, walker).is_terminal()
     walker.rollout(rng)
     assert walker.is_terminal()
     rewards = walker.rewards()
+    assert rewards == CardTable.world(replay_of(game, walker)).rewards()
     assert all(0.0 <= r <= 1.0 for r in rewards)
     if name == "spades":
         assert rewards[0] == rewards[2] and rewards[1] == rewards[3]
         assert abs(rewards[0] + rewards[1] - 1.0) < 1e-9 or max(rewards) == 1.0
 
 
-def replay_of(game: pyspiel.Game, table: CardTable) -> pyspiel.State:
+def replay_of(game: pyspiel.Game, table: CardTable | HeartsWorld) -> pyspiel.State:
     state = game.new_initial_state()
-    for action in table.state.history():
+    for action in world_state(game, table).history():
         state.apply_action(action)
     return state
 
 
-def play_outs(name: str, passing: bool, count: int, seed: int) -> int:
+def play_outs(name: str, passing: bool, count: int, seed: int, worlds: str = "native") -> int:
     game = load(name, passing)
     checked = 0
     for play in range(count):
@@ -142,7 +154,7 @@ def play_outs(name: str, passing: bool, count: int, seed: int) -> int:
                 continue
             actor = truth.current_player()
             for seat in (actor, rng.choice([s for s in range(4) if s != actor])):
-                view = CardTable.view(truth, seat)
+                view = CardTable.view(truth, seat, worlds=worlds)
                 for _ in range(2):
                     check_world(name, game, truth, seat, view=view, rng=rng)
                     checked += 1
@@ -158,8 +170,9 @@ def test_hearts_worlds_are_exact() -> None:
     assert play_outs("hearts", True, 12, seed=2) > 12 * 52 * 4 - 1
 
 
-def test_hearts_without_passing_worlds_are_exact() -> None:
-    assert play_outs("hearts", False, 6, seed=3) > 6 * 52 * 4 - 1
+@pytest.mark.parametrize("worlds", ["native", "pyspiel"])
+def test_hearts_without_passing_worlds_are_exact(worlds: str) -> None:
+    assert play_outs("hearts", False, 6, seed=3, worlds=worlds) > 6 * 52 * 4 - 1
 
 
 def stacked_hearts(hands: list[list[int]]) -> pyspiel.State:
