@@ -14,7 +14,9 @@ from p2pcards.bench.net import play_game
 def test_a_benchmarked_game_is_played_to_its_end_with_its_deck(tmp_path: Path) -> None:
     stats = play_game("pasur", tmp_path, players=2, deck="proved")
     assert stats["deals"] >= 1
-    assert len(stats["deal_ms"]) == stats["deals"]
+    # a deal is timed when the host saw its hellos due and then its first move; one
+    # whose hellos all came in one batch has no time (the records are medians and bests)
+    assert 0 < len(stats["deal_ms"]) <= stats["deals"]
     assert all(ms > 0 for ms in stats["deal_ms"])
     assert stats["messages"] > stats["deals"]
     assert stats["game_seconds"] > 0
