@@ -216,9 +216,11 @@ class Host:
 
     def _beacon(self) -> bytes | None:
         """The LAN beacon while seats are free, or (the game under way) while a joiner
-        seated at it is away, with no seat free: it carries the table's token, by which
-        a seated identity finds its journal again (None: not this interval)."""
-        if self.peer is not None and (self.ended or not self.away()):
+        seated at it is away, or while a watcher may come, with no seat free: it carries
+        the table's token, by which a seated identity finds its journal again (None: not
+        this interval)."""
+        watchable = len(self.watchers.links) < self.watchers.most
+        if self.peer is not None and (self.ended or not (self.away() or watchable)):
             return None
         return lan.beacon(self.config.game, self.config.name, self.port, self.identity.id,
                           self.lobby.token, free=self.free)
