@@ -54,7 +54,12 @@ def watch(tmp_path: Path, host: Host, name: str) -> Watch:
                  dial=memory_dial(host))
 
 
-async def test_a_seat_and_one_over_the_limit_are_refused_and_a_watcher_sees_the_game(
+def said_count(host: Host, text: str) -> int:
+    return sum(text in line and "watches the table" in line
+               for line in host.say)  # type: ignore[attr-defined]
+
+
+async def test_a_seat_and_one_over_the_limit_are_refused_and_a_watcher_comes_back(
         tmp_path: Path) -> None:
     host = make_host(tmp_path)
     host.watchers.most = 1
@@ -77,8 +82,14 @@ async def test_a_seat_and_one_over_the_limit_are_refused_and_a_watcher_sees_the_
             await watch(tmp_path, host, "walt").run()
         joiner = make_joiner(tmp_path, invite, "joe", dial=memory_dial(host))
         nursery.start_soon(joiner.run)
+        with trio.fail_after(30):  # the watcher's link breaks in the game: it comes back
+            while first.session is None or len(first.session.transcript) < 20:
+                await trio.sleep(0.01)
+        await host.watchers.links[0].link.stream.aclose()
         with trio.fail_after(60):
             await done.wait()
+    assert any("lost the host" in line for line in first.say)  # type: ignore[attr-defined]
+    assert said_count(host, "wendy (") == 2  # (it watched twice: before and after)
     assert first.session is not None and first.session.over
     report = verify(first.session.export())
     assert report.ok and report.history is not None
