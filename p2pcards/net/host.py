@@ -53,7 +53,6 @@ from p2pcards.net.frames import (
     Msg,
     Notice,
     Start,
-    WatchChat,
     Welcome,
     from_map,
     kind_of,
@@ -709,9 +708,6 @@ class Host:
         watched = getattr(self.person, "watched", None)
         if watched is not None:
             watched(self.watchers.names())
-        if isinstance(frame, WatchChat) and self.person is not None:
-            self.say(f"{links.printable(frame.name, 32)} (watching):"
-                     f" {links.printable(frame.text)}")
 
     def _catch_up(self) -> list[Frame]:
         """What brings a new watcher up to date: the lobby, or the game's ``start`` and
