@@ -125,7 +125,8 @@ class Watch:
         while not self.ended:
             self.dialled = False
             try:
-                await self._session()
+                if not await self._session():
+                    continue  # (the fingerprint confirmed: dialled again, now pinned)
                 pause = 0.2
                 if self.ended:
                     return
@@ -156,7 +157,9 @@ class Watch:
 
     # ============================================================ the link
 
-    async def _session(self) -> None:
+    async def _session(self) -> bool:
+        """One link, until the table ends or the link breaks (False: the fingerprint was
+        just confirmed, so dial again: a person may take longer than the door waits)."""
         with trio.fail_after(links.HANDSHAKE_SECONDS):
             try:
                 stream, seen = await self.dial(self.invite.host, self.invite.port)
@@ -166,7 +169,7 @@ class Watch:
         link.tap = self.tap
         try:
             if not await self._pin(seen):
-                return
+                return False
             with trio.fail_after(links.HANDSHAKE_SECONDS):
                 await self._hello(link)
             self.dialled = True
@@ -182,6 +185,7 @@ class Watch:
                     self.say(f"[a chat line was dropped: {exc}]")
                     continue
                 await self._frame(frame)
+            return True
         finally:
             if self.link is not None and self.person is not None:
                 self.person.connection(False)
