@@ -5,22 +5,37 @@ tests/test_net_watch_procs.py watches real processes over TLS."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 import trio
 import trio.testing
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
 
+from p2pcards.cli.watchrepl import WatchPrompt
 from p2pcards.net import watchers
 from p2pcards.net.frames import Auth, Error, Frame, Hello, Msg, WatchChat, Watching
 from p2pcards.net.host import Host
 from p2pcards.net.identity import Identity, load_or_create
 from p2pcards.net.invite import proof
 from p2pcards.net.join import JoinError
+from p2pcards.net.settings import Settings
 from p2pcards.net.watch import Watch
 from p2pcards.net.wire import Link, LinkClosed
+from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
+from p2pcards.table.session import WATCHER, Session
 from p2pcards.table.verify import verify
-from tests.net_helpers import Lines, histories, make_host, make_joiner, memory_dial, memory_stream
+from tests.net_helpers import (
+    Lines,
+    Relay,
+    histories,
+    make_host,
+    make_joiner,
+    memory_dial,
+    memory_stream,
+)
 
 
 async def watching(host: Host, identity: Identity, name: str = "eve",
@@ -149,3 +164,36 @@ async def test_a_hostile_watcher_is_cut_off_and_the_game_goes_on(
         in said
     assert host.watchers.dropped == 1
     assert "eve (watching): spam 0" in said  # (what it said before the flood went out)
+
+
+async def no_chat(text: str) -> None:
+    raise AssertionError("nothing is said here")
+
+
+@pytest.mark.parametrize("deck", [LOCK_DECK, PROVED_DECK])
+async def test_hand_seat_after_a_deal_shows_what_the_deck_revealed(
+        tmp_path: Path, deck: str) -> None:
+    """At the watcher's prompt, ``hand SEAT`` after a deal: the hand as dealt where the
+    lock deck's audit revealed it, and a secret with the proved deck; a move is refused."""
+    relay = Relay(tmp_path, "pasur", 2, seed=3, options={"target": 1}, deck=deck)
+    assert not relay.play()
+    session = Session(relay.roster, WATCHER, None)
+    session.machine.tell = True
+    for wire in relay.log:
+        assert session.receive(wire) is None
+    assert session.over and session.finished
+    with create_pipe_input() as pipe:
+        prompt = WatchPrompt("pasur", input=pipe, output=DummyOutput())
+        prompt.seated(relay.roster, WATCHER, Settings(), no_chat)
+        prompt.report(session, session.events)
+        await prompt.take("hand 1")
+        await prompt.take("play 7D")
+        await prompt.take("hand nobody")
+    said = "\n".join(prompt.transcript)
+    name = relay.roster.seats[1].name
+    if deck == LOCK_DECK:
+        assert re.search(rf"{name} held, as dealt in deal \d+: \S", said), said
+    else:
+        assert f"{name}'s cards in deal" in said and "stay secret" in said, said
+    assert "you are watching: the moves are the players'" in said
+    assert "hand: no seat 'nobody' at this table" in said
