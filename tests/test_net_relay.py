@@ -23,7 +23,7 @@ from p2pcards.net.journal import Journal
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import seal_envelope
-from p2pcards.table.roster import Roster, SeatEntry
+from p2pcards.table.roster import LOCK_DECK, PROVED_DECK, Roster, SeatEntry
 from tests.net_helpers import (
     Lines,
     histories,
@@ -126,6 +126,28 @@ async def test_hostile_connections_are_closed_with_a_reason(tmp_path: Path, name
         joiner = make_joiner(tmp_path, invite, "joe", dial=memory_dial(host))
         nursery.start_soon(joiner.run)
     assert host.peer is not None and host.peer.over  # the honest game went on
+
+
+@pytest.mark.parametrize("deck", [PROVED_DECK, LOCK_DECK])
+async def test_a_peer_of_the_lock_deck_alone_is_refused_only_at_a_proved_table(
+        tmp_path: Path, deck: str) -> None:
+    """A joiner of an earlier build speaks link version 2 only: a table of the proved
+    deck refuses it saying why and what to do; a table of the lock deck admits it."""
+    host = make_host(tmp_path, deck=deck)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(host.run)
+        link = raw_link(host)
+        await link.send_map({"t": "hello", "proto": "p2pcards", "versions": [2, 2]})
+        answer = await link.receive()
+        if deck == PROVED_DECK:
+            assert isinstance(answer, Error)
+            assert answer.reason == (
+                "protocol version mismatch: this table deals with the proved deck, which"
+                " needs version 3; the other speaks 2 to 2; upgrade p2pcards, or ask the"
+                " host for a table with --deck lock")
+        else:
+            assert isinstance(answer, Hello) and answer.nonce is not None
+        nursery.cancel_scope.cancel()
 
 
 async def test_seated_peer_misbehaving_loses_only_its_link(tmp_path: Path) -> None:

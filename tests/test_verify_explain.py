@@ -21,7 +21,7 @@ from p2pcards.history import replay
 from p2pcards.table.codec import pack, read_envelope, unpack
 from p2pcards.table.explain import explain
 from p2pcards.table.memory import MemoryTable
-from p2pcards.table.roster import LOCK_DECK
+from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
 from p2pcards.table.state import Rejection
 from p2pcards.table.verify import Refusal, verify
 from tests.test_table_silence import stalled
@@ -36,13 +36,13 @@ GAMES_PLAYED = {  # game -> (players, options, seed): whole games, as short as t
 HEADER = re.compile(r"deal (\d+), dealer (.+): \d+ messages?")
 
 
-def transcript(game: str, folder: Path) -> Path:
+def transcript(game: str, folder: Path, deck: str = LOCK_DECK) -> Path:
     players, options, seed = GAMES_PLAYED[game]
     table = MemoryTable(game, players, seed, [heuristic_bot] * players, options=options,
-                        deck=LOCK_DECK)
+                        deck=deck)
     table.play()
     assert table.sessions[0].over
-    path = folder / f"{game}.bin"
+    path = folder / f"{game}-{deck}.bin"
     path.write_bytes(table.sessions[-1].export())
     return path
 
@@ -176,6 +176,25 @@ def test_a_flipped_byte_is_explained_up_to_its_deal(bidwhist: Path, tmp_path: Pa
     assert report[3] == f"REFUSED: message {position} (in seat {env.sender}'s name;" \
         f" signature: bad signature on an act message in seat {env.sender}'s name)"
     assert report[-1] == "NOT verified"
+
+
+def test_a_proved_deal_cut_short_keeps_its_hidden_cards_secret(tmp_path: Path) -> None:
+    """At a proved table there is no audit: a deal refused midway is told as stopped
+    before its end, its hidden cards secret, not as waiting for an audit."""
+    path = transcript("bidwhist", tmp_path, PROVED_DECK)
+    doc = unpack(path.read_bytes(), "test")
+    messages = doc["messages"]
+    position = [i for i, wire in enumerate(messages)
+                if read_envelope(wire, 4).kind == "pact"][10]  # a play midway
+    messages[position] = messages[position][:-1] + bytes([messages[position][-1] ^ 1])
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(pack(doc))
+    run = explained(bad)
+    assert run.returncode == 1 and run.stderr == ""
+    found = sections(run.stdout)
+    assert [header(s)[0] for s in found] == [1]
+    assert found[0][-1] == "  the deal stops here, before its end: its hidden cards stay secret"
+    assert "before its audit" not in run.stdout
 
 
 def test_without_explain_the_output_is_as_before(bidwhist: Path, bidwhist_told: Run,

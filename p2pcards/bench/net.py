@@ -5,8 +5,9 @@ every seat, each with its own identity in a temporary directory) play a
 whole game over TLS on 127.0.0.1.  Reported: the time of each deal's
 shuffle, lock and deal (from the deal's first ``hello`` to its first move, as
 the host sees it: for Bid Whist, 54 cards among 4 processes; median and best), and the whole
-game's wall time from the host's start (process start-up included).  The table deals
-with today's deck (``--deck lock``), whose figures these records have always been.
+game's wall time from the host's start (process start-up included).  Each game is played
+with each deck: ``net.GAME.*`` with the lock deck (``--deck lock``), whose figures these
+records have always been, and ``net.proved.GAME.*`` with the proved deck.
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def play_game(game: str, directory: Path, players: int | None = None) -> dict[str, Any]:
-    """One whole game among ``players`` processes (the game's usual number); the host's
-    stats."""
+def play_game(game: str, directory: Path, players: int | None = None,
+              deck: str = "lock") -> dict[str, Any]:
+    """One whole game among ``players`` processes (the game's usual number) with ``deck``;
+    the host's stats."""
     if players is None:
         players = GAMES[game].default_players
     port = _free_port()
@@ -49,20 +51,30 @@ def play_game(game: str, directory: Path, players: int | None = None) -> dict[st
                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     try:
-        procs.append(spawn("host", ["host", game, "--bind", "127.0.0.1", "--port", str(port),
+        procs.append(spawn("host", ["host", game, "--name", "host", "--bind", "127.0.0.1",
+                                    "--port", str(port),
                                     "--players", str(players), "--invite-file", str(invite),
-                                    "--grace", "60", "--deck", "lock", *common]))
+                                    "--grace", "60", "--deck", deck, *common]))
         deadline = time.monotonic() + 30
         while not invite.exists():
             if time.monotonic() > deadline or procs[0].poll() is not None:
                 raise RuntimeError(f"the {game} host did not start")
             time.sleep(0.02)
         text = invite.read_text().strip()
-        procs.extend(spawn(f"p{i}", ["join", text, *common]) for i in range(1, players))
-        for proc in procs:
-            if proc.wait(600) != 0:
-                assert proc.stderr is not None
-                raise RuntimeError(f"a {game} peer failed: {proc.stderr.read().decode()}")
+        procs.extend(spawn(f"p{i}", ["join", text, "--name", f"p{i}", *common])
+                     for i in range(1, players))
+        deadline = time.monotonic() + 600
+        while any(proc.poll() is None for proc in procs):  # a peer that fails stops it all
+            failed = next((p for p in procs if p.poll() not in (None, 0)), None)
+            if failed is not None or time.monotonic() > deadline:
+                reason = "did not end in time" if failed is None else \
+                    failed.stderr.read().decode() if failed.stderr else "failed"
+                raise RuntimeError(f"a {game} peer failed: {reason}")
+            time.sleep(0.05)
+        failed = next((p for p in procs if p.returncode != 0), None)
+        if failed is not None:
+            assert failed.stderr is not None
+            raise RuntimeError(f"a {game} peer failed: {failed.stderr.read().decode()}")
     finally:
         for proc in procs:
             if proc.poll() is None:
@@ -75,12 +87,14 @@ def play_game(game: str, directory: Path, players: int | None = None) -> dict[st
 def bench_net(seconds: float = 2.0) -> list[Record]:
     records: list[Record] = []
     for game in GAMES:
-        with tempfile.TemporaryDirectory(prefix="p2pcards-bench-") as tmp:
-            stats = play_game(game, Path(tmp))
-        deals = stats["deal_ms"]
-        records += [Record(f"net.{game}.deal_median", statistics.median(deals), "ms"),
-                    Record(f"net.{game}.deal_best", min(deals), "ms"),
-                    Record(f"net.{game}.whole_game", stats["game_seconds"], "s"),
-                    Record(f"net.{game}.deals", stats["deals"], "deals"),
-                    Record(f"net.{game}.messages", stats["messages"], "messages")]
+        for deck, prefix in (("lock", "net"), ("proved", "net.proved")):
+            with tempfile.TemporaryDirectory(prefix="p2pcards-bench-") as tmp:
+                stats = play_game(game, Path(tmp), deck=deck)
+            deals = stats["deal_ms"]
+            name = f"{prefix}.{game}"
+            records += [Record(f"{name}.deal_median", statistics.median(deals), "ms"),
+                        Record(f"{name}.deal_best", min(deals), "ms"),
+                        Record(f"{name}.whole_game", stats["game_seconds"], "s"),
+                        Record(f"{name}.deals", stats["deals"], "deals"),
+                        Record(f"{name}.messages", stats["messages"], "messages")]
     return records

@@ -100,7 +100,8 @@ class Driver:
     person's when its peer comes back without ``--bot``)."""
     timeline: list[tuple[float, int, str]] = field(default_factory=list)
     """(monotonic time, deal, "deal" or "dealt"): when each deal's first hello became
-    due, and when its first move did (its cards shuffled, locked and dealt)."""
+    due, and when its first move did (its cards shuffled, locked and dealt; with the
+    proved deck, shuffled with every proof checked and dealt)."""
 
     def __post_init__(self) -> None:
         self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
@@ -181,7 +182,7 @@ class Driver:
         due, main = self.peer.due(), self.peer.main
         if due is None or main.run is None:
             return
-        mark = {Kind.HELLO: "deal", Kind.ACT: "dealt"}.get(due.kind)
+        mark = {Kind.HELLO: "deal", Kind.ACT: "dealt", Kind.PROVED_ACT: "dealt"}.get(due.kind)
         index = main.run.index
         if mark and not any(d == index and m == mark for _, d, m in self.timeline):
             self.timeline.append((time.monotonic(), index, mark))

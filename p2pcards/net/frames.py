@@ -24,13 +24,13 @@ On the wire a frame is a big-endian u32 length, then one msgpack map whose
 ``watching`` host      to a watcher, in place of ``welcome``: ``chat`` (may it
                        say anything), ``most`` (the host's limit of watchers)
 ``watchers`` host      ``watchers`` [[name, id], ...]: who watches now (to
-                       every link that speaks version 3)
+                       every link that speaks version 4)
 ``wchat``   both       a watcher's chat line: ``text`` from the watcher; the
                        host relays it with the watcher's ``name``
 ==========  =========  ====================================================
 
-A watcher's ``auth`` carries ``watch`` true (version 3: docs/networking.md,
-"Watching"); a host at version 2 never sees one, since the watcher asks for 3.
+A watcher's ``auth`` carries ``watch`` true (version 4: docs/networking.md,
+"Watching"); a host below 4 never sees one: the watcher asks for 4.
 
 :data:`SPECS` is the one table: for each kind its dataclass and its fields in
 wire order, each with how it is read (type, length, range) and written.
@@ -70,13 +70,17 @@ from p2pcards.table.codec import (
 from p2pcards.table.roster import MAX_NAME, Roster, decode_roster
 
 PROTOCOL = "p2pcards"
-VERSIONS = (2, 3)
+VERSIONS = (2, 4)
 """The link protocol versions this node speaks (lowest, highest).  1: the first.
 2: claims of silence count only the seats of the other peers (docs/protocol.md,
-"Claims of silence"), so that the two rules never meet at one table.  3: watchers
-(``auth.watch`` and the frames ``watching``, ``watchers`` and ``wchat``); a link at 2
-is never sent those frames, and a watcher does not watch at a host that speaks 2."""
-WATCH_VERSION = 3
+"Claims of silence"), so that the two rules never meet at one table.  3: the node
+knows the proved deck (a roster may name it); a table of the proved deck admits only
+links of version 3 or above, a table of the lock deck links of 2 and above.  4: watchers
+(``auth.watch`` and the frames ``watching``, ``watchers`` and ``wchat``); a link below 4
+is never sent those frames, and a watcher does not watch at a host below 4."""
+PROVED_VERSION = 3
+"""The lowest link version whose peers know the proved deck."""
+WATCH_VERSION = 4
 """The first version with watchers."""
 
 # ------------------------------------------------------------------ the limits
@@ -172,7 +176,7 @@ class Auth:
     sig: bytes
     bots: tuple[BotClaim, ...] = ()
     watch: bool | None = None
-    """True: the joiner asks to watch, with no seat (version 3; None: not sent)."""
+    """True: the joiner asks to watch, with no seat (version 4; None: not sent)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

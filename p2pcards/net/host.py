@@ -224,6 +224,12 @@ class Host:
         return lan.beacon(self.config.game, self.config.name, self.port, self.identity.id,
                           self.lobby.token, free=self.free)
 
+    @property
+    def deck(self) -> str:
+        """The deck this table deals with: its roster's once it has one (a table resumed
+        keeps the deck it began with), else the configured one."""
+        return self.config.deck if self.peer is None else self.peer.roster.deck
+
     def away(self) -> list[int]:
         """The seats of joiners of this game with no link to the host now."""
         if self.peer is None:
@@ -359,7 +365,11 @@ class Host:
             await self._play(link, admitted, where)
 
     async def _authenticate(self, link: Link) -> Request | Rejoin | WatchRequest:
-        link.version = links.negotiate(await link.receive(PREAUTH_FRAME))
+        first = await link.receive(PREAUTH_FRAME)
+        version = links.negotiate(first)
+        assert isinstance(first, Hello)
+        links.admits(first, version, self.deck)
+        link.version = version
         nonce = secrets.token_bytes(NONCE_BYTES)
         await link.send(Hello(nonce=nonce, game=self.config.game, name=self.config.name,
                               free=self.free))

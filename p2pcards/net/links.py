@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from p2pcards.net.frames import (
     MAX_CHAT,
     PROTOCOL,
+    PROVED_VERSION,
     VERSIONS,
     ChatLine,
     Frame,
@@ -21,6 +22,7 @@ from p2pcards.net.frames import (
     kind_of,
 )
 from p2pcards.table import kinds
+from p2pcards.table.roster import PROVED_DECK
 
 CHAT_DOMAIN = b"p2pcards/chat/v1\x00"
 HANDSHAKE_SECONDS = 15
@@ -45,6 +47,17 @@ def negotiate(frame: Frame) -> int:
                          f" {VERSIONS[1]}, the other {lowest} to {highest};"
                          " upgrade the older one")
     return high
+
+
+def admits(frame: Hello, version: int, deck: str) -> None:
+    """Refuses (:class:`FrameError`) a link of ``version``, negotiated from the joiner's
+    ``frame``, to a table dealing with ``deck`` whose peers must know it."""
+    if deck == PROVED_DECK and version < PROVED_VERSION:
+        lowest, highest = frame.versions
+        raise FrameError(f"protocol version mismatch: this table deals with the proved deck,"
+                         f" which needs version {PROVED_VERSION}; the other speaks {lowest} to"
+                         f" {highest}; upgrade p2pcards, or ask the host for a table with"
+                         " --deck lock")
 
 
 def chat_message(table: bytes, seat: int, number: int, text: str) -> bytes:

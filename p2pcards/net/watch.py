@@ -1,7 +1,7 @@
 """A watcher: ``p2pcards join --watch``.  It follows a networked table with no seat.
 
 It connects and proves its identity as a joiner does (the invite's fingerprint
-pinned, or confirmed), asks to watch (``auth.watch``, link protocol version 3),
+pinned, or confirmed), asks to watch (``auth.watch``, link protocol version 4),
 and is answered ``watching`` (or refused: a seated identity, the host's limit).
 Then it takes what the host relays to every seat: the ``start`` of each game
 and its table messages, which a watching session

@@ -103,7 +103,7 @@ class Watchers:
         """The frames that bring a new watcher up to date (taken at once, with nothing
         relayed in between)."""
         self.tell_seats = tell_seats
-        """Sends the seats' links a frame (the first: to links at version 3; the second,
+        """Sends the seats' links a frame (the first: to links at version 4; the second,
         the same said in a ``notice``, to older ones)."""
         self.log = log
         self.closed = closed

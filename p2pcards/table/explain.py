@@ -85,7 +85,10 @@ def _deal(report: Report, run: DealRun, deal: DealReport | None) -> list[str]:
     lines += _keys(run, kinds)
     lines += _play(run, names, kinds)
     if run.outcome is None:
-        lines.append("  the deal stops here, before its audit: its cards are not known")
+        if isinstance(run.deck, ProvedDeck):
+            lines.append("  the deal stops here, before its end: its hidden cards stay secret")
+        else:
+            lines.append("  the deal stops here, before its audit: its cards are not known")
         return lines
     lines += _audit(run, names, roster.players)
     points = ", ".join(f"{roster.rules.unit_name(u, names)} {p}"
