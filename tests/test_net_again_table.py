@@ -1,8 +1,9 @@
 """Another game at a whole table, in one process (memory streams, no sockets): a person
 at the host asks for another game, the headless joiners agree, a joiner killed between
 games comes back with the same journal and agrees too, the second game is played under
-a fresh table id with the same seats, and the host's person leaving ends the table for
-everyone; every game's transcript verifies on its own."""
+a fresh table id with the same seats (a watcher, with no say, follows it too), and the
+host's person leaving ends the table for everyone; every game's transcript verifies on
+its own."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from p2pcards.net.journal import Journal
 from p2pcards.net.peer import Peer
 from p2pcards.net.series import Place, Series, done_path, journal_path, where
 from p2pcards.net.tls import Dial
+from p2pcards.net.watch import Watch
+from p2pcards.table.session import Session
 from p2pcards.table.verify import verify
 from tests.net_helpers import Lines, maker, memory_dial
 from tests.test_net_resume import Person
@@ -65,6 +68,15 @@ async def test_again_with_a_joiner_gone_between_games(tmp_path: Path) -> None:
     dial = memory_dial(host)
     async with trio.open_nursery() as nursery:
         invite = await nursery.start(host.run)
+        watched: dict[int, str] = {}
+
+        async def over(session: Session, number: int) -> None:
+            report = verify(session.export())
+            assert report.ok and report.history is not None
+            watched[number] = report.history.dumps()
+        wendy = Watch(load_or_create(tmp_path / "wendy"), invite, "wendy", say=Lines(),
+                      dial=dial, on_over=over)  # a watcher stays for the next game
+        nursery.start_soon(wendy.run)
         joe = joiner(tmp_path, invite, "joe", dial)
         nursery.start_soon(joe.run)
         kim = joiner(tmp_path, invite, "kim", dial)
@@ -102,6 +114,9 @@ async def test_again_with_a_joiner_gone_between_games(tmp_path: Path) -> None:
     assert joe.peer.roster == kim.peer.roster == second.roster
     assert len({transcript_ok(p) for p in (second, joe.peer, kim.peer)}) == 1
     assert transcript_ok(first)
+    assert watched == {1: transcript_ok(first), 2: transcript_ok(second)}
+    assert "game 2: Pasur, the same players" in wendy.say  # type: ignore[operator]
+    assert wendy.ended == "hosty left: no more games at this table"
     for name, lines in (("joe", joe.say), ("kim", kim.say)):
         assert "hosty left: no more games at this table" in lines, name
         assert "game 2: Pasur, the same players" in lines, name

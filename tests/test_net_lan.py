@@ -45,7 +45,8 @@ def test_beacons_round_trip_and_junk_is_ignored() -> None:
 async def test_a_table_is_heard_joined_and_then_dropped(tmp_path: Path) -> None:
     target = ("127.0.0.1", free_udp_port())
     config = HostConfig("pasur", 2, {"target": 20}, "hosty", "heuristic", [],
-                        Settings(grace=60), beacon=target)
+                        Settings(grace=60), beacon=target, watchers=0)  # (a table that takes
+    # watchers is announced during its game too: test_net_watch_procs.py)
     host = Host(load_or_create(tmp_path / "host"), config, maker,
                 Journal.open(tmp_path / "host.journal"), say=Lines())
     listener = lan.Listener(target, interval=0.2)

@@ -21,6 +21,7 @@ from p2pcards.cli.netrepl import Left, NetPrompt
 from p2pcards.games import GAMES, OptionError
 from p2pcards.net import lan
 from p2pcards.net.driver import Driver, Settings
+from p2pcards.net.frames import MAX_WATCHERS
 from p2pcards.net.identity import (
     Friends,
     IdentityError,
@@ -33,6 +34,7 @@ from p2pcards.net.identity import (
 from p2pcards.net.journal import Journal, JournalError
 from p2pcards.net.peer import Peer
 from p2pcards.net.series import GameOver, Place, Series, match_lines, numbered, where
+from p2pcards.net.watchers import DEFAULT_WATCHERS
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, PROVED_DECK
 
@@ -79,6 +81,11 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
                       " arrival, a cheat refused at once, the cards never played kept secret;"
                       " the default) or lock (today's, audited after every deal: for players"
                       " whose p2pcards is older and knows only it)")
+    host.add_argument("--watchers", type=int, default=DEFAULT_WATCHERS, metavar="N",
+                      help="the most people who may watch with no seat (join --watch;"
+                      f" default {DEFAULT_WATCHERS}, at most {MAX_WATCHERS}; 0: none)")
+    host.add_argument("--watchers-chat", action="store_true",
+                      help="let watchers chat (their lines are marked as a watcher's)")
     host.add_argument("--invite-file", metavar="FILE", help="also write the invite to FILE")
     host.add_argument("--new", action="store_true",
                       help="start a new table even if an unfinished one would resume")
@@ -107,6 +114,9 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
                       help="with --lan: seconds to wait for the table's beacon (default 10)")
     join.add_argument("--yes", action="store_true",
                       help="trust a host fingerprint not in the invite without asking")
+    join.add_argument("--watch", action="store_true",
+                      help="watch the table with no seat (before or during the game; read"
+                      " only: with no terminal, headless)")
     _common(join)
     join.set_defaults(func=cmd_join)
 
@@ -342,6 +352,8 @@ def cmd_host(args: argparse.Namespace) -> int:
     unwritable = _check_outputs(args)
     if unwritable:
         return _fail(unwritable)
+    if not 0 <= args.watchers <= MAX_WATCHERS:
+        return _fail(f"--watchers must be 0 to {MAX_WATCHERS}")
     if args.bots < 0 or args.bots >= players:
         return _fail(f"--bots must leave a seat: 0 to {players - 1}")
     if args.grace <= 0 or args.timer < 0 or (args.timer and args.timer >= args.grace):
@@ -364,7 +376,8 @@ def cmd_host(args: argparse.Namespace) -> int:
         return _fail(f"--beacon: {exc}")
     config = HostConfig(args.game, players, options, args.name, args.bot,
                         [args.bots_kind] * args.bots, settings, args.bind, args.port, address,
-                        beacon, args.deck, once=args.once)
+                        beacon, args.deck, once=args.once, watchers=args.watchers,
+                        watchers_chat=args.watchers_chat)
     prompt = _prompt(args)
     say = prompt.show if prompt is not None else _say
     games = Games(args, series, prompt, say)
@@ -421,6 +434,10 @@ def cmd_join(args: argparse.Namespace) -> int:
         print(f"heard {printable(table.name, 32)}'s {printable(table.game, 16)} table at"
               f" {table.address}:{table.port}")
         invite = table.invite()
+    if args.watch:
+        from p2pcards.cli.watchcmd import cmd_watch  # noqa: PLC0415
+
+        return cmd_watch(args, invite, table)
     try:
         identity = load_or_create()
         friends = Friends.load()

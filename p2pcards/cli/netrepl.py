@@ -109,6 +109,12 @@ class NetPrompt(Prompt):
         """The match score across the games played so far."""
         self.saved: bytes | None = None
         """The table whose hand history the person saved (``save``)."""
+        self.watchers: list[str] = []
+        """Who watches the table with no seat (``who`` lists them)."""
+
+    def watched(self, names: Sequence[str]) -> None:
+        """Who watches the table now."""
+        self.watchers = list(names)
 
     # ---------------------------------------------------------- what the table says
 
@@ -410,6 +416,8 @@ class NetPrompt(Prompt):
                 self.echo("\n".join(self.match))
         elif word == "who":
             self.echo(self.roster_text or "the table is not seated yet")
+            if self.watchers:
+                self.echo("watching (no seat): " + ", ".join(self.watchers))
         elif word == "say":
             await self._say(rest)
         elif word == "void":

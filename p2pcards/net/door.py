@@ -27,10 +27,10 @@ from p2pcards.net.gate import (
     Ticket,
     address_of,
 )
-from p2pcards.net.lobby import Rejoin, Request
+from p2pcards.net.lobby import Rejoin, Request, WatchRequest
 from p2pcards.net.wire import Link, LinkClosed
 
-Admitted = Request | Rejoin
+Admitted = Request | Rejoin | WatchRequest
 LOGGED_IN_FULL = 10
 """Links closed at the door that are logged one by one; after them, a count at the
 100th, the 1,000th...: a flood does not flood the log."""

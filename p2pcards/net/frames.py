@@ -21,7 +21,16 @@ On the wire a frame is a big-endian u32 length, then one msgpack map whose
                        (another game, or none: :mod:`p2pcards.net.again`)
 ``end``     host       ``reason``: no more games at this table
 ``error``   both       ``reason``, then the link closes
+``watching`` host      to a watcher, in place of ``welcome``: ``chat`` (may it
+                       say anything), ``most`` (the host's limit of watchers)
+``watchers`` host      ``watchers`` [[name, id], ...]: who watches now (to
+                       every link that speaks version 4)
+``wchat``   both       a watcher's chat line: ``text`` from the watcher; the
+                       host relays it with the watcher's ``name``
 ==========  =========  ====================================================
+
+A watcher's ``auth`` carries ``watch`` true (version 4: docs/networking.md,
+"Watching"); a host below 4 never sees one: the watcher asks for 4.
 
 :data:`SPECS` is the one table: for each kind its dataclass and its fields in
 wire order, each with how it is read (type, length, range) and written.
@@ -61,14 +70,18 @@ from p2pcards.table.codec import (
 from p2pcards.table.roster import MAX_NAME, Roster, decode_roster
 
 PROTOCOL = "p2pcards"
-VERSIONS = (2, 3)
+VERSIONS = (2, 4)
 """The link protocol versions this node speaks (lowest, highest).  1: the first.
 2: claims of silence count only the seats of the other peers (docs/protocol.md,
 "Claims of silence"), so that the two rules never meet at one table.  3: the node
 knows the proved deck (a roster may name it); a table of the proved deck admits only
-links of version 3, a table of the lock deck links of 2 and 3."""
+links of version 3 or above, a table of the lock deck links of 2 and above.  4: watchers
+(``auth.watch`` and the frames ``watching``, ``watchers`` and ``wchat``); a link below 4
+is never sent those frames, and a watcher does not watch at a host below 4."""
 PROVED_VERSION = 3
 """The lowest link version whose peers know the proved deck."""
+WATCH_VERSION = 4
+"""The first version with watchers."""
 
 # ------------------------------------------------------------------ the limits
 
@@ -85,6 +98,8 @@ MAX_CHAT = 200
 """Characters in a chat line."""
 MAX_NOTICE = 200
 MAX_PROTOCOL = 32
+MAX_WATCHERS = 16
+"""The most watchers a host takes (host --watchers) and a ``watchers`` frame lists."""
 MAX_OPTIONS = 8
 """Options a proposal of another game names (a game has three at most)."""
 MAX_OPTION_NAME = 16
@@ -117,6 +132,9 @@ class Kind(StrEnum):
     AGAIN = "again"
     END = "end"
     ERROR = "error"
+    WATCHING = "watching"
+    WATCHERS = "watchers"
+    WCHAT = "wchat"
 
 
 # ------------------------------------------------------------------ the frames
@@ -157,6 +175,8 @@ class Auth:
     bot: str
     sig: bytes
     bots: tuple[BotClaim, ...] = ()
+    watch: bool | None = None
+    """True: the joiner asks to watch, with no seat (version 4; None: not sent)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -247,7 +267,41 @@ class Error:
     reason: str
 
 
-Frame = Hello | Auth | Welcome | Lobby | Start | Msg | ChatLine | Notice | Again | End | Error
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Watching:
+    """The host takes a watcher (in place of ``welcome``): whether it may chat, and
+    the most watchers the host takes."""
+
+    chat: bool
+    most: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WatcherSeen:
+    """A watcher as the host lists it: its name and device id."""
+
+    name: str
+    id: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Watchers:
+    """Who watches the table now (sent to every link whenever it changes)."""
+
+    watchers: tuple[WatcherSeen, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WatchChat:
+    """A watcher's chat line: from the watcher, its ``text`` alone; relayed by the
+    host with the watcher's ``name`` (unsigned: the host vouches for who said it)."""
+
+    text: str
+    name: str | None = None
+
+
+Frame = Hello | Auth | Welcome | Lobby | Start | Msg | ChatLine | Notice | Again | End | Error \
+    | Watching | Watchers | WatchChat
 
 # ------------------------------------------------------------------ field codecs
 
@@ -370,6 +424,7 @@ def _record(cls: type[Any], *fields: Field) -> tuple[Decoder, Encoder]:
 
 _BOT_CLAIM = _record(BotClaim, Field("kind", _text(MAX_BOT_KIND)),
                      Field("key", _bytes(KEY_BYTES)), Field("sig", _bytes(SIGNATURE_BYTES)))
+_WATCHER = _record(WatcherSeen, Field("name", _text(MAX_NAME)), Field("id", _bytes(ID_BYTES)))
 _LOBBY_SEAT = _record(LobbySeat, Field("name", _text(MAX_NAME)), Field("id", _bytes(ID_BYTES)),
                       Field("bot", _text(MAX_BOT_KIND)),
                       Field("run_by", _or_none(_int(0, MAX_SEATS))))
@@ -404,7 +459,8 @@ SPECS: dict[Kind, FrameSpec] = {spec.kind: spec for spec in (
         Field("token", _bytes(TOKEN_BYTES)),
         Field("bot", _text(MAX_BOT_KIND)),
         Field("sig", _bytes(SIGNATURE_BYTES)),
-        Field("bots", *_records(_BOT_CLAIM, MAX_SEATS)))),
+        Field("bots", *_records(_BOT_CLAIM, MAX_SEATS)),
+        Field("watch", _bool, optional=True))),
     FrameSpec(Kind.WELCOME, Welcome, (
         Field("seat", _int(0, MAX_SEATS)),
         Field("resume", _bool, optional=True))),
@@ -434,6 +490,14 @@ SPECS: dict[Kind, FrameSpec] = {spec.kind: spec for spec in (
         Field("reason", _text(MAX_NOTICE)),)),
     FrameSpec(Kind.ERROR, Error, (
         Field("reason", _text(MAX_FRAME)),)),
+    FrameSpec(Kind.WATCHING, Watching, (
+        Field("chat", _bool),
+        Field("most", _int(0, MAX_WATCHERS + 1)))),
+    FrameSpec(Kind.WATCHERS, Watchers, (
+        Field("watchers", *_records(_WATCHER, MAX_WATCHERS)),)),
+    FrameSpec(Kind.WCHAT, WatchChat, (
+        Field("text", _text(MAX_CHAT)),
+        Field("name", _text(MAX_NAME), optional=True))),
 )}
 KIND_OF: dict[type[Any], Kind] = {spec.cls: spec.kind for spec in SPECS.values()}
 

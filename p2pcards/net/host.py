@@ -41,6 +41,7 @@ from p2pcards.net.door import Door, Quietly, reason_of
 from p2pcards.net.driver import Driver, Person
 from p2pcards.net.frames import (
     NONCE_BYTES,
+    WATCH_VERSION,
     Again,
     Auth,
     ChatLine,
@@ -61,11 +62,19 @@ from p2pcards.net.gate import PREAUTH_FRAME
 from p2pcards.net.identity import Identity, device_id, show_id
 from p2pcards.net.invite import TOKEN_BYTES, Invite
 from p2pcards.net.journal import Journal, JournalError
-from p2pcards.net.lobby import Lobby, Rejoin, Request, describe_roster, own_seat
+from p2pcards.net.lobby import (
+    Lobby,
+    Rejoin,
+    Request,
+    WatchRequest,
+    describe_roster,
+    own_seat,
+)
 from p2pcards.net.peer import Peer
 from p2pcards.net.referee import Conduct, Referee
 from p2pcards.net.series import GameResult, Place, done_path, fresh_journal
 from p2pcards.net.settings import Settings
+from p2pcards.net.watchers import DEFAULT_WATCHERS, Watchers
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import CodecError
 from p2pcards.table.roster import DEFAULT_DECK, describe_deck
@@ -122,6 +131,10 @@ class HostConfig:
     keeps the deck it began with)."""
     once: bool = False
     """Leave after the game (no other game with the same players)."""
+    watchers: int = DEFAULT_WATCHERS
+    """The most watchers the host takes (0: none; docs/networking.md, "Watching")."""
+    watchers_chat: bool = False
+    """Whether watchers may chat (their lines are relayed, marked as a watcher's)."""
 
 
 Listen = Callable[[trio.Nursery], Awaitable[int]]
@@ -171,6 +184,9 @@ class Host:
         self.closed_reasons: deque[str] = deque(maxlen=MAX_CLOSED_REASONS)
         self.closed_count = 0
         self.door = Door(self._closed, self._log)
+        self.watchers = Watchers(config.watchers, config.watchers_chat, self.door,
+                                 catch_up=self._catch_up, tell_seats=self._tell_seats,
+                                 log=self._log, closed=self._closed)
         self.chats = links.Chat()
         self._nursery: trio.Nursery | None = None
         if journal.records:
@@ -199,9 +215,11 @@ class Host:
 
     def _beacon(self) -> bytes | None:
         """The LAN beacon while seats are free, or (the game under way) while a joiner
-        seated at it is away, with no seat free: it carries the table's token, by which
-        a seated identity finds its journal again (None: not this interval)."""
-        if self.peer is not None and (self.ended or not self.away()):
+        seated at it is away, or while a watcher may come, with no seat free: it carries
+        the table's token, by which a seated identity finds its journal again (None: not
+        this interval)."""
+        watchable = len(self.watchers.links) < self.watchers.most
+        if self.peer is not None and (self.ended or not (self.away() or watchable)):
             return None
         return lan.beacon(self.config.game, self.config.name, self.port, self.identity.id,
                           self.lobby.token, free=self.free)
@@ -329,6 +347,7 @@ class Host:
         with trio.move_on_after(FAREWELL_SECONDS):
             for seated in list(self.links):
                 await seated.drained.wait()
+            await self.watchers.farewell()
         self.journal.close()
 
     # ================================================================== a link
@@ -337,21 +356,34 @@ class Host:
         """One link, from its handshake to its end.  Whatever it sends, only it is closed:
         nothing raised here reaches the listener (Trio would take the host down)."""
         entered = await self.door.enter(stream, address, self._authenticate)
-        if entered is not None:
-            await self._play(*entered)
+        if entered is None:
+            return
+        link, admitted, where = entered
+        if isinstance(admitted, WatchRequest):
+            await self.watchers.play(link, admitted)
+        else:
+            await self._play(link, admitted, where)
 
-    async def _authenticate(self, link: Link) -> Request | Rejoin:
+    async def _authenticate(self, link: Link) -> Request | Rejoin | WatchRequest:
         first = await link.receive(PREAUTH_FRAME)
         version = links.negotiate(first)
         assert isinstance(first, Hello)
         links.admits(first, version, self.deck)
+        link.version = version
         nonce = secrets.token_bytes(NONCE_BYTES)
         await link.send(Hello(nonce=nonce, game=self.config.game, name=self.config.name,
                               free=self.free))
         auth = await link.receive(PREAUTH_FRAME)
         if not isinstance(auth, Auth):
             raise FrameError(f"expected auth, got {kind_of(auth)!r}")
-        return self.lobby.admit(auth, nonce)
+        if auth.watch:
+            request = self.lobby.admit_watcher(auth, nonce)
+            self.watchers.check(request)
+            return request
+        admitted = self.lobby.admit(auth, nonce)
+        if admitted.key in self.watchers.identities():
+            raise FrameError("this identity watches the table: it cannot sit at it too")
+        return admitted
 
     async def _play(self, link: Link, admitted: Request | Rejoin, where: str) -> None:
         """An authenticated link, from its seating to its end."""
@@ -667,10 +699,37 @@ class Host:
     # ================================================================== sending
 
     def _broadcast(self, frame: Frame, but: Seated | None = None) -> None:
+        """``frame`` to every seat's link (but ``but``'s) and to every watcher: what a
+        watcher is sent is exactly what the seats are."""
         for seated in list(self.links):
             if seated is not but:
                 with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
                     seated.out.send_nowait(frame)
+        self.watchers.relay(frame)
+
+    def _tell_seats(self, frame: Frame, older: Frame) -> None:
+        """A frame about the watchers to every seat's link (``older``, a notice saying
+        the same, to a link that speaks no version with watchers), and to this host's
+        person."""
+        for seated in list(self.links):
+            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                seated.out.send_nowait(frame if seated.link.version >= WATCH_VERSION
+                                       else older)
+        watched = getattr(self.person, "watched", None)
+        if watched is not None:
+            watched(self.watchers.names())
+
+    def _catch_up(self) -> list[Frame]:
+        """What brings a new watcher up to date: the lobby, or the game's ``start`` and
+        every table message so far (and the players' words, the end, as a seat that
+        comes back is sent them)."""
+        if self.peer is None:
+            return [self.lobby.frame()]
+        frames: list[Frame] = [self._start_frame(), *(Msg(wire=w) for w in self.peer.log)]
+        frames += self.agreement.frames() if self.agreement is not None else []
+        if self.ended:
+            frames.append(End(reason=self.ended))
+        return frames
 
     async def _relay_own(self, wires: list[bytes]) -> None:
         for wire in wires:

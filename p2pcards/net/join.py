@@ -35,6 +35,8 @@ from p2pcards.net.frames import (
     Msg,
     Notice,
     Start,
+    WatchChat,
+    Watchers,
     Welcome,
     kind_of,
 )
@@ -305,7 +307,7 @@ class Joiner:
                 try:
                     frame = await link.receive()
                 except FrameError as exc:
-                    if exc.kind != Kind.CHAT:
+                    if exc.kind not in (Kind.CHAT, Kind.WCHAT):
                         raise
                     self.link_seen = trio.current_time()
                     self._dropped(exc)
@@ -397,6 +399,14 @@ class Joiner:
                 self.say(f"{self.peer.roster.seats[seat].name}: {text}")
         elif isinstance(frame, Notice):
             self.say(f"[host] {links.printable(frame.text)}")
+        elif isinstance(frame, Watchers):  # (who watches: ``who`` shows them)
+            watched = getattr(self.person, "watched", None)
+            if watched is not None:
+                watched([f"{links.printable(w.name, MAX_NAME)} ({show_id(w.id, 4)})"
+                         for w in frame.watchers])
+        elif isinstance(frame, WatchChat):
+            self.say(f"{links.printable(frame.name or '?', MAX_NAME)} (watching):"
+                     f" {links.printable(frame.text)}")
         elif isinstance(frame, Again):
             await self._word(frame)
         elif isinstance(frame, End):

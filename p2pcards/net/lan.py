@@ -2,7 +2,8 @@
 
 A host started with ``--lan`` sends a small UDP beacon every
 :data:`INTERVAL` seconds while seats are free, and once the game is under way
-while a player seated at it is away, with no seat free (the multicast group
+while a player seated at it is away or a watcher may still come (``join --lan NAME
+--watch``), with no seat free (the multicast group
 :data:`DEFAULT_GROUP` by default; ``--beacon ADDR:PORT`` sends elsewhere).
 A beacon is a hint, never trusted: it carries the game, the host's name, its
 port, its fingerprint, the free seats and the table's token (``--lan`` opens

@@ -63,6 +63,14 @@ class Rejoin:
     """The bot its peer plays its own seat with in this run ("" : a person)."""
 
 
+@dataclass(frozen=True, slots=True)
+class WatchRequest:
+    """A proven identity with no seat that asks to watch."""
+
+    key: bytes
+    name: str
+
+
 def own_seat(entries: Sequence[SeatEntry], key: bytes) -> int | None:
     """The seat of identity ``key`` (None: it has none)."""
     return next((i for i, e in enumerate(entries) if e.identity == key), None)
@@ -134,6 +142,32 @@ class Lobby:
         """What a joiner who answered the host's ``nonce`` with ``auth`` may have:
         seats to take (before the game), or its seats again (after); FrameError with
         the reason if nothing."""
+        self._proven(auth, nonce)
+        if self.roster is not None:  # the game has begun: only a seated identity comes back
+            own = own_seat(self.roster.seats, auth.key)
+            if own is None:
+                raise FrameError("the game has begun; this identity has no seat at it")
+            return Rejoin(auth.key, auth.name, own, seats_of(self.roster.seats, auth.key),
+                          auth.bot)
+        if auth.key in self.joined:
+            raise FrameError("this identity is already at the table")
+        return Request(auth.key, auth.name, len(self.entries), self._entries(auth, nonce))
+
+    def admit_watcher(self, auth: Auth, nonce: bytes) -> WatchRequest:
+        """A joiner who asks to watch (``auth.watch``), proven as a joiner is; FrameError
+        if it holds a seat (or asks for bots).  How many may watch, the host's
+        :class:`~p2pcards.net.watchers.Watchers` says."""
+        self._proven(auth, nonce)
+        if auth.bot or auth.bots:
+            raise FrameError("a watcher holds no seat: it runs no bot (join --watch without"
+                             " --bot or --bots)")
+        if any(e.identity == auth.key for e in self.entries):
+            raise FrameError("this identity has a seat at this table: it plays, it does not"
+                             " watch (join without --watch)")
+        return WatchRequest(auth.key, auth.name)
+
+    def _proven(self, auth: Auth, nonce: bytes) -> None:
+        """Check that ``auth`` is an invited identity's, proven (FrameError if not)."""
         if not auth.name or not auth.name.isprintable():
             raise FrameError(f"auth: a name of 1 to {MAX_NAME} printable characters")
         try:
@@ -144,15 +178,6 @@ class Lobby:
             raise FrameError("not invited: the token is not this table's")
         if not check_proof(public, auth.sig, nonce, self.host_id, auth.token):
             raise FrameError("the proof of identity does not verify")
-        if self.roster is not None:  # the game has begun: only a seated identity comes back
-            own = own_seat(self.roster.seats, auth.key)
-            if own is None:
-                raise FrameError("the game has begun; this identity has no seat at it")
-            return Rejoin(auth.key, auth.name, own, seats_of(self.roster.seats, auth.key),
-                          auth.bot)
-        if auth.key in self.joined:
-            raise FrameError("this identity is already at the table")
-        return Request(auth.key, auth.name, len(self.entries), self._entries(auth, nonce))
 
     def _entries(self, auth: Auth, nonce: bytes) -> tuple[SeatEntry, ...]:
         """The seats a joiner asks for (its own, its bots'), checked; not yet taken."""

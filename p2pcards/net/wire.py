@@ -10,6 +10,7 @@ that link only.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -17,6 +18,7 @@ import trio
 from p2pcards.net.frames import (
     HEADER,
     MAX_FRAME,
+    VERSIONS,
     Frame,
     FrameError,
     from_map,
@@ -36,6 +38,10 @@ class Link:
     def __init__(self, stream: trio.abc.Stream, peer: str = "peer"):
         self.stream = stream
         self.peer = peer
+        self.version = VERSIONS[0]
+        """The link protocol version both ends speak (set once their hellos meet)."""
+        self.tap: Callable[[bytes], None] | None = None
+        """Sees each frame's bytes as received (a watcher's record, in tests)."""
         self.buffer = bytearray()
         self.sent = 0
         self.received = 0
@@ -74,6 +80,8 @@ class Link:
         body = bytes(self.buffer[HEADER.size:HEADER.size + size])
         del self.buffer[:HEADER.size + size]
         self.received += 1
+        if self.tap is not None:
+            self.tap(body)
         return unpack_map(body)
 
     async def send(self, frame: Frame) -> None:

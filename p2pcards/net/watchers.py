@@ -1,0 +1,280 @@
+"""The host's watchers: links with no seat that follow the table (``join --watch``).
+
+A watcher proves its identity at the door like any joiner (the same
+:class:`~p2pcards.net.door.Door`, the same pre-authentication bounds); its
+``auth`` carries ``watch``, and :meth:`Lobby.admit_watcher
+<p2pcards.net.lobby.Lobby.admit_watcher>` refuses a seated identity.  The host
+takes at most ``host --watchers`` of them (:data:`DEFAULT_WATCHERS`), and
+answers ``watching`` in place of ``welcome``.
+
+What a watcher is sent is what a seat with no cards gets: the host relays it
+every frame it sends to every seat (:meth:`Watchers.relay`: the table
+messages, whose sealed parts and decryption shares only their recipients can
+use, the seats' chat, the notices, the ``start`` of each game, the players'
+words between games and the ``end``); a watcher that comes in late is first
+sent the ``start`` and every table message so far (the host's log, in the
+order its sessions took them), then follows live.  Nothing is addressed to one
+seat at this relay: the host never has anything of the kind to send.
+
+A watcher is never waited for.  Its frames go through a queue of at most
+:data:`WATCH_QUEUE` frames (references to frames the host holds anyway); a
+watcher that falls that far behind is dropped, with a line in the host's log,
+and may come back with the same command.  What a watcher may send is its chat
+(``wchat``, where the host allows it, at most :data:`WATCH_CHATS` lines in
+:data:`WATCH_CHAT_WINDOW` seconds), each frame capped at
+:data:`~p2pcards.net.gate.PREAUTH_FRAME` bytes; anything else (a table
+message, a seat's chat, a word about another game), or a flood, cuts it off.
+Its returns are paced like a seat's (:meth:`Door.pace
+<p2pcards.net.door.Door.pace>`): each costs the host a copy of the log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import trio
+
+from p2pcards.net import links
+from p2pcards.net.door import Door, Quietly, reason_of
+from p2pcards.net.frames import (
+    MAX_CHAT,
+    MAX_NOTICE,
+    Error,
+    Frame,
+    FrameError,
+    Notice,
+    WatchChat,
+    WatcherSeen,
+    Watching,
+    kind_of,
+)
+from p2pcards.net.frames import (
+    Watchers as WatchersFrame,
+)
+from p2pcards.net.gate import PREAUTH_FRAME
+from p2pcards.net.identity import device_id, show_id
+from p2pcards.net.lobby import WatchRequest
+from p2pcards.net.wire import Link, LinkClosed
+
+DEFAULT_WATCHERS = 4
+"""Watchers a host takes unless told (``host --watchers N``; 0: none).  A few friends
+looking on; each costs the host a copy of every frame it sends, and a late one the log."""
+WATCH_QUEUE = 1024
+"""Frames queued for one watcher before it is dropped as too slow.  A deal of the
+longest game is a few hundred table messages; a watcher this far behind is not
+following the table, and the host does not keep more for it."""
+WATCH_CHATS = 5
+"""Chat lines a watcher may send in WATCH_CHAT_WINDOW seconds (where the host allows
+watchers to chat): more is a flood, and cuts the watcher off."""
+WATCH_CHAT_WINDOW = 10.0
+DRAIN_SECONDS = 2.0
+
+
+@dataclass(eq=False)
+class Watcher:
+    """One watcher's link: who it is, its queue, and its chat so far."""
+
+    link: Link
+    key: bytes
+    name: str
+    out: trio.MemorySendChannel[Frame]
+    out_read: trio.MemoryReceiveChannel[Frame]
+    backlog: list[Frame]
+    """What brings it up to date, sent before anything queued."""
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    drained: trio.Event = field(default_factory=trio.Event)
+    said: deque[float] = field(default_factory=lambda: deque(maxlen=WATCH_CHATS + 1))
+
+
+class Watchers:
+    """The watchers of one host: taken, relayed to, dropped."""
+
+    def __init__(self, most: int, chat: bool, door: Door, *,
+                 catch_up: Callable[[], list[Frame]],
+                 tell_seats: Callable[[Frame, Frame], None],
+                 log: Callable[[str], None], closed: Callable[[str], None]):
+        self.most = most
+        self.chat = chat
+        self.door = door
+        self.catch_up = catch_up
+        """The frames that bring a new watcher up to date (taken at once, with nothing
+        relayed in between)."""
+        self.tell_seats = tell_seats
+        """Sends the seats' links a frame (the first: to links at version 4; the second,
+        the same said in a ``notice``, to older ones)."""
+        self.log = log
+        self.closed = closed
+        self.links: list[Watcher] = []
+        self.dropped = 0
+        """Watchers dropped as too slow."""
+
+    # ============================================================ who watches
+
+    def identities(self) -> set[bytes]:
+        return {w.key for w in self.links}
+
+    def check(self, request: WatchRequest) -> None:
+        """Whether one more watcher may come (one that comes back replaces its old link):
+        FrameError with the reason if not."""
+        if self.most == 0:
+            raise FrameError("this table takes no watchers (its host set --watchers 0)")
+        if request.key not in self.identities() and len(self.links) >= self.most:
+            raise FrameError(f"the table has {self.most} watchers already, the most its host"
+                             " takes (host --watchers)")
+
+    def frame(self) -> WatchersFrame:
+        return WatchersFrame(watchers=tuple(
+            WatcherSeen(name=w.name, id=device_id(w.key)) for w in self.links))
+
+    def names(self) -> list[str]:
+        return [f"{links.printable(w.name, 32)} ({show_id(device_id(w.key), 4)})"
+                for w in self.links]
+
+    def _changed(self, line: str) -> None:
+        """Who watches changed: the host's log, the seats and the watchers are told."""
+        self.log(line)
+        listing = self.frame()
+        self.tell_seats(listing, _notice(line))
+        self.relay(listing)
+
+    # ============================================================ relaying
+
+    def relay(self, frame: Frame) -> None:
+        """Queue ``frame`` for every watcher; one whose queue is full is dropped."""
+        for watcher in list(self.links):
+            try:
+                watcher.out.send_nowait(frame)
+            except trio.WouldBlock:
+                self.dropped += 1
+                self._drop(watcher, f"its queue of {WATCH_QUEUE} frames is full (it reads too"
+                                    " slowly to follow the table); it may come back")
+            except (trio.ClosedResourceError, trio.BrokenResourceError):
+                pass
+
+    def _drop(self, watcher: Watcher, reason: str) -> None:
+        if watcher not in self.links:
+            return
+        self.links.remove(watcher)
+        self.log(f"dropped the watcher {links.printable(watcher.name, 32)}: {reason}")
+        self.closed(reason)
+        watcher.out.close()
+        watcher.scope.cancel()
+        self._changed(f"{links.printable(watcher.name, 32)} no longer watches")
+
+    # ============================================================ a watcher's link
+
+    async def play(self, link: Link, request: WatchRequest) -> None:
+        """A watcher's link from its ``watching`` to its end: only it is closed,
+        whatever it does."""
+        watcher: Watcher | None = None
+        try:
+            await self.door.pace(request.key)
+            stale = next((w for w in self.links if w.key == request.key), None)
+            if stale is not None:  # its old link is dead but not yet noticed: replaced
+                self.links.remove(stale)
+                stale.out.close()
+                stale.scope.cancel()
+            self.check(request)  # (again: others may have come meanwhile)
+            await link.send(Watching(chat=self.chat, most=self.most))
+            self.door.rejoins.seated(request.key, trio.current_time())
+            out, out_read = trio.open_memory_channel[Frame](WATCH_QUEUE)
+            watcher = Watcher(link, request.key, request.name, out, out_read,
+                              self.catch_up())
+            self.links.append(watcher)
+            self._changed(f"{links.printable(request.name, 32)}"
+                          f" ({show_id(device_id(request.key), 4)}) watches the table")
+            cut = ""
+            with watcher.scope:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._writer, watcher, nursery.cancel_scope)
+                    try:
+                        await self._reader(watcher)
+                    except FrameError as exc:
+                        cut = str(exc)
+                    nursery.cancel_scope.cancel()
+            if cut:
+                self._cut(watcher, cut)
+                with trio.move_on_after(1), contextlib.suppress(LinkClosed, FrameError):
+                    await link.send(Error(reason=cut))
+        except Quietly as exc:
+            self.closed(str(exc))
+        except FrameError as exc:
+            self.log(f"closed the link of the watcher {links.printable(request.name, 32)}:"
+                     f" {exc}")
+            self.closed(str(exc))
+            with trio.move_on_after(1), contextlib.suppress(LinkClosed, FrameError):
+                await link.send(Error(reason=str(exc)))
+        except Exception as exc:  # a broken link, or a fault of ours: this link only
+            self.log(f"the watcher {links.printable(request.name, 32)} left"
+                     f" ({reason_of(exc)})")
+        finally:
+            if watcher is not None and watcher in self.links:
+                self.links.remove(watcher)
+                self._changed(f"{links.printable(watcher.name, 32)} no longer watches")
+            with contextlib.suppress(Exception):
+                await link.aclose()
+
+    def _cut(self, watcher: Watcher, reason: str) -> None:
+        """Cut a watcher off for what it sent (the reason logged)."""
+        self.log(f"cut off the watcher {links.printable(watcher.name, 32)}: {reason}")
+        self.closed(reason)
+        if watcher in self.links:
+            self.links.remove(watcher)
+            self._changed(f"{links.printable(watcher.name, 32)} no longer watches")
+
+    async def _writer(self, watcher: Watcher, scope: trio.CancelScope) -> None:
+        try:
+            for frame in watcher.backlog:
+                await watcher.link.send(frame)
+            watcher.backlog = []
+            async for frame in watcher.out_read:
+                await watcher.link.send(frame)
+        except LinkClosed:
+            scope.cancel()
+        finally:
+            watcher.drained.set()
+
+    async def _reader(self, watcher: Watcher) -> None:
+        """What a watcher sends, until it leaves: its chat, where allowed (FrameError for
+        anything else, or a flood)."""
+        while True:
+            try:
+                frame = await watcher.link.receive(PREAUTH_FRAME)
+            except LinkClosed:
+                return
+            if not isinstance(frame, WatchChat):
+                raise FrameError(f"a watcher sends no {kind_of(frame)!r} frame: it watches,"
+                                 " and nothing it sends changes the game")
+            if not self.chat:
+                raise FrameError("this table's watchers do not chat (its host did not set"
+                                 " --watchers-chat)")
+            now = trio.current_time()
+            watcher.said.append(now)
+            if len(watcher.said) > WATCH_CHATS and now - watcher.said[0] < WATCH_CHAT_WINDOW:
+                raise FrameError(f"more than {WATCH_CHATS} chat lines in"
+                                 f" {WATCH_CHAT_WINDOW:g} s: a flood")
+            text = links.printable(frame.text, MAX_CHAT)
+            line = WatchChat(name=watcher.name, text=text)
+            shown = f"{links.printable(watcher.name, 32)} (watching): {text}"
+            self.log(shown)
+            self.tell_seats(line, _notice(shown))
+            for other in list(self.links):
+                if other is not watcher:
+                    with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError,
+                                             trio.BrokenResourceError):
+                        other.out.send_nowait(line)
+
+    async def farewell(self) -> None:
+        """The host is leaving: every watcher's queue goes out (bounded by the caller)."""
+        for watcher in list(self.links):
+            watcher.out.close()
+        for watcher in list(self.links):
+            with trio.move_on_after(DRAIN_SECONDS):
+                await watcher.drained.wait()
+
+
+def _notice(text: str) -> Frame:
+    return Notice(text=links.printable(text, MAX_NOTICE))
