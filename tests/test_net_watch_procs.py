@@ -244,7 +244,16 @@ def test_the_watchers_prompt_in_a_terminal(procs: Procs, tmp_path: Path) -> None
         child.sendline("say hello all")
         child.expect("you: hello all")
         procs.wait_for("host", "wanda (watching): hello all")
-        child.sendline("quit")
+        child.sendintr()  # Ctrl-C asks, "n" stays, Ctrl-C then "y" leaves
+        child.expect(re.escape("Leave the table? [y/N]"))
+        child.sendline("n")
+        child.expect("staying at the table")
+        child.sendline("who")
+        child.expect(re.escape("watching (no seat): wanda"))
+        child.sendintr()
+        child.expect(re.escape("Leave the table? [y/N]"))
+        child.sendline("y")
+        child.expect("stopped watching; the same command watches again")
         child.expect(pexpect.EOF)
     finally:
         child.close()

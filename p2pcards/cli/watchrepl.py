@@ -43,6 +43,9 @@ class WatchPrompt(NetPrompt):
         return f"watching{' | ' + state if state else ''}"
 
     async def take(self, line: str) -> None:
+        if self.confirming:  # (the answer to Ctrl-C's question to leave)
+            await super().take(line)
+            return
         line = line.encode("utf-8", "replace").decode("utf-8")
         if not line.strip() or await self.command(line):
             return
