@@ -244,9 +244,20 @@ def _finish(peer: Peer, args: argparse.Namespace, driver: Driver | None, started
     """Game ``number`` of the table is over: its verdict, and every output asked for,
     the later games' named with their number (one that cannot be written is said, and
     the others are still written)."""
+    ok, written = game_outputs(args, peer.main.export(), number, say)
+    if args.stats:
+        written = _stats(args, driver, started, number) and written
+    return EXIT_FAILED if not ok else EXIT_OK if written else outputs.EXIT_OUTPUT
+
+
+def game_outputs(args: argparse.Namespace, transcript: bytes, number: int,
+                 say: Callable[[str], None]) -> tuple[bool, bool]:
+    """A finished game's transcript verified, its report said, and ``--transcript`` and
+    ``--save`` written (named with the game's ``number`` past the first); whether it
+    verified, and whether every output was written (one that cannot be is said, and the
+    others are still written)."""
     from p2pcards.table.verify import format_report, verify  # noqa: PLC0415
 
-    transcript = peer.main.export()
     report = verify(transcript)
     say(format_report(report))
     written = True
@@ -261,9 +272,7 @@ def _finish(peer: Peer, args: argparse.Namespace, driver: Driver | None, started
             say(f"hand history saved to {path}")
         else:
             written = False
-    if args.stats:
-        written = _stats(args, driver, started, number) and written
-    return EXIT_FAILED if not report.ok else EXIT_OK if written else outputs.EXIT_OUTPUT
+    return report.ok, written
 
 
 class Games:

@@ -28,13 +28,14 @@ from p2pcards.cli.netcmd import (
     _run,
     _say,
     _yes,
+    game_outputs,
     leaf,
 )
 from p2pcards.cli.watchrepl import WatchPrompt
 from p2pcards.net import lan
 from p2pcards.net.identity import Friends, IdentityError, load_or_create, show_id
 from p2pcards.net.invite import Invite
-from p2pcards.net.series import GameResult, match_lines, numbered
+from p2pcards.net.series import GameResult, match_lines
 from p2pcards.table.session import Session
 
 RECORD_VARIABLE = "P2PCARDS_WATCH_RECORD"
@@ -47,7 +48,6 @@ def cmd_watch(args: argparse.Namespace, invite: Invite, heard: lan.Heard | None)
     confirmed)."""
     from p2pcards.net.join import HostLost, JoinError  # noqa: PLC0415
     from p2pcards.net.watch import Watch  # noqa: PLC0415
-    from p2pcards.table.verify import format_report, verify  # noqa: PLC0415
 
     if args.bot is not None or args.bots:
         return _fail("--watch takes no seat: --bot and --bots do not go with it")
@@ -73,22 +73,8 @@ def cmd_watch(args: argparse.Namespace, invite: Invite, heard: lan.Heard | None)
     results: list[GameResult] = []
 
     async def over(session: Session, number: int) -> None:
-        transcript = session.export()
-        report = verify(transcript)
-        say(format_report(report))
-        written = True
-        if args.transcript:
-            path = numbered(args.transcript, number)
-            written = outputs.write("--transcript", path, transcript)
-            if written:
-                say(f"transcript written to {path}")
-        if args.save and report.history is not None:
-            path = numbered(args.save, number)
-            if outputs.write("--save", path, report.history.dumps()):
-                say(f"hand history saved to {path}")
-            else:
-                written = False
-        statuses.append(EXIT_FAILED if not report.ok else EXIT_OK if written
+        ok, written = game_outputs(args, session.export(), number, say)
+        statuses.append(EXIT_FAILED if not ok else EXIT_OK if written
                         else outputs.EXIT_OUTPUT)
         winner = session.winner
         results.append(GameResult(session.home.game, tuple(e.name for e in session.home.seats),
