@@ -15,6 +15,7 @@ from p2pcards.net.peer import Peer
 from p2pcards.table.codec import seal_envelope
 from p2pcards.table.decks import ACTS
 from p2pcards.table.memory import seat_identity
+from p2pcards.table.roster import LOCK_DECK
 from p2pcards.table.state import WATCHER
 from p2pcards.table.verify import verify
 from tests.net_helpers import Relay
@@ -42,7 +43,8 @@ def history(peer: Peer) -> History:
 
 
 def test_a_bot_takes_the_seat_of_a_peer_gone_for_good(tmp_path: Path) -> None:
-    relay = Relay(tmp_path, "nullern", 4, "stand-in", replace="heuristic")
+    relay = Relay(tmp_path, "nullern", 4, "stand-in", replace="heuristic",
+                  deck=LOCK_DECK)  # (Nullern's 20 deals: the cheaper deck)
     assert relay.play(after=lambda seat, kind: seat == 2 and kind in ACTS)  # gone for good
     drive(relay)
     live = relay.live()
@@ -80,7 +82,8 @@ def test_without_a_replacement_kind_the_seat_forfeits_every_deal(tmp_path: Path)
 
 
 def test_the_person_takes_the_seat_back_at_the_next_boundary(tmp_path: Path) -> None:
-    relay = Relay(tmp_path, "nullern", 4, "come back", replace="heuristic")
+    relay = Relay(tmp_path, "nullern", 4, "come back", replace="heuristic",
+                  deck=LOCK_DECK)  # (Nullern's 20 deals: the cheaper deck)
     assert relay.play(after=lambda seat, kind: seat == 2 and kind in ACTS)
     drive(relay, until=2)  # the forfeit, then a deal with the stand-in
     assert relay.live()[0].current.seats[2].bot == "heuristic"
@@ -146,7 +149,8 @@ def test_the_runner_restarted_from_its_journal_runs_the_same_stand_in(tmp_path: 
     """The peer that runs a stand-in is killed and started again: from its journal it
     makes the same stand-in identity and sends again exactly the bytes it sent, so the
     game finishes with one history (no second version reads as cheating)."""
-    relay = Relay(tmp_path, "nullern", 4, "runner", replace="heuristic")
+    relay = Relay(tmp_path, "nullern", 4, "runner", replace="heuristic",
+                  deck=LOCK_DECK)  # (Nullern's 20 deals: the cheaper deck)
     assert relay.play(after=lambda seat, kind: seat == 2 and kind in ACTS)
     drive(relay, until=2)
     runner = relay.live()[0]
