@@ -78,6 +78,17 @@ def test_zero_players_is_refused(capsys):
     assert code == 2 and "not 0" in err
 
 
+def test_a_zero_budget_is_refused_not_taken_for_the_default(capsys):
+    for argv, why in [(("play", "bidwhist", "--think", "0"), "--think must be more than 0"),
+                      (("play", "bidwhist", "--workers", "0"), "--workers must be at least 1"),
+                      (("play", "bidwhist", "--iterations", "0"), "--iterations must be at least"),
+                      (("arena", "pasur", "--players", "ismcts,random", "--think", "0"),
+                       "--think must be more than 0"),
+                      (("host", "pasur", "--think", "0"), "--think must be more than 0")]:
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and why in err, argv
+
+
 def test_auto_play_with_searching_bots_finishes_and_replays(tmp_path, capsys):
     path = tmp_path / "s.json"
     code, _, _ = run(capsys, "play", "nullern", "--auto", "--bots", "ismcts", "--iterations", "20",

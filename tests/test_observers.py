@@ -252,5 +252,8 @@ def test_the_arena_plays_the_new_searches_with_their_constants(capsys):
     out = capsys.readouterr().out
     assert "ismcts-own:c=0.5 seats 0,1" in out and "ismcts-mo" in out
     assert "ismcts-own:c=0.5 - ismcts-mo:" in out
+    assert main(["arena", "pasur", "--players", "ismcts:w=2,ismcts", "--deals", "1",
+                 "--iterations", "20", "--seed", "3"]) == 0
+    assert "ismcts:w=2 seats 0,1" in capsys.readouterr().out
     assert main(["arena", "pasur", "--players", "ismcts:c=lots,ismcts"]) == 2
     assert "--players: bot 'ismcts:c=lots': c must be a number" in capsys.readouterr().err

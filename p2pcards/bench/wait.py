@@ -77,12 +77,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     unknown = [g for g in games if g not in GAMES]
-    if (unknown or args.deals < 1 or (args.think or 1) <= 0 or args.person < 0
-            or (args.workers or 1) < 1):
+    bad_think = args.think is not None and args.think <= 0
+    bad_workers = args.workers is not None and args.workers < 1
+    if unknown or args.deals < 1 or bad_think or args.person < 0 or bad_workers:
         problem = (f"unknown game {unknown[0]!r}" if unknown else
                    "--deals must be at least 1" if args.deals < 1 else
                    "--workers must be at least 1" if args.workers < 1 else
-                   "--think must be more than 0" if (args.think or 1) <= 0 else
+                   "--think must be more than 0" if bad_think else
                    "--person must not be negative")
         print(f"p2pcards bench wait: {problem}", file=sys.stderr)
         return 2

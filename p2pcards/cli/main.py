@@ -201,6 +201,11 @@ EXIT_INTERRUPTED = 130
 """Ctrl-C (SIGINT): 128 + 2, as shells report it (docs/networking.md, "Exit statuses")."""
 
 
+def _under(value: float | None, least: float, strictly_more: bool = False) -> bool:
+    """An option given (not None) below ``least`` (or at it, if it must be more)."""
+    return value is not None and (value <= least if strictly_more else value < least)
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     options: dict[str, int] = dict(args.option)
@@ -209,10 +214,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         if value is not None:
             options[key] = value
     players = args.players if args.players is not None else game.default_players
-    problem = ("--think must be more than 0 seconds" if (args.think or 1) <= 0 else
-               "--iterations must be at least 1" if (args.iterations or 1) < 1 else
+    problem = ("--think must be more than 0 seconds" if _under(args.think, 0, True) else
+               "--iterations must be at least 1" if _under(args.iterations, 1) else
                "--pace must not be negative" if args.pace < 0 else
-               "--workers must be at least 1" if (args.workers or 1) < 1 else "")
+               "--workers must be at least 1" if _under(args.workers, 1) else "")
     if not args.auto and not 0 <= args.seat < players:
         problem = f"--seat must be a seat of the table: 0 to {players - 1}, not {args.seat}"
     if not args.auto and args.quiet:
@@ -394,9 +399,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
         return EXIT_MALFORMED
     count = args.deals if args.deals is not None else args.games
     problems = [f"--deals/--games must be at least 1, not {count}" if count < 1 else "",
-                "--iterations must be at least 1" if (args.iterations or 1) < 1 else "",
-                "--think must be more than 0 seconds" if args.think is not None
-                and args.think <= 0 else "",
+                "--iterations must be at least 1" if _under(args.iterations, 1) else "",
+                "--think must be more than 0 seconds" if _under(args.think, 0, True) else "",
                 outputs.check([("--save", args.save)], directories=["--save"]) or ""]
     try:
         if any(problems):

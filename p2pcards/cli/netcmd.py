@@ -387,6 +387,8 @@ def cmd_host(args: argparse.Namespace) -> int:
     unwritable = _check_outputs(args)
     if unwritable:
         return _fail(unwritable)
+    if args.think is not None and args.think <= 0:
+        return _fail("--think must be more than 0 seconds")
     if not 0 <= args.watchers <= MAX_WATCHERS:
         return _fail(f"--watchers must be 0 to {MAX_WATCHERS}")
     if args.bots < 0 or args.bots >= players:
@@ -455,6 +457,8 @@ def cmd_join(args: argparse.Namespace) -> int:
     unwritable = _check_outputs(args)
     if unwritable:
         return _fail(unwritable)
+    if args.think is not None and args.think <= 0:
+        return _fail("--think must be more than 0 seconds")
     table = None
     if invite is None:
         try:
