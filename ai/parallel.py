@@ -21,8 +21,10 @@ import random
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .ismcts import (
@@ -48,6 +50,19 @@ class _Work:
     view: SearchView[SearchState]
     rng: random.Random
     tree: Tree
+
+
+@dataclass(frozen=True)
+class _Budget:
+    """A search's budget and settings, as :meth:`RootParallel.search` takes them."""
+
+    iterations: int | None
+    seconds: float | None
+    root_actions: list[int] | None
+    policy: Policy | None
+    early_stop: bool
+    exploration: float
+    variant: str
 
 
 _WORK: list[_Work] = []
@@ -95,6 +110,7 @@ class RootParallel:
         self.workers = workers
         self._pools: list[ProcessPoolExecutor] = []
         self._lock = threading.Lock()
+        self.closed = False
 
     def __enter__(self) -> RootParallel:
         return self
@@ -103,22 +119,26 @@ class RootParallel:
         self.close()
 
     def close(self) -> None:
-        with self._lock:
-            for pool in self._pools:
-                pool.shutdown()
-            self._pools = []
+        """Stop the workers at once, a search under way included (its caller gets
+        BrokenProcessPool): the pool's owner is done with it."""
+        self.closed = True
+        self._discard()
 
     def _start(self) -> None:
-        if not self._pools:  # one process per worker: a worker keeps its tree
-            context = _context()
-            self._pools = [ProcessPoolExecutor(max_workers=1, initializer=_worker_signals,
-                                               mp_context=context)
-                           for _ in range(self.workers)]
+        if self._pools:  # one process per worker: a worker keeps its tree
+            return
+        context = _context()
+        self._pools = [ProcessPoolExecutor(max_workers=1, initializer=_worker_signals,
+                                           mp_context=context) for _ in range(self.workers)]
+        with _sigint_ignored():  # the first task starts the process (and the fork server)
+            for pool in self._pools:
+                pool.submit(_ready, None)
 
     def warm(self, preload: Callable[[], object] | None = None) -> None:
         """Start the processes now, each running ``preload`` (a module-level function:
         the imports the searches need), without waiting for them: the first search then
-        does not pay their start."""
+        does not pay their start.  Called from the main thread, as the owner sets the
+        table, the workers ignore Ctrl-C from their first instruction."""
         with self._lock:
             self._start()
             for pool in self._pools:
@@ -135,37 +155,76 @@ class RootParallel:
         ``exploration`` and ``variant`` as in :func:`~.ismcts.search`."""
         if iterations is None and seconds is None:
             raise ValueError("give an iteration or a time budget")
+        budget = _Budget(iterations, seconds, root_actions, policy, early_stop, exploration,
+                         variant)
         with self._lock:
-            _, legal = root_moves(view, root_actions)
-            start = time.perf_counter()
-            self._start()
-            visits: dict[int, int] = {}
-            done = [0] * self.workers
-            if len(legal) > 1:
-                for begun in [pool.submit(_begin, view, seed + i, root_actions, policy,
-                                          exploration=exploration, variant=variant)
-                              for i, pool in enumerate(self._pools)]:
-                    begun.result()
-                step = None if iterations is None else max(1, math.ceil(iterations / ROUNDS))
-                while True:
-                    futures = [pool.submit(_more, None if step is None or iterations is None
-                                           else min(step, iterations - done[i]),
-                                           None if seconds is None else seconds / ROUNDS)
-                               for i, pool in enumerate(self._pools)]
-                    visits = {}
-                    for i, future in enumerate(futures):
-                        counts, more = future.result()
-                        done[i] += more
-                        for action, count in counts.items():
-                            visits[action] = visits.get(action, 0) + count
-                    elapsed = time.perf_counter() - start
-                    left = float(iterations * self.workers - sum(done)) if iterations is not None \
-                        else sum(done) / max(elapsed, 1e-9) * ((seconds or 0.0) - elapsed)
-                    if left <= 0 or (early_stop and settled(legal, visits, left)):
-                        break
-            visits = {a: visits[a] for a in legal if a in visits}
-            action = most_visited(legal, visits)
-            return SearchResult(action, visits, sum(done), time.perf_counter() - start, Node(-1))
+            if self.closed:
+                raise BrokenProcessPool("the pool is closed")
+            try:
+                return self._run(view, seed, budget)
+            except BrokenProcessPool:  # a worker died (killed, out of memory): new ones
+                if self.closed:
+                    raise
+                self._discard()
+                return self._run(view, seed, budget)
+
+    def _discard(self) -> None:
+        pools, self._pools = self._pools, []
+        for pool in pools:
+            # (no public way to stop a worker before Python 3.14)
+            for process in list((pool._processes or {}).values()):
+                if process.is_alive():
+                    process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _run(self, view: SearchView[SearchState], seed: int, budget: _Budget) -> SearchResult:
+        iterations, seconds, root_actions = budget.iterations, budget.seconds, budget.root_actions
+        _, legal = root_moves(view, root_actions)
+        start = time.perf_counter()
+        self._start()
+        visits: dict[int, int] = {}
+        done = [0] * self.workers
+        if len(legal) > 1:
+            for begun in [pool.submit(_begin, view, seed + i, root_actions, budget.policy,
+                                      exploration=budget.exploration, variant=budget.variant)
+                          for i, pool in enumerate(self._pools)]:
+                begun.result()
+            step = None if iterations is None else max(1, math.ceil(iterations / ROUNDS))
+            while True:
+                futures = [pool.submit(_more, None if step is None or iterations is None
+                                       else min(step, iterations - done[i]),
+                                       None if seconds is None else seconds / ROUNDS)
+                           for i, pool in enumerate(self._pools)]
+                visits = {}
+                for i, future in enumerate(futures):
+                    counts, more = future.result()
+                    done[i] += more
+                    for action, count in counts.items():
+                        visits[action] = visits.get(action, 0) + count
+                elapsed = time.perf_counter() - start
+                left = float(iterations * self.workers - sum(done)) if iterations is not None \
+                    else sum(done) / max(elapsed, 1e-9) * ((seconds or 0.0) - elapsed)
+                if left <= 0 or (budget.early_stop and settled(legal, visits, left)):
+                    break
+        visits = {a: visits[a] for a in legal if a in visits}
+        action = most_visited(legal, visits)
+        return SearchResult(action, visits, sum(done), time.perf_counter() - start, Node(-1))
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ctrl-C ignored while the workers start, on the main thread (elsewhere the signal
+    cannot be changed): a process started meanwhile, the fork server first of all,
+    inherits that, and Python keeps it.  A terminal's Ctrl-C reaches every process of
+    the foreground group; a worker still starting would die of it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def _worker_signals() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
+from concurrent.futures.process import BrokenProcessPool
 from typing import Self
 
 import pytest
@@ -202,6 +203,23 @@ def test_a_shared_pool_serves_one_search_at_a_time_and_starts_warm():
     finally:
         pool.close()
     assert share_pool([heuristic_bot, make_bot("ismcts", iterations=10)]) is None
+
+
+def test_a_pool_whose_worker_died_starts_new_ones_and_a_closed_one_refuses():
+    full, seat = played_to_a_decision(nullern.GAME, 4, 9, random.Random(8))
+    view = full.view(seat)
+    pool = RootParallel(2)
+    first = pool.search(view, seed=5, iterations=60, early_stop=False)
+    workers = [p for executor in pool._pools for p in executor._processes.values()]
+    for process in workers:  # killed from outside (out of memory, a person's kill)
+        process.kill()
+        process.join()
+    again = pool.search(view, seed=5, iterations=60, early_stop=False)
+    assert again.visits == first.visits
+    pool.close()
+    assert all(not p.is_alive() for e in pool._pools for p in e._processes.values())
+    with pytest.raises(BrokenProcessPool, match="closed"):
+        pool.search(view, seed=5, iterations=60)
 
 
 def test_root_actions_limit_the_search_to_a_models_candidates():

@@ -167,24 +167,28 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         " (without it, a person may type again, and a --bot peer agrees)")
 
 
-def _bot_maker(args: argparse.Namespace) -> Callable[[str], Bot]:
-    """Makes the bots this peer runs (and its hint bot: ``ismcts``), the searching ones
-    sharing one pool of processes; a kind no bot has (a roster from another version,
-    or a hostile host's) is played by the heuristic bot."""
-    workers = default_workers()
-    think = args.think or default_think(workers)
-    pools: list[RootParallel] = []
+class _BotMaker:
+    """Makes the bots this peer runs, the searching ones sharing one pool of processes
+    (closed with :meth:`close` when the peer is done); a kind no bot has (a roster from
+    another version, or a hostile host's) is played by the heuristic bot."""
 
-    def make(kind: str) -> Bot:
-        bot = make_bot(kind if kind in BOT_NAMES else "heuristic", think=think,
-                       workers=workers)
-        if pools and isinstance(bot, SearchBot) and bot.workers == pools[0].workers:
-            bot.pool = pools[0]
-        else:
-            pools.extend(p for p in [share_pool([bot])] if p is not None)
+    def __init__(self, args: argparse.Namespace):
+        self.workers = default_workers()
+        self.think = args.think or default_think(self.workers)
+        self.pool: RootParallel | None = None
+
+    def __call__(self, kind: str) -> Bot:
+        bot = make_bot(kind if kind in BOT_NAMES else "heuristic", think=self.think,
+                       workers=self.workers)
+        if self.pool is not None and isinstance(bot, SearchBot) and bot.workers > 1:
+            bot.pool = self.pool
+        elif self.pool is None:
+            self.pool = share_pool([bot])
         return bot
 
-    return make
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
 
 
 def _fail(message: str) -> int:
@@ -418,8 +422,9 @@ def cmd_host(args: argparse.Namespace) -> int:
     prompt = _prompt(args)
     say = prompt.show if prompt is not None else _say
     games = Games(args, series, prompt, say)
+    bots = _BotMaker(args)
     try:
-        host = Host(identity, config, _bot_maker(args), journal, say=say, person=prompt,
+        host = Host(identity, config, bots, journal, say=say, person=prompt,
                     seed=args.seed, place=games.place(number, first))
     except JournalError as exc:
         return _fail(str(exc))
@@ -439,9 +444,12 @@ def cmd_host(args: argparse.Namespace) -> int:
             say(f"invite: {invite}")
             say(f"host fingerprint: {show_id(identity.id)}")
 
-    return _play(args, serve, prompt, host, games,
-                 expected=[(OSError, "cannot host: ", EXIT_USAGE)],
-                 again="hosts a new table, with a new invite")
+    try:
+        return _play(args, serve, prompt, host, games,
+                     expected=[(OSError, "cannot host: ", EXIT_USAGE)],
+                     again="hosts a new table, with a new invite")
+    finally:
+        bots.close()
 
 
 def cmd_join(args: argparse.Namespace) -> int:
@@ -505,17 +513,21 @@ def cmd_join(args: argparse.Namespace) -> int:
 
     say = prompt.show if prompt is not None else _say
     games = Games(args, series, prompt, say)
+    bots = _BotMaker(args)
     try:
         joiner = Joiner(identity, invite, args.name, args.bot, [args.bots_kind] * args.bots,
-                        _bot_maker(args), journal, friends, confirm, say, prompt,
+                        bots, journal, friends, confirm, say, prompt,
                         seed=args.seed, place=games.place(number, first), once=args.once)
     except JournalError as exc:
         return _fail(str(exc))
     if prompt is not None and not args.once:
         prompt.node = joiner
-    return _play(args, joiner.run, prompt, joiner, games,
-                 expected=[(HostLost, "", EXIT_AWAY), (JoinError, "", EXIT_REFUSED)],
-                 again="sits at the table again")
+    try:
+        return _play(args, joiner.run, prompt, joiner, games,
+                     expected=[(HostLost, "", EXIT_AWAY), (JoinError, "", EXIT_REFUSED)],
+                     again="sits at the table again")
+    finally:
+        bots.close()
 
 
 def _journal_path(token: bytes) -> Path:
