@@ -142,6 +142,6 @@ def _load_games() -> None:
 
 
 __all__ = ["BOT_NAMES", "MAX_SHARE", "SEARCHING", "SEARCH_LIMIT", "SEARCH_SECONDS", "Bot",
-           "Playbook", "SearchBot", "default_think", "default_workers", "heuristic_bot",
-           "make_bot", "parse_bot", "parse_spec", "playbook", "random_bot", "register",
-           "share_pool"]
+           "Playbook", "RootParallel", "SearchBot", "default_think", "default_workers",
+           "heuristic_bot", "make_bot", "parse_bot", "parse_spec", "playbook", "random_bot",
+           "register", "share_pool"]

@@ -15,11 +15,11 @@ from typing import Any, Protocol
 import trio
 from prompt_toolkit.patch_stdout import patch_stdout
 
-from p2pcards.ai.parallel import RootParallel
 from p2pcards.bots import (
     BOT_NAMES,
     SEARCH_SECONDS,
     Bot,
+    RootParallel,
     SearchBot,
     default_think,
     default_workers,
