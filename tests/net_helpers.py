@@ -87,6 +87,10 @@ class Relay:
                         peer.journal.abandon()  # killed: its open files go with it
                         self.peers[seat] = None
                         return True
+            if not moved:  # idle: the deferred shuffle proofs (the drivers do it too)
+                for peer in self.live():
+                    peer.check_pending()
+                    moved = moved or bool(peer.outgoing)
         return False
 
     def step(self, after: Callable[[int, str], bool] | None = None) -> bool | None:

@@ -86,8 +86,11 @@ class MemoryTable:
                 self.pending.extend((session.me, w) for w in delivered)
 
     def deliver(self) -> None:
-        """Deliver every message in flight (and those they cause)."""
-        self._collect()
+        """Deliver every message in flight (and those they cause).  Once a message has
+        reached every seat and what it made them send is on its way, each seat checks
+        its deferred shuffle proofs (:meth:`Session.check_pending`), as a node does when
+        it has nothing else to do."""
+        self._idle()
         while self.pending:
             sender, wire = self.pending.popleft()
             for session in self.sessions:
@@ -97,6 +100,13 @@ class MemoryTable:
                 if rejection is not None:
                     self.rejected.append(Delivery(session.me, rejection))
             self._collect()
+            self._idle()
+
+    def _idle(self) -> None:
+        self._collect()
+        for session in self.sessions:
+            session.check_pending()
+        self._collect()
 
     def step(self) -> bool:
         """Deliver everything, then let one seat whose move it is decide; False when
