@@ -16,9 +16,12 @@ builds the same trees as searching at once (the same seeds, the same visits).
 from __future__ import annotations
 
 import math
+import multiprocessing
 import random
 import signal
+import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -69,14 +72,29 @@ def _more(iterations: int | None, seconds: float | None) -> tuple[dict[int, int]
     return {a: child.visits for a, child in work.tree.root.children.items()}, done
 
 
+def _context() -> multiprocessing.context.BaseContext:
+    """How the workers start: from a fork server where there is one (a clean process,
+    never a fork of a process with threads running, as a prompt's is), else spawned."""
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _ready(preload: Callable[[], object] | None) -> None:
+    """In a worker just started: import what its searches will need."""
+    if preload is not None:
+        preload()
+
+
 class RootParallel:
-    """A pool of ``workers`` processes that search views together."""
+    """A pool of ``workers`` processes that search views together (one search at a
+    time: searches from several threads wait for each other)."""
 
     def __init__(self, workers: int = 2):
         if workers < 1:
             raise ValueError("at least one worker")
         self.workers = workers
         self._pools: list[ProcessPoolExecutor] = []
+        self._lock = threading.Lock()
 
     def __enter__(self) -> RootParallel:
         return self
@@ -85,9 +103,26 @@ class RootParallel:
         self.close()
 
     def close(self) -> None:
-        for pool in self._pools:
-            pool.shutdown()
-        self._pools = []
+        with self._lock:
+            for pool in self._pools:
+                pool.shutdown()
+            self._pools = []
+
+    def _start(self) -> None:
+        if not self._pools:  # one process per worker: a worker keeps its tree
+            context = _context()
+            self._pools = [ProcessPoolExecutor(max_workers=1, initializer=_worker_signals,
+                                               mp_context=context)
+                           for _ in range(self.workers)]
+
+    def warm(self, preload: Callable[[], object] | None = None) -> None:
+        """Start the processes now, each running ``preload`` (a module-level function:
+        the imports the searches need), without waiting for them: the first search then
+        does not pay their start."""
+        with self._lock:
+            self._start()
+            for pool in self._pools:
+                pool.submit(_ready, preload)
 
     def search(  # noqa: PLR0913  (the search's settings, every one keyword-only)
             self, view: SearchView[SearchState], seed: int, *, iterations: int | None = None,
@@ -100,37 +135,37 @@ class RootParallel:
         ``exploration`` and ``variant`` as in :func:`~.ismcts.search`."""
         if iterations is None and seconds is None:
             raise ValueError("give an iteration or a time budget")
-        _, legal = root_moves(view, root_actions)
-        start = time.perf_counter()
-        if not self._pools:  # one process per worker: a worker keeps its tree
-            self._pools = [ProcessPoolExecutor(max_workers=1, initializer=_worker_signals)
-                           for _ in range(self.workers)]
-        visits: dict[int, int] = {}
-        done = [0] * self.workers
-        if len(legal) > 1:
-            for i, pool in enumerate(self._pools):
-                pool.submit(_begin, view, seed + i, root_actions, policy,
-                            exploration=exploration, variant=variant).result()
-            step = None if iterations is None else max(1, math.ceil(iterations / ROUNDS))
-            while True:
-                futures = [pool.submit(_more, None if step is None or iterations is None
-                                       else min(step, iterations - done[i]),
-                                       None if seconds is None else seconds / ROUNDS)
-                           for i, pool in enumerate(self._pools)]
-                visits = {}
-                for i, future in enumerate(futures):
-                    counts, more = future.result()
-                    done[i] += more
-                    for action, count in counts.items():
-                        visits[action] = visits.get(action, 0) + count
-                elapsed = time.perf_counter() - start
-                left = float(iterations * self.workers - sum(done)) if iterations is not None \
-                    else sum(done) / max(elapsed, 1e-9) * ((seconds or 0.0) - elapsed)
-                if left <= 0 or (early_stop and settled(legal, visits, left)):
-                    break
-        visits = {a: visits[a] for a in legal if a in visits}
-        action = most_visited(legal, visits)
-        return SearchResult(action, visits, sum(done), time.perf_counter() - start, Node(-1))
+        with self._lock:
+            _, legal = root_moves(view, root_actions)
+            start = time.perf_counter()
+            self._start()
+            visits: dict[int, int] = {}
+            done = [0] * self.workers
+            if len(legal) > 1:
+                for begun in [pool.submit(_begin, view, seed + i, root_actions, policy,
+                                          exploration=exploration, variant=variant)
+                              for i, pool in enumerate(self._pools)]:
+                    begun.result()
+                step = None if iterations is None else max(1, math.ceil(iterations / ROUNDS))
+                while True:
+                    futures = [pool.submit(_more, None if step is None or iterations is None
+                                           else min(step, iterations - done[i]),
+                                           None if seconds is None else seconds / ROUNDS)
+                               for i, pool in enumerate(self._pools)]
+                    visits = {}
+                    for i, future in enumerate(futures):
+                        counts, more = future.result()
+                        done[i] += more
+                        for action, count in counts.items():
+                            visits[action] = visits.get(action, 0) + count
+                    elapsed = time.perf_counter() - start
+                    left = float(iterations * self.workers - sum(done)) if iterations is not None \
+                        else sum(done) / max(elapsed, 1e-9) * ((seconds or 0.0) - elapsed)
+                    if left <= 0 or (early_stop and settled(legal, visits, left)):
+                        break
+            visits = {a: visits[a] for a in legal if a in visits}
+            action = most_visited(legal, visits)
+            return SearchResult(action, visits, sum(done), time.perf_counter() - start, Node(-1))
 
 
 def _worker_signals() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 from typing import Self
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from p2pcards.ai.ismcts import pimc, search, tree_stats
 from p2pcards.ai.parallel import RootParallel
 from p2pcards.ai.protocol import PublicMoves
-from p2pcards.bots import SearchBot
+from p2pcards.bots import SearchBot, heuristic_bot, make_bot, share_pool
 from p2pcards.bots.heuristics.bidwhist import PLAYBOOK, bidding_candidates, bidwhist_action
 from p2pcards.games import CHANCE, bidwhist, controlnut, nullern, pasur
 from p2pcards.games.cards import bits
@@ -178,6 +179,29 @@ def test_root_parallel_search_merges_the_workers_root_visits():
              for s in (11, 12)]
     merged = {a: alone[0].get(a, 0) + alone[1].get(a, 0) for a in set(alone[0]) | set(alone[1])}
     assert first.visits == merged
+
+
+def test_a_shared_pool_serves_one_search_at_a_time_and_starts_warm():
+    full, seat = played_to_a_decision(nullern.GAME, 4, 9, random.Random(8))
+    view = full.view(seat)
+    bots = [make_bot("ismcts", iterations=100, workers=2) for _ in range(3)]
+    pool = share_pool([*bots, heuristic_bot, make_bot("ismcts", iterations=100)])
+    assert pool is not None and pool.workers == 2
+    try:
+        assert [b.pool for b in bots] == [pool] * 3  # one pool, started before a search
+        alone = pool.search(view, seed=5, iterations=100, early_stop=False).visits
+        results: list[dict[int, int]] = []
+        threads = [threading.Thread(target=lambda: results.append(
+            pool.search(view, seed=5, iterations=100, early_stop=False).visits))
+            for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert results == [alone, alone]  # two threads at once: neither spoils the other
+    finally:
+        pool.close()
+    assert share_pool([heuristic_bot, make_bot("ismcts", iterations=10)]) is None
 
 
 def test_root_actions_limit_the_search_to_a_models_candidates():

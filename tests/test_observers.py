@@ -12,7 +12,7 @@ import pytest
 from p2pcards.ai.ismcts import VARIANTS, search, tree_stats
 from p2pcards.ai.parallel import RootParallel
 from p2pcards.ai.protocol import PublicMoves
-from p2pcards.bots import SearchBot, make_bot, parse_bot, playbook
+from p2pcards.bots import SearchBot, make_bot, parse_bot, parse_spec, playbook
 from p2pcards.bots.search import HeuristicPolicy
 from p2pcards.cli.main import main
 from p2pcards.games import bidwhist, controlnut, nullern, pasur
@@ -223,12 +223,27 @@ def test_bot_names_and_the_exploration_constant():
     assert isinstance(own, SearchBot) and (own.variant, own.exploration) == ("own", 0.7)
     assert isinstance(today, SearchBot) and (today.variant, today.exploration) == ("single", 0.7)
     assert parse_bot("pimc:c=1") == ("pimc", 1.0)
-    for bad, why in [("ismcts:k=1", "the only parameter is c=NUMBER"),
+    for bad, why in [("ismcts:k=1", "the parameters are c=NUMBER, .* and w=N"),
+                     ("ismcts:w=0", "w must be a whole number from 1 to 8, not '0'"),
+                     ("ismcts:w=two", "w must be a whole number"),
                      ("ismcts:c=x", "c must be a number, not 'x'"),
                      ("heuristic:c=1", "takes no parameters"),
                      ("ismcts:c=-1", "from 0 to 100"), ("ismcts-xx", "unknown bot 'ismcts-xx'")]:
         with pytest.raises(ValueError, match=why):
             parse_bot(bad)
+
+
+def test_a_bot_spreads_its_budget_over_w_processes():
+    assert parse_spec("ismcts-own:c=0.5;w=2") == ("ismcts-own", 0.5, 2)
+    assert parse_spec("ismcts") == ("ismcts", 0.7, 1)
+    counted = make_bot("ismcts:w=2", iterations=1001)
+    timed = make_bot("ismcts:c=1;w=4", think=1.0)
+    assert isinstance(counted, SearchBot) and (counted.workers, counted.iterations) == (2, 501)
+    assert isinstance(timed, SearchBot) and (timed.workers, timed.think) == (4, 0.25)
+    assert timed.exploration == 1.0
+    # --workers alone gives every process the whole budget (more search, the same wait)
+    whole = make_bot("ismcts", iterations=1000, workers=2)
+    assert isinstance(whole, SearchBot) and (whole.workers, whole.iterations) == (2, 1000)
 
 
 def test_the_arena_plays_the_new_searches_with_their_constants(capsys):

@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 
 from p2pcards.bench.record import Record
 from p2pcards.bots import BOT_NAMES
@@ -27,15 +28,16 @@ DEALS = 2
 """Deals per game of ``p2pcards bench wait`` (a Nullern deal is one round)."""
 
 
-def bench_wait(seconds: float = 2.0, *, games: Sequence[str] | None = None, deals: int = DEALS,
-               bots: str = "ismcts", think: float = 1.0, person: float = 0.0,
-               ponder: bool = False, seed: int = 1) -> list[Record]:
-    """The person's waits per game (``seconds``, the other suites' measuring time, is
-    not used: the deals take as long as the bots think)."""
+def bench_wait(seconds: float = 2.0, *, games: Sequence[str] | None = None,
+               setup: WaitSetup | None = None) -> list[Record]:
+    """The person's waits per game, each game played as ``setup`` says (default: the
+    defaults of ``p2pcards play``, :data:`DEALS` deals).  ``seconds``, the other suites'
+    measuring time, is not used: the deals take as long as the bots think."""
+    setup = setup or WaitSetup("", DEALS)
     records: list[Record] = []
     pooled: list[float] = []
     for name in games or list(GAMES):
-        report = measure(WaitSetup(name, deals, bots, think, person, ponder, seed))
+        report = measure(replace(setup, game=name))
         waits = report.waits
         pooled += waits
         records += [Record(f"wait.{name}.median", round(quantile(waits, 0.5), 3), "s"),
@@ -59,7 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=DEALS, help=f"deals per game ({DEALS})")
     parser.add_argument("--bots", default="ismcts", choices=BOT_NAMES,
                         help="the bots (default ismcts)")
-    parser.add_argument("--think", type=float, default=1.0, help="seconds a move (1)")
+    parser.add_argument("--think", type=float,
+                        help="seconds a move (default: as p2pcards play, 0.5 on two workers)")
+    parser.add_argument("--workers", type=int,
+                        help="processes per searching bot (default: as p2pcards play, 2 where"
+                        " the machine has two cores or more)")
     parser.add_argument("--person", type=float, default=0.0,
                         help="seconds the person spends at each move prompt (0)")
     parser.add_argument("--ponder", action="store_true",
@@ -71,16 +77,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     unknown = [g for g in games if g not in GAMES]
-    if unknown or args.deals < 1 or args.think <= 0 or args.person < 0:
+    if (unknown or args.deals < 1 or (args.think or 1) <= 0 or args.person < 0
+            or (args.workers or 1) < 1):
         problem = (f"unknown game {unknown[0]!r}" if unknown else
                    "--deals must be at least 1" if args.deals < 1 else
-                   "--think must be more than 0" if args.think <= 0 else
+                   "--workers must be at least 1" if args.workers < 1 else
+                   "--think must be more than 0" if (args.think or 1) <= 0 else
                    "--person must not be negative")
         print(f"p2pcards bench wait: {problem}", file=sys.stderr)
         return 2
-    records = bench_wait(games=games, deals=args.deals, bots=args.bots, think=args.think,
-                         person=args.person, ponder=args.ponder and not args.no_ponder,
-                         seed=args.seed)
+    records = bench_wait(games=games, setup=WaitSetup(
+        "", args.deals, args.bots, args.think, args.person,
+        args.ponder and not args.no_ponder, args.seed, args.workers))
     if args.json:
         print(json.dumps([r.as_json() for r in records]))
     else:

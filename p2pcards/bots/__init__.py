@@ -10,14 +10,19 @@ trees, or statistics keyed on each player's information in the sampled
 world: :mod:`p2pcards.ai.observers`); ``ismcts-backoff`` keys them so once
 the search has met that information often enough, and chooses as ``ismcts``
 until then.  A searching bot's name may carry its
-exploration constant, ``ismcts-own:c=0.5`` (the arena's tuning).  Every bot
+exploration constant, ``ismcts-own:c=0.5`` (the arena's tuning), and ``w=N`` to
+spread its budget over N processes, ``ismcts:w=2``.  Every bot
 decides from its own seat's view only.  The arena
 (:mod:`p2pcards.bots.arena`) plays them against each other.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
+
 from p2pcards.ai.ismcts import EXPLORATION
+from p2pcards.ai.parallel import RootParallel
 from p2pcards.bots import heuristics  # noqa: F401  (registers the built-in playbooks)
 from p2pcards.bots.registry import Bot, Playbook, heuristic_bot, playbook, random_bot, register
 from p2pcards.bots.search import SEARCH_LIMIT, SearchBot
@@ -29,47 +34,114 @@ SEARCHING = {"ismcts": "single", "ismcts-full": "single", "ismcts-mo": "multiple
 """The searching bots, and how each models the other players (``ai.ismcts.VARIANTS``)."""
 
 
-def parse_bot(spec: str) -> tuple[str, float]:
-    """A bot name with its exploration constant: ``ismcts-mo:c=0.5`` -> (``ismcts-mo``,
-    0.5); a bare name has the default.  ValueError naming what is wrong."""
+MAX_SHARE = 8
+"""The most processes a bot's budget may be spread over (``w=N``)."""
+
+
+def parse_spec(spec: str) -> tuple[str, float, int]:
+    """A bot name with its parameters: ``ismcts-mo:c=0.5;w=2`` -> (``ismcts-mo``, 0.5,
+    2): ``c`` the exploration constant, ``w`` the processes the move's budget is spread
+    over (1 if absent).  ValueError naming what is wrong."""
     name, colon, params = spec.partition(":")
     if name not in BOT_NAMES:
         raise ValueError(f"unknown bot {name!r} (bots: {', '.join(BOT_NAMES)})")
-    exploration = EXPLORATION
+    exploration, share = EXPLORATION, 1
     if colon:
         if name not in SEARCHING:
             raise ValueError(f"bot {name!r} takes no parameters (in {spec!r})")
         for param in params.split(";"):
             key, eq, value = param.partition("=")
-            if key.strip() != "c" or not eq:
-                raise ValueError(f"bot {spec!r}: the only parameter is c=NUMBER, the "
-                                 f"exploration constant (not {param!r})")
+            key = key.strip()
+            if key not in ("c", "w") or not eq:
+                raise ValueError(f"bot {spec!r}: the parameters are c=NUMBER, the exploration"
+                                 " constant, and w=N, the processes sharing the move's budget"
+                                 f" (not {param!r})")
+            if key == "w":
+                if not value.strip().isdigit() or not 1 <= int(value) <= MAX_SHARE:
+                    raise ValueError(f"bot {spec!r}: w must be a whole number from 1 to"
+                                     f" {MAX_SHARE}, not {value!r}")
+                share = int(value)
+                continue
             try:
                 exploration = float(value)
             except ValueError:
                 raise ValueError(f"bot {spec!r}: c must be a number, not {value!r}") from None
             if not 0 <= exploration <= 100:
                 raise ValueError(f"bot {spec!r}: c must be from 0 to 100, not {value}")
+    return name, exploration, share
+
+
+def parse_bot(spec: str) -> tuple[str, float]:
+    """A bot name with its exploration constant: ``ismcts-mo:c=0.5`` -> (``ismcts-mo``,
+    0.5); a bare name has the default.  ValueError naming what is wrong."""
+    name, exploration, _ = parse_spec(spec)
     return name, exploration
 
 
 def make_bot(kind: str, iterations: int | None = None, think: float | None = None,
              workers: int = 1) -> Bot:
-    """A bot by name (:func:`parse_bot`: a name, with ``:c=X`` for a searching bot's
-    exploration constant): ``random``, ``heuristic``, or a searching bot with an
-    iteration or time budget (on ``workers`` processes: root parallelism)."""
-    name, exploration = parse_bot(kind)
+    """A bot by name (:func:`parse_spec`: a name, with ``:c=X`` for a searching bot's
+    exploration constant and ``:w=N`` to spread its budget over N processes):
+    ``random``, ``heuristic``, or a searching bot with an iteration or time budget (on
+    ``workers`` processes: root parallelism, each with the whole budget).  ``w=N``
+    gives each of N processes an Nth of the budget (of the iterations, or of the
+    seconds): the same search in an Nth of the wait."""
+    name, exploration, share = parse_spec(kind)
     if name == "random":
         return random_bot
     if name == "heuristic":
         return heuristic_bot
     if iterations is None and think is None:
         iterations = 1000
+    if share > 1:
+        workers = share
+        iterations = None if iterations is None else -(-iterations // share)
+        think = None if think is None else think / share
     if name == "pimc":
         return SearchBot("pimc", iterations, think, workers, exploration=exploration)
     return SearchBot("ismcts", iterations, think, workers, early_stop=name != "ismcts-full",
                      variant=SEARCHING[name], exploration=exploration)
 
 
-__all__ = ["BOT_NAMES", "SEARCHING", "SEARCH_LIMIT", "Bot", "Playbook", "SearchBot",
-           "heuristic_bot", "make_bot", "parse_bot", "playbook", "random_bot", "register"]
+def default_workers() -> int:
+    """Processes a searching bot uses by default: two where the machine has two cores or
+    more (root parallelism: the same search in half the wait), else one."""
+    return 2 if (os.cpu_count() or 1) >= 2 else 1
+
+
+SEARCH_SECONDS = 1.0
+"""The default budget of a searching bot's move: one second of search, shared by its
+processes (half a second's wait on two)."""
+
+
+def default_think(workers: int) -> float:
+    """The default seconds of a move on ``workers`` processes: :data:`SEARCH_SECONDS`
+    shared by them."""
+    return SEARCH_SECONDS / workers
+
+
+def share_pool(bots: Iterable[Bot | None]) -> RootParallel | None:
+    """One pool of processes for every searching bot with more than one worker (the
+    bots of a table move in turn), started now so the first search does not wait for
+    the processes to start; None if no bot needs one.  Close it after the game."""
+    searching = [b for b in bots if isinstance(b, SearchBot) and b.kind == "ismcts"
+                 and b.workers > 1]
+    if not searching:
+        return None
+    pool = RootParallel(max(b.workers for b in searching))
+    for bot in searching:
+        if bot.workers == pool.workers:
+            bot.pool = pool
+    pool.warm(_load_games)
+    return pool
+
+
+def _load_games() -> None:
+    """In a search process: the games and their bots, imported before the first search."""
+    import p2pcards.games  # noqa: F401, PLC0415
+
+
+__all__ = ["BOT_NAMES", "MAX_SHARE", "SEARCHING", "SEARCH_LIMIT", "SEARCH_SECONDS", "Bot",
+           "Playbook", "SearchBot", "default_think", "default_workers", "heuristic_bot",
+           "make_bot", "parse_bot", "parse_spec", "playbook", "random_bot", "register",
+           "share_pool"]

@@ -18,7 +18,14 @@ import random
 import time
 from dataclasses import dataclass
 
-from p2pcards.bots import SearchBot, heuristic_bot, make_bot
+from p2pcards.bots import (
+    SearchBot,
+    default_think,
+    default_workers,
+    heuristic_bot,
+    make_bot,
+    share_pool,
+)
 from p2pcards.bots.ponder import Pondering
 from p2pcards.games import CHANCE, get_game
 from p2pcards.local import LocalGame
@@ -29,16 +36,18 @@ PERSON = 0
 @dataclass(frozen=True)
 class WaitSetup:
     """A scripted game: ``deals`` deals of ``game`` at its usual table, the person in
-    seat 0, ``bots`` thinking ``think`` seconds a move (pondering while the person
-    spends ``person`` seconds at each move prompt, when ``ponder``)."""
+    seat 0, ``bots`` thinking ``think`` seconds a move on ``workers`` processes each
+    (pondering while the person spends ``person`` seconds at each move prompt, when
+    ``ponder``); ``think`` and ``workers`` default to ``p2pcards play``'s."""
 
     game: str
     deals: int = 2
     bots: str = "ismcts"
-    think: float = 1.0
+    think: float | None = None
     person: float = 0.0
     ponder: bool = False
     seed: int = 1
+    workers: int | None = None
 
 
 @dataclass
@@ -59,8 +68,11 @@ def measure(setup: WaitSetup) -> WaitReport:
     players = game.default_players
     table = LocalGame(game, players, {}, setup.seed)
     table.deals = game.representative_deal  # Nullern: from its 10-card round on
-    bots = [None if seat == PERSON else make_bot(setup.bots, None, setup.think)
+    workers = setup.workers or (1 if setup.ponder else default_workers())
+    think = setup.think or default_think(workers)
+    bots = [None if seat == PERSON else make_bot(setup.bots, None, think, workers)
             for seat in range(players)]
+    pool = share_pool(bots)
     pondering = Pondering(table, bots) if setup.ponder else None
     person_rng = random.Random(f"person:{setup.seed}")
     report = WaitReport([])
@@ -113,6 +125,8 @@ def measure(setup: WaitSetup) -> WaitReport:
             report.searches += bot.searches
             report.iterations += bot.done
             report.reused += bot.reused
+    if pool is not None:
+        pool.close()
     if pondering is not None:
         report.pondered = pondering.iterations
     return report

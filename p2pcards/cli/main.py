@@ -10,7 +10,17 @@ from collections.abc import Sequence
 from importlib import metadata
 
 from p2pcards import bench, history
-from p2pcards.bots import BOT_NAMES, SearchBot, arena, make_bot, parse_bot
+from p2pcards.bots import (
+    BOT_NAMES,
+    SEARCH_SECONDS,
+    SearchBot,
+    arena,
+    default_think,
+    default_workers,
+    make_bot,
+    parse_bot,
+    share_pool,
+)
 from p2pcards.cli import netcmd, outputs, repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import DEFAULT_NAMES, LocalGame
@@ -59,13 +69,15 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the other seats' bots: search (ismcts, the default), the rule-based "
                       "heuristic, random legal moves, or the determinized-UCT baseline (pimc);"
                       " with --auto the default is heuristic")
-    play.add_argument("--think", type=float, default=1.0,
-                      help="seconds a searching bot thinks per move (default 1)")
+    play.add_argument("--think", type=float,
+                      help="seconds a searching bot thinks per move (default: one second of "
+                      "search shared by its --workers, so 0.5 on two)")
     play.add_argument("--iterations", type=int,
                       help="search iterations per move instead of --think (same seed, same "
                       "game; --auto default 200)")
-    play.add_argument("--workers", type=int, default=1,
-                      help="processes per searching bot (root parallelism; default 1)")
+    play.add_argument("--workers", type=int,
+                      help="processes per searching bot (root parallelism; default 2 where "
+                      "the machine has two cores or more, else 1; 1 with --ponder)")
     play.add_argument("--seed", type=int, help="seed for the deals and the bots (same seed, "
                       "same game); random if absent")
     play.add_argument("--players", type=int, help="number of players (where the game allows)")
@@ -197,10 +209,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         if value is not None:
             options[key] = value
     players = args.players if args.players is not None else game.default_players
-    problem = ("--think must be more than 0 seconds" if args.think <= 0 else
+    problem = ("--think must be more than 0 seconds" if (args.think or 1) <= 0 else
                "--iterations must be at least 1" if (args.iterations or 1) < 1 else
                "--pace must not be negative" if args.pace < 0 else
-               "--workers must be at least 1" if args.workers < 1 else "")
+               "--workers must be at least 1" if (args.workers or 1) < 1 else "")
     if not args.auto and not 0 <= args.seat < players:
         problem = f"--seat must be a seat of the table: 0 to {players - 1}, not {args.seat}"
     if not args.auto and args.quiet:
@@ -224,7 +236,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     print(f"seed {seed}")
     iterations = args.iterations if args.iterations is not None else 200
     record = table.play(make_bot(args.bots or "heuristic", iterations,
-                                 workers=max(1, args.workers)), say=say)
+                                 workers=args.workers or 1), say=say)
     if args.quiet:
         print(f"totals {table.totals}, winner {table.winner}")
     if args.save:
@@ -235,17 +247,23 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def _play_interactive(args: argparse.Namespace, table: LocalGame, seed: int) -> int:
-    think = None if args.iterations is not None else args.think
+    workers = args.workers or (1 if args.ponder else default_workers())
+    think = None if args.iterations is not None else args.think or default_think(workers)
     kind = args.bots or "ismcts"
-    bots = [None if s == args.seat else make_bot(kind, args.iterations, think,
-                                                  workers=max(1, args.workers))
+    bots = [None if s == args.seat else make_bot(kind, args.iterations, think, workers=workers)
             for s in range(table.players)]
-    hint = SearchBot("ismcts", args.iterations, None if args.iterations else min(args.think, 1.0))
+    hint = SearchBot("ismcts", args.iterations,
+                     None if think is None else min(think, SEARCH_SECONDS), workers)
+    pool = share_pool([*bots, hint])
     manner = repl.Manner(pace=args.pace, autoplay=args.autoplay,
                          four_colour=args.four_colour, seed=seed, save_to=args.save,
                          ponder=args.ponder)
     session = repl.Repl(table, args.seat, bots, hint_bot=hint, manner=manner)
-    return repl.play(session)
+    try:
+        return repl.play(session)
+    finally:
+        if pool is not None:
+            pool.close()
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

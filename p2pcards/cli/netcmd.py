@@ -15,7 +15,17 @@ from typing import Any, Protocol
 import trio
 from prompt_toolkit.patch_stdout import patch_stdout
 
-from p2pcards.bots import BOT_NAMES, Bot, SearchBot, make_bot
+from p2pcards.ai.parallel import RootParallel
+from p2pcards.bots import (
+    BOT_NAMES,
+    SEARCH_SECONDS,
+    Bot,
+    SearchBot,
+    default_think,
+    default_workers,
+    make_bot,
+    share_pool,
+)
 from p2pcards.cli import guest, outputs
 from p2pcards.cli.netrepl import Left, NetPrompt
 from p2pcards.games import GAMES, OptionError
@@ -140,8 +150,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="your name at the table")
     parser.add_argument("--bot", choices=BOT_NAMES, metavar="KIND",
                         help="play this peer's own seat with a bot, without a prompt")
-    parser.add_argument("--think", type=float, default=1.0,
-                        help="seconds a searching bot thinks per move (default 1)")
+    parser.add_argument("--think", type=float,
+                        help="seconds a searching bot thinks per move (default: one second of"
+                        " search shared by two processes where the machine has two cores, so"
+                        " 0.5)")
     parser.add_argument("--save", metavar="FILE",
                         help="write the verified hand history at the end")
     parser.add_argument("--transcript", metavar="FILE",
@@ -156,9 +168,23 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _bot_maker(args: argparse.Namespace) -> Callable[[str], Bot]:
-    """Makes the bots this peer runs; a kind no bot has (a roster from another version,
+    """Makes the bots this peer runs (and its hint bot: ``ismcts``), the searching ones
+    sharing one pool of processes; a kind no bot has (a roster from another version,
     or a hostile host's) is played by the heuristic bot."""
-    return lambda kind: make_bot(kind if kind in BOT_NAMES else "heuristic", think=args.think)
+    workers = default_workers()
+    think = args.think or default_think(workers)
+    pools: list[RootParallel] = []
+
+    def make(kind: str) -> Bot:
+        bot = make_bot(kind if kind in BOT_NAMES else "heuristic", think=think,
+                       workers=workers)
+        if pools and isinstance(bot, SearchBot) and bot.workers == pools[0].workers:
+            bot.pool = pools[0]
+        else:
+            pools.extend(p for p in [share_pool([bot])] if p is not None)
+        return bot
+
+    return make
 
 
 def _fail(message: str) -> int:
@@ -588,7 +614,7 @@ def _prompt(args: argparse.Namespace) -> NetPrompt | None:
     if args.bot is not None:
         return None
     prompt = NetPrompt(args.game if hasattr(args, "game") else "",
-                       hint_bot=SearchBot("ismcts", think=1.0))
+                       hint_bot=SearchBot("ismcts", think=SEARCH_SECONDS))
     prompt.save_to = args.save
     return prompt
 

@@ -82,6 +82,25 @@ def known_host(journal: Journal) -> bytes | None:
     return host if isinstance(host, bytes) and len(host) == ID_BYTES else None
 
 
+async def pin_host(invite: Invite, seen: bytes,
+                   confirm: Callable[[str], Awaitable[bool]] | None,
+                   doing: str) -> tuple[bool, Invite]:
+    """The host's device id ``seen`` against ``invite``'s: (True, invite) if it is the
+    one pinned; with none in the invite, confirmed by the person and pinned: (False,
+    the invite with it).  JoinError, ending with "not ``doing``", if it differs."""
+    if invite.fingerprint is not None:
+        if seen != invite.fingerprint:
+            raise JoinError(
+                f"the host at {invite.host}:{invite.port} is {show_id(seen, 4)}, not the"
+                f" {show_id(invite.fingerprint, 4)} of the invite: someone may be in"
+                f" between; not {doing}")
+        return True, invite
+    question = f"the host's fingerprint is {show_id(seen)}; is it the one the host shows?"
+    if confirm is None or not await confirm(question):
+        raise JoinError(f"the host's fingerprint {show_id(seen, 4)} was not confirmed")
+    return False, Invite(invite.host, invite.port, seen, invite.token)
+
+
 @dataclass
 class Joiner:
     identity: Identity
@@ -324,19 +343,8 @@ class Joiner:
         """Check the device id of the host at the other end against the invite's:
         True if it is the one pinned.  With none in the invite, ask the person to confirm
         it and pin it (False: the link is not used, it may have waited too long)."""
-        if self.invite.fingerprint is not None:
-            if seen != self.invite.fingerprint:
-                raise JoinError(
-                    f"the host at {self.invite.host}:{self.invite.port} is"
-                    f" {show_id(seen, 4)}, not the {show_id(self.invite.fingerprint, 4)}"
-                    " of the invite: someone may be in between; not joining")
-            return True
-        question = (f"the host's fingerprint is {show_id(seen)}; is it the one the host"
-                    " shows?")
-        if self.confirm is None or not await self.confirm(question):
-            raise JoinError(f"the host's fingerprint {show_id(seen, 4)} was not confirmed")
-        self.invite = Invite(self.invite.host, self.invite.port, seen, self.invite.token)
-        return False
+        pinned, self.invite = await pin_host(self.invite, seen, self.confirm, "joining")
+        return pinned
 
     async def _hello(self, link: Link) -> None:
         await link.send(Hello())

@@ -53,7 +53,7 @@ from p2pcards.net.frames import (
 )
 from p2pcards.net.identity import Friends, Identity, IdentityError, show_id
 from p2pcards.net.invite import Invite, proof
-from p2pcards.net.join import GIVE_UP, RETRY_MOST, HostLost, JoinError
+from p2pcards.net.join import GIVE_UP, RETRY_MOST, HostLost, JoinError, pin_host
 from p2pcards.net.lobby import describe_roster
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
@@ -195,18 +195,8 @@ class Watch:
     async def _pin(self, seen: bytes) -> bool:
         """The host's device id against the invite's (as a joiner checks it); with none
         in the invite, confirmed by the person and pinned (False: dial again)."""
-        if self.invite.fingerprint is not None:
-            if seen != self.invite.fingerprint:
-                raise JoinError(
-                    f"the host at {self.invite.host}:{self.invite.port} is"
-                    f" {show_id(seen, 4)}, not the {show_id(self.invite.fingerprint, 4)}"
-                    " of the invite: someone may be in between; not watching")
-            return True
-        question = f"the host's fingerprint is {show_id(seen)}; is it the one the host shows?"
-        if self.confirm is None or not await self.confirm(question):
-            raise JoinError(f"the host's fingerprint {show_id(seen, 4)} was not confirmed")
-        self.invite = Invite(self.invite.host, self.invite.port, seen, self.invite.token)
-        return False
+        pinned, self.invite = await pin_host(self.invite, seen, self.confirm, "watching")
+        return pinned
 
     async def _hello(self, link: Link) -> None:
         await link.send(Hello())
