@@ -1,14 +1,20 @@
-"""Pipelined shuffles at a proved table (docs/protocol.md, "Pipelined shuffles"): a
-seat takes another seat's shuffle with its proof unchecked, shuffles and sends first,
-checks the proofs when it is idle, and never lets a share leave before every proof
-is checked; a proof refused late gives the verdict a check on arrival gives, at every
-seat, in ``p2pcards verify``, and after a peer's restart from its journal."""
+"""Pipelined shuffles at a proved table whose roster names ``proved-pipelined``
+(docs/protocol.md, "Pipelined shuffles"): a seat takes another seat's shuffle with its
+proof unchecked, shuffles and sends first, checks the proofs when it is idle, and never
+lets a share leave before every proof is checked; a proof refused late gives the
+verdict a check on arrival gives, at every seat, in ``p2pcards verify``, and after a
+peer's restart from its journal.  A roster naming plain ``proved`` keeps the rule of
+link protocol version 4: every shuffle proof checked on arrival, the verdict at the bad
+shuffle, and a transcript recorded by that build verifies as it did."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from p2pcards.bots import heuristic_bot
+from p2pcards.cli.main import main
 from p2pcards.net.journal import Journal
 from p2pcards.net.peer import Peer
 from p2pcards.protocol.constants import OBSERVER
@@ -17,7 +23,7 @@ from p2pcards.protocol.proved.deck import ProvedDeck
 from p2pcards.table.codec import read_envelope
 from p2pcards.table.kinds import Kind, ProvedAct, ProvedShares, clip, decode_body
 from p2pcards.table.memory import MemoryTable, Tamper
-from p2pcards.table.roster import PROVED_DECK
+from p2pcards.table.roster import PIPELINED_DECK, PROVED_DECK
 from p2pcards.table.session import Forge, Session
 from p2pcards.table.verify import verify
 from tests.net_helpers import Relay
@@ -47,23 +53,30 @@ def watched(table_of: list[MemoryTable], sent: list[Sent]) -> Tamper:
     return tamper
 
 
-def bidwhist(sent: list[Sent], forges: dict[int, Forge] | None = None) -> MemoryTable:
+def bidwhist(sent: list[Sent], forges: dict[int, Forge] | None = None,
+             deck: str = PIPELINED_DECK) -> MemoryTable:
     holder: list[MemoryTable] = []
-    table = MemoryTable("bidwhist", 4, 61, [heuristic_bot] * 4, deck=PROVED_DECK,
+    table = MemoryTable("bidwhist", 4, 61, [heuristic_bot] * 4, deck=deck,
                         tamper=watched(holder, sent), forges=forges or {})
     holder.append(table)
     return table
 
 
-def test_the_next_shuffler_sends_before_it_checks_and_no_share_leaves_unchecked() -> None:
+@pytest.mark.parametrize(("deck", "unchecked"), [(PIPELINED_DECK, [0, 1, 1, 1]),
+                                                 (PROVED_DECK, [0, 0, 0, 0])])
+def test_the_next_shuffler_sends_before_it_checks_and_no_share_leaves_unchecked(
+        deck: str, unchecked: list[int]) -> None:
+    """Pipelined: every shuffler after the first sends while its input's proof is
+    unchecked.  Plain ``proved``: none ever holds one unchecked."""
     sent: list[Sent] = []
-    table = bidwhist(sent)
+    table = bidwhist(sent, deck=deck)
     table.play(deals=1)
     shuffles = [(seat, pending) for seat, kind, pending in sent
                 if kind == Kind.PROVED_SHUFFLE]
     assert [seat for seat, _ in shuffles[:4]] == [0, 1, 2, 3]  # deal 0: seat 0 first
-    # every shuffler after the first sends while its input's proof is unchecked
-    assert [pending for _, pending in shuffles[:4]] == [0, 1, 1, 1]
+    assert [pending for _, pending in shuffles[:4]] == unchecked
+    if deck == PROVED_DECK:  # (nor any other message)
+        assert all(pending == 0 for _, _, pending in sent)
     shares = [i for i, (_, kind, _) in enumerate(sent) if kind == Kind.PROVED_SHARES]
     assert shares and all(sent[i][2] == 0 for i in shares)  # (and the hook asserts it)
     runs = [session.finished[0] for session in table.sessions]
@@ -141,3 +154,55 @@ def test_a_seat_restarted_between_its_shuffle_and_its_check_checks_again(
     assert all(p.over for p in relay.live())
     history = relay.history(2)
     assert all(relay.history(seat) == history for seat in range(4))
+
+
+def test_at_a_plain_proved_table_the_verdict_comes_at_the_bad_shuffle() -> None:
+    """The rule of a roster recorded by link version 4 (or by a host with a peer of
+    it): seat 1's shuffle proof is refused on arrival, and the deal ends there, the
+    seats after it never shuffling, with the same verdict at every honest seat and in
+    ``p2pcards verify``."""
+    sent: list[Sent] = []
+    table = bidwhist(sent, {1: forging(Kind.PROVED_SHUFFLE, swap_two)}, deck=PROVED_DECK)
+    table.play(deals=1)
+    shuffles = [(seat, pending) for seat, kind, pending in sent
+                if kind == Kind.PROVED_SHUFFLE]
+    assert shuffles == [(0, 0), (1, 0)]  # seats 2 and 3 never shuffle on top of it
+    assert all(pending == 0 for _, _, pending in sent)  # no proof ever left unchecked
+    expected = on_arrival_verdict(table.sessions[0], cheat=1)
+    for seat in (0, 2, 3):
+        run = table.sessions[seat].finished[0]
+        assert run.verdict == expected
+        assert run.signers == [0, 2, 3]
+        assert [env.kind for env in run.envelopes].count(Kind.PROVED_SHUFFLE) == 2
+    report = verify(table.sessions[2].export())
+    assert report.deals[0].verdict == expected and report.deals[0].signed == [0, 2, 3]
+
+
+OLD_CHEAT = Path(__file__).parent / "data" / "proved_pasur_shuffle_cheat.bin"
+"""Seat 0's transcript of one deal of Pasur at three seats (seed 5) of the proved deck,
+recorded by the build of link protocol version 4 (main at e3245db: MemoryTable with
+``forges={1: forging(Kind.PROVED_SHUFFLE, swap_two)}``, ``play(deals=1)``, ``export()``):
+seat 1 cheats in the middle of the round's shuffles, and the deal ended at its shuffle."""
+OLD_REPORT = """\
+Pasur at table 4c9583dafd3923d5df10cf8386319365: seat0 (seat 0), seat1 (seat 1), seat2 (seat 2)
+safety number 32364 26930 66530 94397; 20 messages
+deal 1 (dealer seat 0): seat 1 forfeits the deal: refused step (its pshuffle refused:\
+ shuffle: its shuffle proof: t1 does not hold); points 0 0 0; signed by seats [0, 2]\
+ (all that were to)
+REFUSED: the transcript stops with hello from seat 1 due: the game is not finished
+totals 0 0 0; the game is not over
+NOT verified
+"""
+"""What that build's ``p2pcards verify`` printed of it (exit status 1: the game is not
+over, the file holding its first deal only)."""
+
+
+def test_a_transcript_of_the_earlier_build_verifies_as_it_did(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(OLD_CHEAT)]) == 1
+    assert capsys.readouterr().out == OLD_REPORT
+    report = verify(OLD_CHEAT.read_bytes())
+    assert report.roster.deck == PROVED_DECK
+    assert [(d.verdict, d.signed) for d in report.deals] == [(
+        "seat 1 forfeits the deal: refused step (its pshuffle refused: shuffle: its"
+        " shuffle proof: t1 does not hold)", [0, 2])]

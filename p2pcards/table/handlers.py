@@ -140,15 +140,17 @@ def _take(m: PhaseMachine, deck: ProvedDeck, env: Envelope,
 
 def on_proved_deck(m: PhaseMachine, env: Envelope, message: KeyShare | Shuffle | Remix,
                    step: Step) -> None:
-    """A key share, a proved shuffle or a proved re-mix: checked by the proved deck (a
-    shuffle's proof later, by the end of its round: the next shuffler need not wait for
-    it; a re-mix's at once, since the shares of its slots are due next)."""
+    """A key share, a proved shuffle or a proved re-mix: checked by the proved deck (at
+    a table of the pipelined rule a shuffle's proof later, by the end of its round: the
+    next shuffler need not wait for it; a re-mix's at once, since the shares of its
+    slots are due next)."""
     run = _deal(m)
     deck = _proved(run)
     if env.sender != m.me:
         if isinstance(message, Remix) and message.slots != step.slots:
             raise Refused("remix", "a re-mix of other slots than the cards it holds")
-        _take(m, deck, env, message, defer=isinstance(message, Shuffle))
+        _take(m, deck, env, message,
+              defer=m.flavor.pipelined and isinstance(message, Shuffle))
     if isinstance(message, Remix):
         m.queue(run.ledger.remixed(env.sender, message))
 
