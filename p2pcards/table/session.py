@@ -296,7 +296,9 @@ class Session(Claiming):
 
     def check_pending(self, limit: int | None = None) -> bool:
         """Check the deferred shuffle proofs of the deal in progress, at most ``limit``
-        of them, oldest first; whether any is left unchecked.  A shuffle from another
+        of them, oldest first; whether any is left unchecked.  At a table whose roster
+        names the pipelined rule (``proved-pipelined``; at a plain ``proved`` table every
+        proof is checked on arrival and this does nothing) a shuffle from another
         seat is taken with its proof unchecked, so that this seat, when it shuffles
         next, shuffles and sends first (docs/protocol.md, "Pipelined shuffles"): the
         driver calls this once it has sent the outbox and has nothing else to do.
