@@ -269,7 +269,7 @@ class Host:
         roster = self.lobby.close()
         if self.config.deck == PROVED_DECK and roster.deck == PROVED_DECK:
             self.say("a joiner's p2pcards is older: every shuffle proof is checked on"
-                     " arrival, as it does (docs/protocol.md, \"Versions\")")
+                     " arrival, as it does")
         if roster.deck == PIPELINED_DECK:
             self.watchers.refuse_below(PIPELINED_VERSION, links.pipelined_refusal())
         keys = {0: self.identity.key} | {
