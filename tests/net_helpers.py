@@ -25,7 +25,7 @@ from p2pcards.net.peer import Peer
 from p2pcards.net.tls import Dial
 from p2pcards.table.codec import public_bytes, unpack
 from p2pcards.table.memory import seat_identity
-from p2pcards.table.roster import DEFAULT_DECK, make_roster
+from p2pcards.table.roster import DEFAULT_DECK, PIPELINED_DECK, make_roster
 from p2pcards.table.verify import verify
 
 
@@ -38,9 +38,10 @@ class Relay:
 
     def __init__(self, directory: Path, game: str, players: int, seed: object,
                  options: dict[str, int] | None = None, *, replace: str = "",
-                 run_by: dict[int, int] | None = None, deck: str = DEFAULT_DECK):
+                 run_by: dict[int, int] | None = None, deck: str = PIPELINED_DECK):
         """``run_by``: bot seat -> the seat whose peer runs it (that peer holds both);
-        ``deck``: the table's deck (the proved one unless told)."""
+        ``deck``: the table's deck as its roster names it (the proved one, pipelined,
+        unless told: what a host of peers of this build records)."""
         self.directory = directory
         self.seed = seed
         keys = [seat_identity(seed, s) for s in range(players)]
@@ -87,6 +88,10 @@ class Relay:
                         peer.journal.abandon()  # killed: its open files go with it
                         self.peers[seat] = None
                         return True
+            if not moved:  # idle: the deferred shuffle proofs (the drivers do it too)
+                for peer in self.live():
+                    peer.check_pending()
+                    moved = moved or bool(peer.outgoing)
         return False
 
     def step(self, after: Callable[[int, str], bool] | None = None) -> bool | None:

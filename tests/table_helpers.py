@@ -9,7 +9,7 @@ from p2pcards.table.codec import seal_envelope
 from p2pcards.table.decks import ACTS
 from p2pcards.table.kinds import Act, ProvedAct
 from p2pcards.table.memory import MemoryTable
-from p2pcards.table.roster import PROVED_DECK
+from p2pcards.table.roster import PROVED_DECKS
 from p2pcards.table.session import Session
 
 
@@ -31,7 +31,7 @@ def act_body(action: str, **extra: Any) -> dict[str, Any]:
 def move(session: Session, action: str, **extra: Any) -> tuple[str, dict[str, Any]]:
     """The kind and body of a move in ``session``'s name at its table: an ``act``, or
     at a proved table a ``pact`` (``extra``: the fields of either)."""
-    if session.roster.deck == PROVED_DECK:
+    if session.roster.deck in PROVED_DECKS:
         return "pact", kinds.encode_body(ProvedAct(party=session.me, action=action,
                                                    **extra))[1]
     return "act", act_body(action, **extra)

@@ -100,6 +100,9 @@ async def pump(link: Link, peer: Peer, until_due: Callable[[Peer], bool]) -> lis
             peer.act(seat, heuristic_bot(view.clone(), rng))
         for wire in peer.take_outgoing():
             await link.send(Msg(wire=wire))
+        peer.check_pending()  # (idle: the deferred shuffle proofs, as the driver does)
+        for wire in peer.take_outgoing():
+            await link.send(Msg(wire=wire))
         if until_due(peer):
             return seen
         frame = await link.receive()

@@ -14,7 +14,13 @@ from p2pcards.net.frames import Lobby as LobbyFrame
 from p2pcards.net.identity import device_id
 from p2pcards.net.invite import proof
 from p2pcards.net.lobby import BOT_PROOF, Lobby, Rejoin, Request, describe_roster, seats_of
-from p2pcards.table.roster import LOCK_DECK, PROVED_DECK, SeatEntry, decode_roster
+from p2pcards.table.roster import (
+    LOCK_DECK,
+    PIPELINED_DECK,
+    PROVED_DECK,
+    SeatEntry,
+    decode_roster,
+)
 
 TOKEN = b"t" * 16
 NONCE = b"n" * 32
@@ -62,10 +68,11 @@ def auth(name: str, bots: int = 0, *, own_bot: str = "", token: bytes = TOKEN,
                 bot=own_bot, sig=proof(key(name), nonce, HOST_ID, token), bots=claims)
 
 
-def seated(room: Lobby, name: str, bots: int = 0) -> frozenset[int]:
+def seated(room: Lobby, name: str, bots: int = 0, version: int = 5) -> frozenset[int]:
+    """Seats ``name`` (and ``bots``), its link speaking ``version``."""
     request = room.admit(auth(name, bots), NONCE)
     assert isinstance(request, Request)
-    return room.take(request)
+    return room.take(request, version)
 
 
 def test_the_host_sits_first_with_its_bots() -> None:
@@ -188,10 +195,23 @@ def test_the_roster_once_every_seat_is_taken() -> None:
 
 def test_the_roster_names_the_table_s_deck_the_proved_one_unless_told() -> None:
     """The host's ``--deck`` goes into the roster every seat signs (a joiner learns it
-    there); a host restarted from its journal keeps the roster's deck."""
+    there); a host restarted from its journal keeps the roster's deck.  The proved
+    deck's pipelined rule when every joiner's link speaks version 5, else plain
+    ``proved``: a joiner of version 4, with a bot of its own, makes it so, until it
+    leaves."""
     room = lobby(players=2)
     seated(room, "joe")
-    assert room.close().deck == PROVED_DECK
+    assert room.close().deck == PIPELINED_DECK
+    assert Lobby.resumed(room.close(), HOST_ID, TOKEN).close().deck == PIPELINED_DECK
+    mixed = lobby(players=4)
+    seated(mixed, "ann")
+    seated(mixed, "old", bots=1, version=4)
+    assert not mixed.pipelined()
+    assert mixed.leave(public("old")) and mixed.pipelined()
+    seated(mixed, "old", bots=1, version=4)
+    roster = mixed.close()
+    assert roster.deck == PROVED_DECK and decode_roster(roster.encode()).deck == PROVED_DECK
+    assert Lobby.resumed(roster, HOST_ID, TOKEN).deck == PROVED_DECK
     today = Lobby(TABLE, "pasur", {}, 2, host_id=HOST_ID, token=TOKEN, deck=LOCK_DECK)
     today.sit("hosty", public("host"), "heuristic")
     seated(today, "joe")

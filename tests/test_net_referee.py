@@ -36,6 +36,10 @@ def deliver(peers: list[Peer]) -> None:
                 for other in peers:
                     if other is not peer:
                         other.receive(wire)
+        if not moved:  # idle: the deferred shuffle proofs
+            for peer in peers:
+                peer.check_pending()
+                moved = moved or bool(peer.outgoing)
 
 
 def forged(seat: int, table: bytes = b"T" * 16, seq: int = 0, signer: int | None = None

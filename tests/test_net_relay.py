@@ -23,7 +23,7 @@ from p2pcards.net.journal import Journal
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import seal_envelope
-from p2pcards.table.roster import LOCK_DECK, PROVED_DECK, Roster, SeatEntry
+from p2pcards.table.roster import LOCK_DECK, PIPELINED_DECK, PROVED_DECK, Roster, SeatEntry
 from tests.net_helpers import (
     Lines,
     histories,
@@ -40,10 +40,13 @@ def raw_link(host: Host) -> Link:
 
 
 async def admitted(host: Host, identity: Identity, token: bytes | None = None,
-                   name: str = "eve") -> tuple[Link, Frame]:
+                   name: str = "eve", versions: tuple[int, int] | None = None
+                   ) -> tuple[Link, Frame]:
+    """A link that says hello (offering ``versions``: this build's unless told) and
+    proves ``identity``: the host's answer to its ``auth``."""
     invite = host.invite()
     link = raw_link(host)
-    await link.send(Hello())
+    await link.send(Hello() if versions is None else Hello(versions=versions))
     first = await link.receive()
     assert isinstance(first, Hello) and first.nonce is not None
     token = invite.token if token is None else token
@@ -147,6 +150,40 @@ async def test_a_peer_of_the_lock_deck_alone_is_refused_only_at_a_proved_table(
                 " host for a table with --deck lock")
         else:
             assert isinstance(answer, Hello) and answer.nonce is not None
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(("highest", "deck"), [(4, PROVED_DECK), (5, PIPELINED_DECK)])
+async def test_the_proved_deck_pipelines_only_where_every_seat_s_peer_knows_it(
+        tmp_path: Path, highest: int, deck: str) -> None:
+    """``host --deck proved``: a joiner whose link speaks version 4 at most (an earlier
+    build, which checks every shuffle proof on arrival) makes the roster name plain
+    ``proved``, so that the two builds reach the same verdict; with every joiner at 5
+    it names ``proved-pipelined``, and a peer of version 4 that comes then (to resume,
+    or to watch) is refused saying why."""
+    host = make_host(tmp_path, players=2)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(host.run)
+        joe = load_or_create(tmp_path / "joe")
+        _link, answer = await admitted(host, joe, name="joe", versions=(2, highest))
+        assert isinstance(answer, Welcome)
+        with trio.fail_after(10):
+            await host.started.wait()
+        assert host.peer is not None and host.peer.roster.deck == deck
+        fallback = any("every shuffle proof is checked on arrival" in line
+                       for line in host.say)  # type: ignore[attr-defined]
+        assert fallback == (deck == PROVED_DECK)
+        link = raw_link(host)
+        await link.send(Hello(versions=(2, 4)))
+        answer = await link.receive()
+        if deck == PROVED_DECK:
+            assert isinstance(answer, Hello) and answer.nonce is not None
+        else:
+            assert isinstance(answer, Error)
+            assert answer.reason == (
+                "protocol version mismatch: this table's roster names the proved deck with"
+                " pipelined shuffles (proved-pipelined), which needs version 5; the other"
+                " speaks 2 to 4; upgrade p2pcards to take a seat at it or watch it")
         nursery.cancel_scope.cancel()
 
 

@@ -24,7 +24,7 @@ from p2pcards.net.join import JoinError
 from p2pcards.net.settings import Settings
 from p2pcards.net.watch import Watch
 from p2pcards.net.wire import Link, LinkClosed
-from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
+from p2pcards.table.roster import LOCK_DECK, PIPELINED_DECK, PROVED_DECK
 from p2pcards.table.session import WATCHER, Session
 from p2pcards.table.verify import verify
 from tests.net_helpers import (
@@ -39,11 +39,13 @@ from tests.net_helpers import (
 
 
 async def watching(host: Host, identity: Identity, name: str = "eve",
-                   link: Link | None = None) -> tuple[Link, Frame]:
-    """A link that asks to watch, as ``identity``; the host's answer."""
+                   link: Link | None = None, versions: tuple[int, int] | None = None
+                   ) -> tuple[Link, Frame]:
+    """A link that asks to watch, as ``identity`` (offering ``versions``: this build's
+    unless told); the host's answer."""
     invite = host.invite()
     link = link or Link(memory_stream(host), "test")
-    await link.send(Hello())
+    await link.send(Hello() if versions is None else Hello(versions=versions))
     first = await link.receive()
     assert isinstance(first, Hello) and first.nonce is not None
     await link.send(Auth(key=identity.public, name=name, token=invite.token, bot="",
@@ -121,6 +123,35 @@ async def test_no_watchers_where_the_host_takes_none(tmp_path: Path) -> None:
         await nursery.start(host.run)
         _link, answer = await watching(host, load_or_create(tmp_path / "eve"))
         assert isinstance(answer, Error) and "takes no watchers" in answer.reason
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_watcher_of_version_4_is_let_go_when_the_table_pipelines(
+        tmp_path: Path) -> None:
+    """A watcher of the lobby whose link speaks version 4 could not read a roster naming
+    ``proved-pipelined``: when every seat's peer speaks 5 and the table begins so, it
+    is told why and let go, and a watcher of version 5 follows the game."""
+    host = make_host(tmp_path)
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.run)
+        old, answer = await watching(host, load_or_create(tmp_path / "old"), "old",
+                                     versions=(2, 4))
+        assert isinstance(answer, Watching)
+        new, answer = await watching(host, load_or_create(tmp_path / "new"), "new")
+        assert isinstance(answer, Watching)
+        joiner = make_joiner(tmp_path, invite, "joe", dial=memory_dial(host))
+        nursery.start_soon(joiner.run)
+        assert await reason(old) == (
+            "protocol version mismatch: this table's roster names the proved deck with"
+            " pipelined shuffles (proved-pipelined), which needs version 5; upgrade"
+            " p2pcards to take a seat at it or watch it")
+        with trio.fail_after(10):
+            while True:
+                frame = await new.receive()
+                if isinstance(frame, Msg):
+                    break
+        assert host.peer is not None and host.peer.roster.deck == PIPELINED_DECK
+        assert [w.name for w in host.watchers.links] == ["new"]
         nursery.cancel_scope.cancel()
 
 

@@ -12,7 +12,7 @@ import pytest
 from p2pcards.bots import heuristic_bot, random_bot
 from p2pcards.history import History, loads, replay
 from p2pcards.table.memory import MemoryTable
-from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
+from p2pcards.table.roster import LOCK_DECK, PIPELINED_DECK
 from p2pcards.table.session import Session
 
 SEVEN_SEATS = pytest.mark.slow
@@ -192,7 +192,7 @@ def test_the_table_bench_splits_a_deal_into_layers(monkeypatch: pytest.MonkeyPat
     assert spent["curve"] > spent["engine"]  # the deck's arithmetic outweighs the rules
     # the proved deck's records, named apart (``p2pcards bench table`` gives both)
     monkeypatch.setattr(bench, "GAMES", {"pasur": bench.GAMES["pasur"]})
-    records = {r.name: r.value for r in bench.bench_table(0.0, decks=(PROVED_DECK,))}
+    records = {r.name: r.value for r in bench.bench_table(0.0, decks=(PIPELINED_DECK,))}
     layers = {f"table.proved.pasur.deal.{layer}" for layer in bench.LAYERS}
     assert set(records) == {"table.proved.pasur.deal", "table.proved.pasur.messages_per_deal",
                             "table.proved.pasur.bytes_per_deal", *layers,

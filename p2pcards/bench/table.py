@@ -39,7 +39,7 @@ from p2pcards.protocol.proved import group
 from p2pcards.protocol.proved.deck import ProvedDeck
 from p2pcards.table import codec, kinds
 from p2pcards.table.memory import MemoryTable
-from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
+from p2pcards.table.roster import LOCK_DECK, PIPELINED_DECK
 
 LAYERS = ("crypto", "codec", "engine", "bots", "session")
 CRYPTO = ("curve", "signatures", "sealing")
@@ -166,13 +166,13 @@ def table_deals(game: str, seconds: float, seed: int = 1, deck: str = LOCK_DECK)
     return TableRun(game, deals, total, dict(split.spent), messages, sent)
 
 
-PREFIXES = {LOCK_DECK: "table", PROVED_DECK: "table.proved"}
+PREFIXES = {LOCK_DECK: "table", PIPELINED_DECK: "table.proved"}
 """Where each deck's records are named: today's keep the names they were published
 under (``table.bidwhist.deal``), the proved deck's say so (``table.proved.bidwhist.deal``)."""
 
 
 def bench_table(seconds: float = 2.0, seed: int = 1,
-                decks: tuple[str, ...] = (LOCK_DECK, PROVED_DECK)) -> list[Record]:
+                decks: tuple[str, ...] = (LOCK_DECK, PIPELINED_DECK)) -> list[Record]:
     """Every game's deals with each of ``decks``, game by game (the two decks' figures of
     one game taken minutes apart at most, on a machine whose load drifts)."""
     records: list[Record] = []

@@ -121,6 +121,7 @@ class Driver:
             await self._flush()
             self._report()
             self._decide()
+            await self._idle()
             if not self.peer.over:  # (restored from a journal after the game's end: done)
                 async for item in self.inbox:
                     await self._handle(item)
@@ -129,7 +130,24 @@ class Driver:
                     if self.peer.over or self.adjourned:
                         break
                     self._decide()
+                    await self._idle()
             nursery.cancel_scope.cancel()
+
+    async def _idle(self) -> None:
+        """With what the peer made sent, and while nothing else waits on the channel,
+        check the deferred shuffle proofs one at a time (docs/protocol.md, "Pipelined
+        shuffles"); what the seats send once they are checked (their shares, at a
+        round's end) goes out at once.  On the loop, where the rest of the deck's work
+        is done (a proof's check is tens of milliseconds)."""
+        while not self.peer.over and self.inbox.statistics().current_buffer_used == 0:
+            left = self.peer.check_pending(1)
+            if self.peer.outgoing:
+                await self._flush()
+                self._report()
+                self._decide()
+            if not left:
+                return
+            await trio.lowlevel.checkpoint()  # (the links hand in what came meanwhile)
 
     async def _handle(self, item: tuple[Any, ...]) -> None:
         kind = item[0]

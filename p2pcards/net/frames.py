@@ -70,18 +70,24 @@ from p2pcards.table.codec import (
 from p2pcards.table.roster import MAX_NAME, Roster, decode_roster
 
 PROTOCOL = "p2pcards"
-VERSIONS = (2, 4)
+VERSIONS = (2, 5)
 """The link protocol versions this node speaks (lowest, highest).  1: the first.
 2: claims of silence count only the seats of the other peers (docs/protocol.md,
 "Claims of silence"), so that the two rules never meet at one table.  3: the node
 knows the proved deck (a roster may name it); a table of the proved deck admits only
 links of version 3 or above, a table of the lock deck links of 2 and above.  4: watchers
 (``auth.watch`` and the frames ``watching``, ``watchers`` and ``wchat``); a link below 4
-is never sent those frames, and a watcher does not watch at a host below 4."""
+is never sent those frames, and a watcher does not watch at a host below 4.  5: the node
+knows the proved deck's pipelined rule (a roster may name ``proved-pipelined``: a shuffle's
+proof checked by the end of its round, docs/protocol.md "Pipelined shuffles"); a host
+names it only when every seat's peer speaks 5 or above (else plain ``proved``: each
+proof checked on arrival), and a table whose roster names it admits only links of 5."""
 PROVED_VERSION = 3
 """The lowest link version whose peers know the proved deck."""
 WATCH_VERSION = 4
 """The first version with watchers."""
+PIPELINED_VERSION = 5
+"""The lowest link version whose peers know the proved deck's pipelined rule."""
 
 # ------------------------------------------------------------------ the limits
 

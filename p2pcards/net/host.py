@@ -41,6 +41,7 @@ from p2pcards.net.door import Door, Quietly, reason_of
 from p2pcards.net.driver import Driver, Person
 from p2pcards.net.frames import (
     NONCE_BYTES,
+    PIPELINED_VERSION,
     WATCH_VERSION,
     Again,
     Auth,
@@ -77,7 +78,13 @@ from p2pcards.net.settings import Settings
 from p2pcards.net.watchers import DEFAULT_WATCHERS, Watchers
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import CodecError
-from p2pcards.table.roster import DEFAULT_DECK, describe_deck
+from p2pcards.table.roster import (
+    DEFAULT_DECK,
+    PIPELINED_DECK,
+    PROVED_DECK,
+    deck_choice,
+    describe_deck,
+)
 
 TABLE_ID_BYTES = 16
 SEED_BYTES = 32
@@ -244,8 +251,9 @@ class Host:
         settings = self.peer.settings
         self.config.settings = Settings.from_wire(settings["table"])
         self.say(f"resuming the table of {self.journal.path} ({len(self.peer.log)} messages)")
-        if self.peer.roster.deck != self.config.deck:
-            self.say(f"this table deals with the {self.peer.roster.deck} deck, as it began"
+        if deck_choice(self.peer.roster.deck) != self.config.deck:
+            self.say(f"this table deals with the {deck_choice(self.peer.roster.deck)} deck,"
+                     " as it began"
                      f" (a new table, --new, would deal with the {self.config.deck} deck)")
         try:
             words = [from_map(raw) for raw in settings.get("again", [])]
@@ -259,6 +267,11 @@ class Host:
 
     def _start(self) -> None:
         roster = self.lobby.close()
+        if self.config.deck == PROVED_DECK and roster.deck == PROVED_DECK:
+            self.say("a joiner's p2pcards is older: every shuffle proof is checked on"
+                     " arrival, as it does")
+        if roster.deck == PIPELINED_DECK:
+            self.watchers.refuse_below(PIPELINED_VERSION, links.pipelined_refusal())
         keys = {0: self.identity.key} | {
             seat: self.bot_keys[entry.identity] for seat, entry in enumerate(roster.seats)
             if entry.identity in self.bot_keys}
@@ -423,7 +436,9 @@ class Host:
         if isinstance(admitted, Rejoin):
             return await self._rejoin(link, admitted)
         await link.send(Welcome(seat=admitted.seat, resume=False))
-        seats = self.lobby.take(admitted)  # now, not before the welcome: others may have sat
+        # now, not before the welcome (others may have sat meanwhile); the link's version
+        # counts for the proved deck's rule the roster names (Lobby.close)
+        seats = self.lobby.take(admitted, link.version)
         seated = _seated(link, admitted.key, admitted.name)
         seated.person = not admitted.entries[0].bot
         self.links.append(seated)

@@ -12,6 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from p2pcards.net.frames import (
     MAX_CHAT,
+    PIPELINED_VERSION,
     PROTOCOL,
     PROVED_VERSION,
     VERSIONS,
@@ -22,7 +23,7 @@ from p2pcards.net.frames import (
     kind_of,
 )
 from p2pcards.table import kinds
-from p2pcards.table.roster import PROVED_DECK
+from p2pcards.table.roster import PIPELINED_DECK, PROVED_DECKS
 
 CHAT_DOMAIN = b"p2pcards/chat/v1\x00"
 HANDSHAKE_SECONDS = 15
@@ -51,13 +52,26 @@ def negotiate(frame: Frame) -> int:
 
 def admits(frame: Hello, version: int, deck: str) -> None:
     """Refuses (:class:`FrameError`) a link of ``version``, negotiated from the joiner's
-    ``frame``, to a table dealing with ``deck`` whose peers must know it."""
-    if deck == PROVED_DECK and version < PROVED_VERSION:
-        lowest, highest = frame.versions
+    ``frame``, to a table dealing with ``deck`` whose peers must know it (a table
+    still in its lobby names the deck asked for: ``proved`` admits a peer that does
+    not know the pipelined rule, and the roster then names plain ``proved``)."""
+    lowest, highest = frame.versions
+    if deck in PROVED_DECKS and version < PROVED_VERSION:
         raise FrameError(f"protocol version mismatch: this table deals with the proved deck,"
                          f" which needs version {PROVED_VERSION}; the other speaks {lowest} to"
                          f" {highest}; upgrade p2pcards, or ask the host for a table with"
                          " --deck lock")
+    if deck == PIPELINED_DECK and version < PIPELINED_VERSION:
+        raise FrameError(pipelined_refusal(f"the other speaks {lowest} to {highest}"))
+
+
+def pipelined_refusal(other: str = "") -> str:
+    """Why a peer below :data:`PIPELINED_VERSION` may not sit at or watch a table whose
+    roster names :data:`PIPELINED_DECK` (``other``: what it speaks, where known)."""
+    speaks = f"; {other}" if other else ""
+    return (f"protocol version mismatch: this table's roster names the proved deck with"
+            f" pipelined shuffles ({PIPELINED_DECK}), which needs version"
+            f" {PIPELINED_VERSION}{speaks}; upgrade p2pcards to take a seat at it or watch it")
 
 
 def chat_message(table: bytes, seat: int, number: int, text: str) -> bytes:

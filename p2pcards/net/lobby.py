@@ -16,6 +16,12 @@ roster comes back, to its seats (:meth:`Lobby.admit` says which).
 
 A seat belongs to a joiner when it holds the joiner's identity, or its bot
 is run by that seat: :func:`seats_of`.
+
+The roster names the deck asked for, but for the proved deck's rule: its
+pipelined one (``proved-pipelined``) only when every joiner seated spoke link
+protocol version 5 or above (the host's own seats and bots are this build's),
+else plain ``proved`` (each shuffle proof checked on arrival), so that peers
+of two builds never split on a cheat's verdict (docs/protocol.md, "Versions").
 """
 
 from __future__ import annotations
@@ -27,13 +33,13 @@ from dataclasses import dataclass
 
 from p2pcards.bots import BOT_NAMES
 from p2pcards.games import GAMES
-from p2pcards.net.frames import Auth, FrameError, LobbySeat
+from p2pcards.net.frames import PIPELINED_VERSION, VERSIONS, Auth, FrameError, LobbySeat
 from p2pcards.net.frames import Lobby as LobbyFrame
 from p2pcards.net.identity import device_id, show_id
 from p2pcards.net.invite import check_proof
 from p2pcards.table.codec import CodecError, identity_key
 from p2pcards.table.kinds import printable
-from p2pcards.table.roster import DEFAULT_DECK, MAX_NAME, Roster, SeatEntry
+from p2pcards.table.roster import DEFAULT_DECK, MAX_NAME, Roster, SeatEntry, table_deck
 
 BOT_PROOF = b"bot"
 """What a bot's key signs with the nonce, in place of the token."""
@@ -94,13 +100,18 @@ class Lobby:
         self.options = dict(options)
         self.players = players
         self.deck = deck
-        """The deck the roster names (every joiner learns it there, and signs it)."""
+        """The deck asked for; the roster names it, or for ``proved`` the rule every
+        seated joiner's link knows (:meth:`close`; every joiner learns it there, and
+        signs it)."""
         self.host_id = host_id
         """The host's device id: what every proof of identity signs."""
         self.token = token
         self.entries: list[SeatEntry] = []
         self.joined: dict[bytes, str] = {}
         """The joiners seated before the game (identity -> name)."""
+        self.versions: dict[bytes, int] = {}
+        """The link version of each joiner seated before the game (identity -> version):
+        its seats' and its bots'."""
         self.roster: Roster | None = None
         """The roster, once every seat is taken (then the lobby is closed)."""
 
@@ -215,9 +226,9 @@ class Lobby:
             raise FrameError(f"the name {name!r} is taken (seat {taken[same_name(name)]}):"
                              " join under another (join --name)")
 
-    def take(self, request: Request) -> frozenset[int]:
-        """The seats of an admitted request, numbered now (others may have sat since
-        it was made); FrameError if they are no longer free."""
+    def take(self, request: Request, version: int = VERSIONS[1]) -> frozenset[int]:
+        """The seats of an admitted request, whose link speaks ``version``, numbered now
+        (others may have sat since it was made); FrameError if they are no longer free."""
         entries = request.entries
         if len(entries) > self.free or self.roster is not None:  # others sat meanwhile
             raise FrameError(f"the table filled up ({self.free} seats free)")
@@ -230,6 +241,7 @@ class Lobby:
             self._check_name(entry.name)
         self.entries.extend(seated)
         self.joined[request.key] = request.name
+        self.versions[request.key] = version
         return frozenset(range(base, base + len(entries)))
 
     def leave(self, key: bytes) -> bool:
@@ -237,6 +249,7 @@ class Lobby:
         the seats after them move up.  Whether anything changed."""
         if self.roster is not None or self.joined.pop(key, None) is None:
             return False
+        self.versions.pop(key, None)
         gone = seats_of(self.entries, key)
         keep = [i for i in range(len(self.entries)) if i not in gone]
         moved = {old: new for new, old in enumerate(keep)}
@@ -249,6 +262,10 @@ class Lobby:
             entries.append(SeatEntry(name, entry.identity, entry.bot, run_by))
         self.entries = entries
         return True
+
+    def pipelined(self) -> bool:
+        """Whether every seated joiner's link knows the proved deck's pipelined rule."""
+        return all(v >= PIPELINED_VERSION for v in self.versions.values())
 
     def next_game(self, roster: Roster) -> None:
         """The table plays another game (the same seats): its roster is ``roster``."""
@@ -273,7 +290,8 @@ class Lobby:
         lobby takes no one after this.  CodecError if it cannot be made."""
         rules = GAMES[self.game]
         options = rules.non_default(rules.resolve_options(dict(self.options)))
-        self.roster = Roster(self.table, self.game, options, tuple(self.entries), self.deck)
+        self.roster = Roster(self.table, self.game, options, tuple(self.entries),
+                             table_deck(self.deck, self.pipelined()))
         return self.roster
 
 

@@ -143,6 +143,19 @@ class Peer:
         self._route()
         return claimed
 
+    def check_pending(self, limit: int | None = None) -> bool:
+        """Check up to ``limit`` deferred shuffle proofs of this peer's seats (idle
+        time: :meth:`Session.check_pending`); whether any is left unchecked.  What a
+        seat must send once they are checked goes out like the rest."""
+        left = False
+        for session in self.sessions.values():
+            before = session.machine.unchecked_count()
+            left = session.check_pending(limit) or left
+            if limit is not None:
+                limit = max(0, limit - (before - session.machine.unchecked_count()))
+        self._route()
+        return left
+
     def take_outgoing(self) -> list[bytes]:
         """What to send now, journaled first (on disk before it leaves)."""
         if self.journal is not None:

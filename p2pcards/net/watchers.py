@@ -154,6 +154,21 @@ class Watchers:
             except (trio.ClosedResourceError, trio.BrokenResourceError):
                 pass
 
+    def refuse_below(self, version: int, reason: str) -> None:
+        """Every watcher whose link speaks a version below ``version`` is sent ``reason``
+        and let go (a watcher of the lobby, when the roster names what its build does
+        not know: it would not read the ``start``)."""
+        for watcher in [w for w in self.links if w.link.version < version]:
+            name = links.printable(watcher.name, 32)
+            with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError,
+                                     trio.BrokenResourceError):
+                watcher.out.send_nowait(Error(reason=reason))
+            watcher.out.close()  # (its writer sends what is queued, then ends the link)
+            self.links.remove(watcher)
+            self.log(f"closed the link of the watcher {name}: {reason}")
+            self.closed(reason)
+            self._changed(f"{name} no longer watches")
+
     def _drop(self, watcher: Watcher, reason: str) -> None:
         if watcher not in self.links:
             return
@@ -232,6 +247,8 @@ class Watchers:
             watcher.backlog = []
             async for frame in watcher.out_read:
                 await watcher.link.send(frame)
+            if watcher not in self.links:  # (let go: :meth:`refuse_below`)
+                scope.cancel()
         except LinkClosed:
             scope.cancel()
         finally:

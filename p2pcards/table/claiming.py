@@ -314,7 +314,8 @@ class Claiming:
             silent, silence = complete
             for env in silence:
                 self._take_claim(env)
-            self.machine.silenced(silent)
+            if not self.machine.resolve(force=True):  # (a shuffle proof refused first:
+                self.machine.silenced(silent)  # its shuffler forfeits, not the silent seat)
         self.machine.advance()
         self._pump()
 

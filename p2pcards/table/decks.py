@@ -2,9 +2,11 @@
 each and what differs in how a seat gives keys and shows cards.
 
 The roster names the table's deck (:data:`~p2pcards.table.roster.LOCK_DECK`, today's
-commutative-lock deck audited after the deal, or
-:data:`~p2pcards.table.roster.PROVED_DECK`, whose every step carries a proof checked
-on arrival: docs/proved-deck.md).  Both decks share the API the ledger and the
+commutative-lock deck audited after the deal, or the proved deck, whose every step
+carries a proof checked on arrival: docs/proved-deck.md; under its name
+:data:`~p2pcards.table.roster.PROVED_DECK` each shuffle's proof too, under
+:data:`~p2pcards.table.roster.PIPELINED_DECK` a shuffle's proof by the end of its
+round: docs/protocol.md, "Pipelined shuffles").  Both decks share the API the ledger and the
 dealing helpers use (``expected``, ``step``, ``remix``, ``begin_reshuffle``,
 ``in_play``, ``can_open``, ``open``, ``assign``, ``points``, ``opened``,
 ``retired``, ``lockers``, ``holder``); what differs is kept here, in one
@@ -15,7 +17,7 @@ rather than test which deck they have.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Union
 
 from p2pcards.protocol.constants import PUBLIC
@@ -24,7 +26,7 @@ from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.proved.deck import ProvedDeck
 from p2pcards.protocol.steps import DeckContext
 from p2pcards.table.kinds import Kind, ProvedAct, ProvedShares
-from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
+from p2pcards.table.roster import LOCK_DECK, PIPELINED_DECK, PROVED_DECK
 from p2pcards.table.state import EVERYONE, Grants
 
 TableDeck = Union[Deck, ProvedDeck]  # noqa: UP007 (a runtime alias)
@@ -49,6 +51,10 @@ class Flavor:
     remix_shares: bool
     """Whether a re-mix's new slots need every other seat's shares (the proved deck:
     one joint key locks every slot) rather than the re-mixer's key alone."""
+    pipelined: bool = False
+    """Whether a seat takes another seat's shuffle with its proof unchecked and checks
+    it by the end of its round (the verdict of a bad one there), rather than on
+    arrival (the verdict at the shuffle): docs/protocol.md, "Pipelined shuffles"."""
 
     def deck(self, context: DeckContext, me: int, source: SecretSource) -> TableDeck:
         return Deck(context, me, source) if self.name == LOCK_DECK \
@@ -61,7 +67,8 @@ LOCK = Flavor(LOCK_DECK, {kind.value: kind for kind in (Kind.UNLOCK, Kind.SHUFFL
 PROVED = Flavor(PROVED_DECK, {"key": Kind.PROVED_KEY, "shuffle": Kind.PROVED_SHUFFLE},
                 Kind.PROVED_SHARES, Kind.PROVED_REMIX, Kind.PROVED_ACT, audited=False,
                 remix_shares=True)
-FLAVORS = {flavor.name: flavor for flavor in (LOCK, PROVED)}
+PIPELINED = replace(PROVED, name=PIPELINED_DECK, pipelined=True)
+FLAVORS = {flavor.name: flavor for flavor in (LOCK, PROVED, PIPELINED)}
 DECK_STEPS = frozenset(kind for flavor in FLAVORS.values() for kind in flavor.steps.values()
                        if kind not in (Kind.REMIX,))
 """Every kind of a broadcast deck step (the deck, not the agenda, says it is due)."""

@@ -120,13 +120,19 @@ def _proved(run: DealRun) -> ProvedDeck:
     return run.deck
 
 
-def _take(deck: ProvedDeck, env: Envelope, message: KeyShare | Shuffle | Remix | Shares
-          ) -> None:
-    """Another seat's message into the proved deck; a refusal is a proven cheat (the
-    signed message is the proof: docs/protocol.md, "A refused step")."""
+def _take(m: PhaseMachine, deck: ProvedDeck, env: Envelope,
+          message: KeyShare | Shuffle | Remix | Shares, *, defer: bool = False) -> None:
+    """Another seat's message into the proved deck (``defer``: a shuffle taken with its
+    proof left for later, docs/protocol.md "Pipelined shuffles"); a refusal is a proven
+    cheat (the signed message is the proof: docs/protocol.md, "A refused step"), unless
+    a shuffle taken before it without its check is refused first (the oldest cheat is
+    the one every seat finds)."""
     try:
-        deck.receive(message)
+        deck.receive(message, defer=defer)
     except DeckRefused as error:
+        earlier = m.refusal()
+        if earlier is not None:
+            raise earlier from None
         raise Proven(f"deck {error.step}", f"{error.step}: {error.reason}") from None
     except EarlyMessage as error:  # (the transcript orders them: never at the table)
         raise Refused(f"deck {env.kind}", str(error)) from None
@@ -134,13 +140,17 @@ def _take(deck: ProvedDeck, env: Envelope, message: KeyShare | Shuffle | Remix |
 
 def on_proved_deck(m: PhaseMachine, env: Envelope, message: KeyShare | Shuffle | Remix,
                    step: Step) -> None:
-    """A key share, a proved shuffle or a proved re-mix: checked by the proved deck."""
+    """A key share, a proved shuffle or a proved re-mix: checked by the proved deck (at
+    a table of the pipelined rule a shuffle's proof later, by the end of its round: the
+    next shuffler need not wait for it; a re-mix's at once, since the shares of its
+    slots are due next)."""
     run = _deal(m)
     deck = _proved(run)
     if env.sender != m.me:
         if isinstance(message, Remix) and message.slots != step.slots:
             raise Refused("remix", "a re-mix of other slots than the cards it holds")
-        _take(deck, env, message)
+        _take(m, deck, env, message,
+              defer=m.flavor.pipelined and isinstance(message, Shuffle))
     if isinstance(message, Remix):
         m.queue(run.ledger.remixed(env.sender, message))
 
@@ -157,7 +167,7 @@ def on_proved_shares(m: PhaseMachine, env: Envelope, message: ProvedShares,
         raise Refused("keys", f"shares of {sent}, not of the step's grants {grants}")
     if env.sender != m.me:
         for shares in message.shares:
-            _take(deck, env, shares)
+            _take(m, deck, env, shares)
     for recipient, slots in step.grants:
         for slot in slots:
             if recipient is EVERYONE:
@@ -291,7 +301,7 @@ def _check_proved_shown(m: PhaseMachine, run: DealRun, env: Envelope, message: P
         raise Refused("keys", f"the mover's shares of slots {sorted(given)}, not of the"
                               f" slots not yet shown {sorted(need)}")
     if sender != m.me and message.shares is not None:
-        _take(deck, env, message.shares)
+        _take(m, deck, env, message.shares)
     name = m.game.notation.name
     opened = []
     for slot in message.shown:

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pcards.bots import Bot
 from p2pcards.protocol.source import SeededSource
 from p2pcards.table.codec import public_bytes
-from p2pcards.table.roster import DEFAULT_DECK, make_roster
+from p2pcards.table.roster import PIPELINED_DECK, make_roster
 from p2pcards.table.session import Forge, Rejection, Session
 
 Tamper = Callable[[int, bytes], list[bytes]]
@@ -52,9 +52,9 @@ class MemoryTable:
     """How every seat answers a proposal to void the deal."""
     forges: Mapping[int, Forge] = field(default_factory=dict)
     """Seat -> a cheat forging that seat's messages (:data:`Forge`)."""
-    deck: str = DEFAULT_DECK
-    """The table's deck, the proved one unless told (the roster carries it:
-    :mod:`p2pcards.table.decks`)."""
+    deck: str = PIPELINED_DECK
+    """The table's deck as its roster names it (:mod:`p2pcards.table.decks`): the
+    proved one with pipelined shuffles unless told (every seat is this build's)."""
     run_by: Mapping[int, int] = field(default_factory=dict)
     """Seat -> the seat whose peer runs it as a bot (the roster says so; the bots in
     ``bots`` decide every seat's moves alike)."""
@@ -86,8 +86,11 @@ class MemoryTable:
                 self.pending.extend((session.me, w) for w in delivered)
 
     def deliver(self) -> None:
-        """Deliver every message in flight (and those they cause)."""
-        self._collect()
+        """Deliver every message in flight (and those they cause).  Once a message has
+        reached every seat and what it made them send is on its way, each seat checks
+        its deferred shuffle proofs (:meth:`Session.check_pending`), as a node does when
+        it has nothing else to do."""
+        self._idle()
         while self.pending:
             sender, wire = self.pending.popleft()
             for session in self.sessions:
@@ -97,6 +100,13 @@ class MemoryTable:
                 if rejection is not None:
                     self.rejected.append(Delivery(session.me, rejection))
             self._collect()
+            self._idle()
+
+    def _idle(self) -> None:
+        self._collect()
+        for session in self.sessions:
+            session.check_pending()
+        self._collect()
 
     def step(self) -> bool:
         """Deliver everything, then let one seat whose move it is decide; False when

@@ -26,6 +26,7 @@ from p2pcards.protocol.curve import SecretSource
 from p2pcards.protocol.deck import Deck
 from p2pcards.protocol.errors import RemoteProtocolError
 from p2pcards.protocol.proved.deck import ProvedDeck
+from p2pcards.protocol.proved.deck import Refused as DeckRefused
 from p2pcards.protocol.randomness import JointRandom
 from p2pcards.protocol.steps import DeckContext
 from p2pcards.table.agenda import Agenda
@@ -54,7 +55,7 @@ from p2pcards.table.proved import concluded, forfeited
 from p2pcards.table.replay import forfeit
 from p2pcards.table.roster import Roster
 from p2pcards.table.seats import SeatChanges
-from p2pcards.table.state import EVERYONE, WATCHER, DealRun, Event, Phase, Step
+from p2pcards.table.state import EVERYONE, WATCHER, DealRun, Event, Phase, Proven, Step
 from p2pcards.table.transcript import Transcript
 
 
@@ -269,6 +270,75 @@ class PhaseMachine:
             else:
                 return
 
+    # ====================================================== deferred proofs
+
+    def unchecked(self) -> bool:
+        """Whether the deal in progress holds shuffle proofs taken without their check
+        (docs/protocol.md, "Pipelined shuffles"), none of them found refused yet."""
+        run = self.run
+        return run is not None and isinstance(run.deck, ProvedDeck) \
+            and bool(run.deck.pending) and run.refuted is None
+
+    def unchecked_count(self) -> int:
+        """How many shuffle proofs :meth:`unchecked` counts."""
+        run = self.run
+        return len(run.deck.pending) if self.unchecked() and run is not None \
+            and isinstance(run.deck, ProvedDeck) else 0
+
+    def waiting(self) -> bool:
+        """Whether the deferred proofs still stand between the deal and its next step:
+        some unchecked, or one refused whose verdict is not given yet."""
+        run = self.run
+        return run is not None and isinstance(run.deck, ProvedDeck) \
+            and bool(run.deck.pending) and not run.judged
+
+    def check_pending(self, limit: int | None = None) -> None:
+        """Check up to ``limit`` of the deal's deferred shuffle proofs, oldest first;
+        the first that does not hold is kept (:attr:`DealRun.refuted`) for its verdict,
+        which comes at the end of its round (:meth:`resolve`)."""
+        run = self.run
+        if run is None or not isinstance(run.deck, ProvedDeck) or run.refuted is not None:
+            return
+        try:
+            run.deck.check_pending(limit)
+        except DeckRefused as error:
+            assert error.party is not None  # (a proof names its shuffler)
+            run.refuted = (error.party, f"{error.step}: {error.reason}")
+
+    def refusal(self) -> Proven | None:
+        """Every deferred proof checked: the first refused, as the proof of its
+        shuffler's cheat (None: every one holds)."""
+        self.check_pending()
+        run = self.run
+        if run is None or run.refuted is None or run.judged:
+            return None
+        seat, reason = run.refuted
+        return Proven(f"deck {reason.partition(':')[0]}", reason, seat, Kind.PROVED_SHUFFLE)
+
+    def resolve(self, *, force: bool = False) -> bool:
+        """At the end of a round (or ``force``: the deal ends otherwise, by claims of
+        silence), every deferred proof is checked before anything else: the first
+        that does not hold makes its shuffler forfeit, as if it had been refused on
+        arrival, at the same point for every seat (the round's last shuffle is where
+        every seat has them all).  True if so."""
+        run = self.run
+        if not self.waiting() or run is None or (run.deck.expected() is not None
+                                                   and not force):
+            return False
+        proven = self.refusal()
+        if proven is None:
+            return False
+        self.refute(proven)
+        return True
+
+    def refute(self, proven: Proven) -> None:
+        """The verdict of a proven cheat (``proven.seat``'s message of ``proven.kind``):
+        it forfeits the deal (docs/protocol.md, "A refused step")."""
+        assert proven.seat is not None
+        if self.run is not None:
+            self.run.judged = True
+        self.silenced(proven.seat, proven=f"its {proven.kind} refused: {proven.reason}")
+
     # ================================================================ a deal
 
     def amend(self, message: Seats) -> None:
@@ -346,8 +416,11 @@ class PhaseMachine:
     # ========================================================= deal's end
 
     def _no_audit(self, run: DealRun) -> None:
-        """A deal of the proved deck is over (or stopped): every step was checked on
-        arrival, so nothing is revealed; the verdict is the deal as everyone saw it."""
+        """A deal of the proved deck is over (or stopped): every step was checked (on
+        arrival, a shuffle's proof by the end of its round), so nothing is revealed;
+        the verdict is the deal as everyone saw it."""
+        if self.resolve(force=True):
+            return  # (never: a round's proofs are checked at its end; a safety net)
         self._conclude(run)
         run.signers = list(range(self.players))
         self.agenda.restart(Phase.AGREE, (Step(Kind.AGREE, s) for s in run.signers))

@@ -33,15 +33,40 @@ MAX_NAME = 32
 LOCK_DECK = "lock"
 """Today's commutative-lock deck, audited after the deal (docs/mental-poker.md)."""
 PROVED_DECK = "proved"
-"""The deck whose every step carries a proof checked on arrival (docs/proved-deck.md)."""
-DECKS = (LOCK_DECK, PROVED_DECK)
+"""The deck whose every step carries a proof checked on arrival (docs/proved-deck.md),
+each shuffle's proof too: a cheat's verdict comes at its shuffle (the rule of link
+protocol version 4; what a roster recorded by an earlier build names)."""
+PIPELINED_DECK = "proved-pipelined"
+"""The proved deck whose shuffle proofs a seat may check in idle time, by the end of
+their round, the verdict of a bad one coming there (docs/protocol.md, "Pipelined
+shuffles"): what a host records for ``--deck proved`` when every seat's peer speaks
+link protocol version 5 (:func:`table_deck`)."""
+DECKS = (LOCK_DECK, PROVED_DECK, PIPELINED_DECK)
+PROVED_DECKS = frozenset({PROVED_DECK, PIPELINED_DECK})
+"""The two rules of the proved deck: the same messages, the same proofs."""
 DEFAULT_DECK = PROVED_DECK
-"""The deck of a new table (``--deck lock`` picks today's, for peers of an earlier build)."""
+"""The deck a new table is asked for (``--deck lock`` picks today's, for peers of an
+earlier build); the roster names :data:`PIPELINED_DECK` where every peer knows it."""
+_PROVED_LINE = "proved (cheating refused at once; unplayed cards stay secret)"
 DECK_LINES = {
     LOCK_DECK: "lock (cheating found by the audit after each deal, which shows every card)",
-    PROVED_DECK: "proved (cheating refused at once; unplayed cards stay secret)",
+    PROVED_DECK: _PROVED_LINE,
+    PIPELINED_DECK: _PROVED_LINE,
 }
-"""What a person is told of each deck, after ``deck:`` (the roster screen, ``who``)."""
+"""What a person is told of each deck, after ``deck:`` (the roster screen, ``who``):
+one line for both rules of the proved deck, which differ only in when a cheat's
+verdict comes."""
+
+
+def table_deck(chosen: str, pipelined: bool) -> str:
+    """The deck a roster names for the ``chosen`` one (``--deck``): the proved deck's
+    pipelined rule where ``pipelined`` (every seat's peer knows it), else ``chosen``."""
+    return PIPELINED_DECK if chosen == PROVED_DECK and pipelined else chosen
+
+
+def deck_choice(deck: str) -> str:
+    """The ``--deck`` choice a roster's ``deck`` comes from (:func:`table_deck`)."""
+    return PROVED_DECK if deck == PIPELINED_DECK else deck
 
 
 def describe_deck(deck: str) -> str:
@@ -70,7 +95,8 @@ class Roster:
     options: Mapping[str, int]
     seats: tuple[SeatEntry, ...]
     deck: str = LOCK_DECK
-    """Which deck every deal of the table uses: :data:`LOCK_DECK` or :data:`PROVED_DECK`.
+    """Which deck every deal of the table uses: :data:`LOCK_DECK`, :data:`PROVED_DECK` or
+    :data:`PIPELINED_DECK` (the proved deck, shuffle proofs checked by a round's end).
     On the wire only when it is not today's, so that an old roster's hash is unchanged
     (hence today's deck here, the meaning of a roster that names none; a new table
     names :data:`DEFAULT_DECK`: :func:`make_roster`, the host's lobby)."""
@@ -87,7 +113,7 @@ class Roster:
         if not isinstance(self.table, bytes) or len(self.table) != TABLE_BYTES:
             return f"the table id must be {TABLE_BYTES} bytes"
         if self.deck not in DECKS:
-            return f"unknown deck {printable(self.deck, 40)!r} (expected {' or '.join(DECKS)})"
+            return f"unknown deck {printable(self.deck, 40)!r} (expected {', '.join(DECKS)})"
         game = GAMES.get(self.game)
         if game is None:
             return f"unknown game {self.game!r}"

@@ -38,7 +38,7 @@ from p2pcards.table import kinds
 from p2pcards.table.claiming import Claiming
 from p2pcards.table.claims import Claims
 from p2pcards.table.codec import CodecError, Envelope, open_envelope, pack, public_bytes
-from p2pcards.table.decks import ACTS
+from p2pcards.table.decks import ACTS, DECK_STEPS
 from p2pcards.table.kinds import Alarm, Consent, Kind, Message, Silent, Void, clip
 from p2pcards.table.phases import PhaseMachine
 from p2pcards.table.roster import Roster
@@ -221,6 +221,7 @@ class Session(Claiming):
     def act(self, code: int) -> None:
         """Make this seat's move ``code``; :class:`IllegalAction` (nothing changes) if
         the rules forbid it."""
+        self._resolve()
         view = self.decision()
         if view is None:
             raise IllegalAction("turn", f"it is not seat {self.me}'s move")
@@ -293,6 +294,23 @@ class Session(Claiming):
         self._say_back()
         return rejection
 
+    def check_pending(self, limit: int | None = None) -> bool:
+        """Check the deferred shuffle proofs of the deal in progress, at most ``limit``
+        of them, oldest first; whether any is left unchecked.  At a table whose roster
+        names the pipelined rule (``proved-pipelined``; at a plain ``proved`` table every
+        proof is checked on arrival and this does nothing) a shuffle from another
+        seat is taken with its proof unchecked, so that this seat, when it shuffles
+        next, shuffles and sends first (docs/protocol.md, "Pipelined shuffles"): the
+        driver calls this once it has sent the outbox and has nothing else to do.
+        Every proof is checked by the end of its round all the same (before anything
+        else is taken or made there: no share leaves, and no card opens, before), and
+        a proof that does not hold makes its shuffler forfeit the deal, as if it had
+        been refused on arrival; messages due then go to the outbox."""
+        self.machine.check_pending(limit)
+        self._resolve()
+        self._pump()
+        return self.machine.unchecked()
+
     def export(self) -> bytes:
         """The transcript as a file for ``p2pcards verify``: the roster and every
         accepted message, in order."""
@@ -302,6 +320,7 @@ class Session(Claiming):
     # ============================================================== receiving
 
     def _receive(self, wire: bytes) -> Rejection | None:
+        self._resolve()  # (at a round's end its deferred proofs come before any message)
         try:
             env = open_envelope(wire, self.roster.keys)
         except CodecError as error:
@@ -375,7 +394,9 @@ class Session(Claiming):
         transcript.forked = {}
         self._record(env)
         if proven is not None:  # (docs/protocol.md, "A refused step")
-            self.machine.silenced(sender, proven=f"its {env.kind} refused: {proven.reason}")
+            if proven.seat is None:
+                proven.seat, proven.kind = sender, env.kind
+            self.machine.refute(proven)
         self._pump()
         return None
 
@@ -455,14 +476,35 @@ class Session(Claiming):
             run.suspect = run.suspect or "this seat sent a move it did not make"
         self._send(message, step)
 
+    def _resolve(self) -> None:
+        """At the end of a round, the deferred shuffle proofs before anything else
+        (:meth:`PhaseMachine.resolve`): one refused ends the deal; else this seat's
+        steps held back for them (its shares) are made now."""
+        machine = self.machine
+        run = machine.run
+        if run is None or not machine.waiting() or run.deck.expected() is not None:
+            return
+        if machine.resolve():
+            machine.advance()
+        self._pump()
+
     def _pump(self) -> None:
-        """Send every automatic step that is this seat's (not its moves: :meth:`act`)."""
+        """Send every automatic step that is this seat's (not its moves: :meth:`act`).
+        A step other than the deck's own (shares, above all) waits for every deferred
+        shuffle proof to be checked: after what this seat has just made has gone out
+        (the driver then calls :meth:`check_pending`), or at once."""
         machine = self.machine
         while True:
             step = self.due()
             if step is None or step.seat != self.me or step.kind == Kind.CONSENT \
                     or self._accusing():
                 return  # (a seat that claims a cheat waits for the claims to complete)
+            if step.kind not in DECK_STEPS and machine.waiting():
+                if self.outbox:
+                    return  # (its shuffle leaves before this seat checks the proofs)
+                if machine.resolve(force=True):
+                    machine.advance()
+                    continue
             run = machine.run
             if step.kind in ACTS and run is not None and run.suspect:
                 self._send(Alarm(problem=clip(run.suspect)), Step(Kind.ALARM, self.me))

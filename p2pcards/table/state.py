@@ -107,7 +107,14 @@ class Refused(Exception):
 class Proven(Refused):
     """A signed message, due and on this seat's transcript, that the proved deck
     refuses: it proves its sender cheated.  The session records it (it is the proof,
-    for every seat and for ``p2pcards verify``) and its sender forfeits the deal."""
+    for every seat and for ``p2pcards verify``) and its sender forfeits the deal.
+    ``seat`` and ``kind``: an earlier message's, when a shuffle taken before, whose
+    proof was not yet checked, is the one refused (its shuffler forfeits)."""
+
+    def __init__(self, rule: str, reason: str, seat: int | None = None, kind: str = ""):
+        super().__init__(rule, reason)
+        self.seat = seat
+        self.kind = kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +191,12 @@ class DealRun:
     problem: str = ""
     """What went wrong opening this seat's cards (reported in its ``opened``)."""
     alarms: dict[int, str] = field(default_factory=dict)
+    refuted: tuple[int, str] | None = None
+    """A deferred shuffle proof of the proved deck found not to hold (the first, oldest
+    first): its shuffler and why ("shuffle: its shuffle proof: ..."); its verdict comes
+    at the end of the shuffle's round (docs/protocol.md, "A refused step")."""
+    judged: bool = False
+    """Whether that verdict has been given."""
     opened: bool = False
     shown: dict[int, int] = field(default_factory=dict)
     """Slot -> its card (an index of ``ids``) for every slot opened to everyone (face up

@@ -164,6 +164,8 @@ def verify(data: bytes) -> Report:
             report.problem = f"message {position} ({describe(rejection)})"
             report.refusal = refusal(watcher, position, wire, rejection)
             break
+    else:  # (a transcript that stops at a round's end: its shuffle proofs all the same)
+        watcher.check_pending()
     for run in watcher.finished:
         mine = (run.agree_hash, tuple(run.points), run.verdict)
         signed = [seat for seat, agree in sorted(run.agrees.items())

@@ -293,14 +293,17 @@ class ProvedDeck:
             self._verify(statement, proved)
         self._accept(message)
 
-    def check_pending(self) -> None:
-        """Check the proofs of the deferred shuffles and re-mixes, oldest first;
+    def check_pending(self, limit: int | None = None) -> None:
+        """Check the proofs of the deferred shuffles and re-mixes, oldest first (at
+        most ``limit`` of them: a caller checking in idle time goes one at a time);
         Refused at the first that does not hold (and it stays pending: the deal
         cannot go on)."""
-        while self.pending:
+        checked = 0
+        while self.pending and (limit is None or checked < limit):
             _, statement, message = self.pending[0]
             self._verify(statement, message)
             self.pending.pop(0)
+            checked += 1
 
     def _verify(self, statement: ShuffleStatement, message: Shuffle | Remix) -> None:
         step = SHUFFLE if isinstance(message, Shuffle) else REMIX

@@ -9,10 +9,12 @@ openings and records).  Two schedules are then laid on those costs, each party's
 calls in the order it makes them, none before the message it needs is out:
 
 - *in turn*: a party checks each shuffle proof when the shuffle arrives, before
-  anything else (what the table's session does);
+  anything else (what the table's session did before it pipelined; a peer may
+  still);
 - *pipelined*: a party takes a shuffle at once and checks its proof while it has
   nothing else to do (``defer=True``), its own shuffle first; every proof it holds
-  is checked before any share of its leaves, and before it opens a card.
+  is checked before any share of its leaves, and before it opens a card (what the
+  table's session does: docs/protocol.md, "Pipelined shuffles").
 
 Once the deck is shuffled, each party releases every share it owes (its shares of
 every other seat's cards and of the cards shown), then takes the shares sent to it
