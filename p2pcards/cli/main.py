@@ -145,9 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
     table_p.add_argument("--transcript", metavar="FILE",
                          help="write seat 0's transcript (for p2pcards verify)")
     table_p.add_argument("--deck", default=DEFAULT_DECK, choices=(PROVED_DECK, LOCK_DECK),
-                         help="the deck: proved (every step proved and checked on arrival, no "
-                         "audit: docs/proved-deck.md; the default) or lock (today's, audited "
-                         "after every deal)")
+                         help="the deck: proved (every step proved, a false one refused before "
+                         "any card it made opens; no audit: docs/proved-deck.md; the default)"
+                         " or lock (today's, audited after every deal)")
     table_p.set_defaults(func=cmd_table)
 
     verify_p = sub.add_parser(

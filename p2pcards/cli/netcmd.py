@@ -87,8 +87,8 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
                       " deal until the player is back (default heuristic; none: the seat"
                       " forfeits each deal instead)")
     host.add_argument("--deck", default=DEFAULT_DECK, choices=(PROVED_DECK, LOCK_DECK),
-                      help="the deck every deal uses: proved (each step proved and checked on"
-                      " arrival, a cheat refused at once, the cards never played kept secret;"
+                      help="the deck every deal uses: proved (each step proved, a cheat refused"
+                      " before any card it touched opens, the cards never played kept secret;"
                       " the default) or lock (today's, audited after every deal: for players"
                       " whose p2pcards is older and knows only it)")
     host.add_argument("--watchers", type=int, default=DEFAULT_WATCHERS, metavar="N",
