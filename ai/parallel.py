@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import multiprocessing.connection
+import os
 import random
 import signal
 import threading
@@ -230,6 +232,17 @@ def _sigint_ignored() -> Iterator[None]:
 def _worker_signals() -> None:
     """A worker leaves Ctrl-C to its parent: it ignores SIGINT, and drops a signal
     wakeup descriptor inherited from the parent's event loop (through which every
-    signal it received would reach the parent again)."""
+    signal it received would reach the parent again).  And it ends when its parent
+    does, however the parent ended: a worker waiting for its next task holds both ends
+    of its task queue, so it would wait for ever after a parent killed outright."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.set_wakeup_fd(-1)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
+
+
+def _end_with(sentinel: int) -> None:
+    """In a worker: wait for the parent's end, then end at once."""
+    multiprocessing.connection.wait([sentinel])
+    os._exit(0)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import subprocess
+import sys
 import threading
+import time
 from concurrent.futures.process import BrokenProcessPool
 from typing import Self
 
@@ -220,6 +225,42 @@ def test_a_pool_whose_worker_died_starts_new_ones_and_a_closed_one_refuses():
     assert all(not p.is_alive() for e in pool._pools for p in e._processes.values())
     with pytest.raises(BrokenProcessPool, match="closed"):
         pool.search(view, seed=5, iterations=60)
+
+
+KILLED_OWNER = """
+import os, signal, sys
+from p2pcards.bots import make_bot, share_pool
+if __name__ == "__main__":
+    pool = share_pool([make_bot("ismcts", iterations=10, workers=2)])
+    pids = [p.pid for e in pool._pools for p in e._processes.values()]
+    while len(pids) < 2:
+        pids = [p.pid for e in pool._pools for p in e._processes.values()]
+    print(*pids, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_the_workers_end_with_an_owner_killed_outright(tmp_path):
+    script = tmp_path / "owner.py"
+    script.write_text(KILLED_OWNER)
+    done = subprocess.run([sys.executable, str(script)], check=False, capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == -signal.SIGKILL
+    pids = [int(p) for p in done.stdout.split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in pids)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie no one reaps is gone all the same
+        return stat.read().split(") ")[-1][0] != "Z"
 
 
 def test_root_actions_limit_the_search_to_a_models_candidates():
