@@ -118,6 +118,12 @@ class Relay:
         """Bring a killed peer back from its journal, as a rejoin does: it is sent every
         message the table has seen, and sends again everything it sent."""
         peer = Peer.restore(Journal.open(self.path(seat)))
+        self.rejoin(seat, peer)
+        return peer
+
+    def rejoin(self, seat: int, peer: Peer) -> None:
+        """Seat ``peer`` (restored from ``seat``'s journal) and exchange what a rejoin
+        exchanges: the table's messages to it, its own to the others."""
         self.peers[seat] = peer
         for wire in self.log:
             peer.receive(wire)
@@ -125,7 +131,6 @@ class Relay:
             for other in self.live():
                 if other is not peer:
                     other.receive(wire)
-        return peer
 
     def history(self, seat: int = 0) -> str:
         peer = self.peers[seat]

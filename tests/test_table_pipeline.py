@@ -138,17 +138,11 @@ def test_a_seat_restarted_between_its_shuffle_and_its_check_checks_again(
     relay = Relay(tmp_path, "bidwhist", 4, "pipeline-kill", {"target": 3})
     assert relay.play(lambda seat, kind: seat == 2 and kind == Kind.PROVED_SHUFFLE) is True
     relay.play()  # the others go on as far as they can without it
-    peer = Peer.restore(Journal.open(relay.path(2)))  # (as Relay.restart, looked into)
+    peer = Peer.restore(Journal.open(relay.path(2)))  # (Relay.restart, looked into)
     run = peer.main.run
     assert run is not None and isinstance(run.deck, ProvedDeck)
     assert run.deck.pending and peer.main.machine.unchecked()  # seats 0 and 1's proofs
-    relay.peers[2] = peer
-    for wire in relay.log:
-        peer.receive(wire)
-    for wire in peer.mine:
-        for other in relay.live():
-            if other is not peer:
-                other.receive(wire)
+    relay.rejoin(2, peer)
     assert not run.deck.pending  # checked at the end of its round
     assert relay.play() is False
     assert all(p.over for p in relay.live())
