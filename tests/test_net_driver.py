@@ -122,3 +122,41 @@ async def test_a_peer_restored_after_the_game_is_over_stops_at_once(
                   say=[].append, seed=0, inline=True)
     with trio.fail_after(5):
         await late.run()
+
+
+async def test_the_game_s_last_message_late_at_one_seat_is_taken_after_all(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
+    """The game's last agreement reaches one peer at once and the other only after the
+    grace period, when it has claimed the signer silent (and so refuses it).  Nothing
+    follows the game's last message, so nothing shows it was taken elsewhere: at twice
+    the grace period that peer takes it after all, and every peer ends the game with
+    the same transcript.  Its journal says so: restored, the peer is over."""
+    relay = Relay(tmp_path, "pasur", 3, "last", {"target": 20})
+    drivers = wire_drivers(relay, Settings(grace=60))
+    peers = relay.live()
+    held: list[bytes] = []
+
+    async def send(wires: list[bytes]) -> None:
+        for wire in wires:
+            drivers[1].post("msg", wire)
+            if peers[2].over:  # (its agreement, the game's last message)
+                held.append(wire)
+                await trio.sleep(90)  # (past seat 0's claim of silence)
+            drivers[0].post("msg", wire)
+    drivers[2].send = send
+    async with trio.open_nursery() as nursery:
+        for driver in drivers:
+            nursery.start_soon(driver.run)
+        with trio.fail_after(3600):
+            while not all(p.over for p in peers):
+                await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+    assert len(held) == 1 and 120 <= trio.current_time() < 180
+    assert any(r.rejection.rule == "silent" for r in peers[0].refusals)
+    assert len({p.main.hash for p in peers}) == 1
+    assert len({verify(p.main.export()).history.dumps() for p in peers}) == 1  # type: ignore
+    journal = peers[0].journal
+    assert journal is not None
+    journal.commit()
+    journal.abandon()
+    assert Peer.restore(Journal.open(relay.path(0))).over

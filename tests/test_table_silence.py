@@ -333,3 +333,43 @@ def test_a_seat_whose_agreement_came_too_late_is_taken_back_into_its_deal(kind: 
     table.play(deals=3)
     assert all(len(s.finished) >= 3 for s in table.sessions)
     assert len({s.hash for s in table.sessions}) == 1
+
+
+def test_a_claimant_takes_the_game_s_last_message_after_all() -> None:
+    """The game's last agreement reaches every seat but one, which has claimed its sender
+    silent meanwhile and refuses it.  No message will ever be built on it, so the rule
+    that takes a late message once another seat builds on it never fires: however much
+    is delivered, that seat stays in the game.  Twice the grace period on, its driver
+    asks for the late last word (:meth:`Session.last_word`) and takes it: the game is
+    over there too, on the same transcript."""
+    signer, cut = 2, []
+
+    def tamper(sender: int, wire: bytes) -> list[bytes]:
+        if sender == signer and open_envelope(wire, keys).kind == "agree" \
+                and table.sessions[0].machine.last_word():
+            cut.append(wire)
+            return []
+        return [wire]
+
+    table = MemoryTable("pasur", 3, 76, [heuristic_bot] * 3, options={"target": 20},
+                        tamper=tamper)
+    keys = table.sessions[0].roster.keys
+    while not cut and table.step():
+        pass
+    table.deliver()
+    claimant, other, late = table.sessions
+    assert cut and claimant.due() == Step("agree", signer) and claimant.last_word() is None
+    assert other.receive(cut[0]) is None and other.over and late.over
+    claimant.claim_silent()
+    for wire in claimant.take_outbox():
+        other.receive(wire)  # (a claim on a transcript it has left: nothing comes of it)
+        late.receive(wire)
+    refused = claimant.receive(cut[0])
+    assert refused is not None and refused.rule == "silent"
+    table.deliver()
+    assert not claimant.over  # stuck for ever without the rule
+    assert claimant.last_word() == cut[0]
+    claimant.take_late(cut[0])
+    assert claimant.over and claimant.last_word() is None
+    assert len({s.hash for s in table.sessions}) == 1
+    assert verify(claimant.export()).ok

@@ -178,6 +178,8 @@ class Driver:
         elif kind == "claim" and item[1] == self.peer.progress and self.claimed != item[1:]:
             self.claimed = (item[1], item[2])
             due = self.peer.due()
+            if item[2] and self.peer.take_last_word():
+                return  # (the game's last message, late here: nothing could follow it)
             seats = self.peer.claim_silent(forked=item[2])
             if seats:
                 waited = self.settings.grace * (2 if item[2] else 1)

@@ -143,6 +143,24 @@ class Peer:
         self._route()
         return claimed
 
+    def take_last_word(self) -> list[int]:
+        """The seats here that take the game's last message after all, refused once
+        because they had claimed its sender silent
+        (:meth:`~p2pcards.table.session.Session.last_word`)."""
+        taken = []
+        for seat, session in self.sessions.items():
+            wire = session.last_word()
+            if wire is None:
+                continue
+            session.take_late(wire)
+            taken.append(seat)
+            if self.journal is not None:
+                self.journal.append("late", seat, wire)
+            if wire not in self.known:
+                self._took(wire)
+        self._route()
+        return taken
+
     def check_pending(self, limit: int | None = None) -> bool:
         """Check up to ``limit`` deferred shuffle proofs of this peer's seats (idle
         time: :meth:`Session.check_pending`); whether any is left unchecked.  What a
@@ -305,6 +323,9 @@ class Peer:
                     peer.propose_void(record[1], str(record[2]))
                 elif kind == "claim":
                     peer.sessions[record[1]].claim_silent(forked=bool(record[2]))
+                    peer._route()
+                elif kind == "late":
+                    peer.sessions[record[1]].take_late(bytes(record[2]))
                     peer._route()
             except (ValueError, KeyError, IndexError) as exc:
                 raise JournalError(f"{journal.path}: record {number} ({kind}) does not"

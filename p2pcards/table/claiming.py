@@ -230,11 +230,30 @@ class Claiming:
         for wire in list(claims.late.values()):
             env = self._kept(wire)
             if chain(transcript.hash, env.payload) in priors:
-                claims.made, claims.late = {}, {}
-                rejection = self._receive(wire)
-                if rejection is not None:
-                    self.rejections.append(rejection)
+                self.take_late(wire)
                 return
+
+    def last_word(self) -> bytes | None:
+        """The game's last message (:meth:`PhaseMachine.last_word`), if this seat refused
+        it because it had claimed its sender silent: nothing will ever be built on it,
+        so :meth:`_withdraw` would never see that another seat took it.  The driver
+        calls this once twice the grace period has passed with the claims incomplete
+        (they would have completed by then had every other seat claimed), and takes it
+        with :meth:`take_late`; the result is the same either way (a seat silent at
+        the agreement changes no verdict), and the game ends here as it did there."""
+        step = self.due()
+        if step is None or not self.machine.last_word():
+            return None
+        return self.claims.late.get(step.seat)
+
+    def take_late(self, wire: bytes) -> None:
+        """Take after all a message refused because this seat had claimed its sender
+        silent (this seat's claims on the transcript lapse)."""
+        claims = self.claims
+        claims.made, claims.late = {}, {}
+        rejection = self._receive(wire)
+        if rejection is not None:
+            self.rejections.append(rejection)
 
     def _receive(self, wire: bytes) -> Rejection | None:
         raise NotImplementedError

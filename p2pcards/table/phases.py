@@ -132,6 +132,17 @@ class PhaseMachine:
                 return Step(self.flavor.act, player)
         return None
 
+    def last_word(self) -> bool:
+        """Whether the message due is the game's last: the one agreement still missing
+        from a deal after which the game is over (no message will ever follow it)."""
+        run = self.run
+        if self.phase != Phase.AGREE or run is None or len(list(self.agenda)) != 1:
+            return False
+        void = run.outcome is not None and run.outcome.void
+        totals = [total + points for total, points in zip(self.totals, run.points, strict=True)]
+        return self.game.winner(totals, self.scored + (0 if void else 1),
+                                self.options) is not None
+
     def forced(self) -> int | None:
         """The move the table makes for the seat to move when it has no choice and
         does not see its card (Nullern's blind round), once everyone has shown it."""
