@@ -76,7 +76,7 @@ def test_the_checks_catch_differing_histories_a_missing_one_and_memory(tmp_path:
     assert report.problems == [f"host peaked at {chaos.MEMORY_BOUND_MIB + 1} MiB"]
 
 
-GRACE = 4.0
+GRACE = 6.0
 SHORT_PASUR = ("-o", "target=20")
 """A Pasur game whose fault strikes in its first deal goes to 20 points (3 or 4 deals),
 not to the chaos run's 40 (6 to 8): enough deals after the fault, at half the time.
@@ -88,7 +88,7 @@ GAMES = [  # (game, fault): each strikes early in the first deal, so that it is 
     ("pasur", Fault("kill-restart", "p1", 2, 0.3, 1.0)),  # with 400 idle connections
     ("bidwhist", Fault("bots-and-die", "p1", 1, 0.3)),
     ("pasur", Fault("leave", "p2", 1, 0.3)),  # a stand-in takes the seat
-    ("controlnut", Fault("stop-past-grace", "p1", 1, 0.3, 9.0)),  # back after a forfeit
+    ("controlnut", Fault("stop-past-grace", "p1", 1, 0.3, 12.0)),  # back after a forfeit
 ]
 
 

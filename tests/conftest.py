@@ -1,0 +1,21 @@
+"""Test-session wiring.  The suite runs on two pytest-xdist workers (``-n 2 --dist
+loadgroup`` in pyproject.toml): the tests marked ``slow`` that start real processes or
+drive a real terminal form one group, run one after another on one worker, so that two
+tables of real processes never compete for the machine's cores (their peers answer
+within grace periods of a few seconds), while the other worker runs everything else.
+The slow tests that only compute in this process (seven seats, Nullern's twenty deals)
+are not in the group."""
+
+from __future__ import annotations
+
+import pytest
+
+IN_PROCESS = frozenset({"test_table.py", "test_deck.py", "test_verify_explain.py"})
+"""Test modules whose ``slow`` tests start no process and no terminal."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("slow") is not None \
+                and item.path.name not in IN_PROCESS:
+            item.add_marker(pytest.mark.xdist_group("processes"))
