@@ -458,3 +458,32 @@ async def test_a_joiner_whose_link_breaks_comes_back_and_finishes(tmp_path: Path
     assert len(histories(host.peer, joiner.peer)) == 1
     assert sum("joe is back at seat 1" in line for line in host.say) == 2  # type: ignore
     assert not host.closed_reasons
+
+
+async def test_the_game_s_last_message_goes_out_before_the_host_verifies_the_game(
+        tmp_path: Path) -> None:
+    """The last seat's agreement ends the game at the host, which relays it to the other
+    joiner and then verifies the whole transcript, holding its loop for seconds on a
+    busy machine.  The relay goes out first: when the game's outputs begin, every
+    link's queue is empty and its writer idle, so the other joiner is not left waiting
+    past its grace period for the game's last message."""
+    from p2pcards.net import host as host_module  # noqa: PLC0415
+
+    host = make_host(tmp_path, players=3, options={"target": 20})
+    queued: list[list[bool]] = []
+
+    async def over(peer: Any, driver: Any, number: int) -> None:
+        queued.append([host_module._idle(seated) for seated in host.links])
+
+    host.on_over = over
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.run)
+        joiners = [make_joiner(tmp_path, invite, name, dial=memory_dial(host))
+                   for name in ("joe", "jim")]
+        for joiner in joiners:
+            nursery.start_soon(joiner.run)
+        with trio.fail_after(120):
+            while not queued:
+                await trio.sleep(0.01)
+    assert queued == [[True, True]]
+    assert all(j.peer is not None and j.peer.over for j in joiners)

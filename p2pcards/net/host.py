@@ -547,12 +547,23 @@ class Host:
         peer, driver, journal = self.peer, self.driver, self.journal
         assert peer is not None and driver is not None
         recorded = self.series is not None and self.series.between
+        await self._sent()
         if not recorded:
             if self.on_over is not None:
                 await self.on_over(peer, driver, self.number)
             if self.series is not None:
                 self.series.finish(result_of(peer))
         settle(peer, journal)
+
+    async def _sent(self) -> None:
+        """Let what is queued for the links go out (for up to :data:`DRAIN_SECONDS`)
+        before the game's outputs: verifying the whole transcript holds this loop for
+        seconds on a busy machine, and the game's last message, relayed from the seat
+        that sent it and still queued for the others, would reach them only after
+        their grace period (they would claim its sender silent)."""
+        with trio.move_on_after(DRAIN_SECONDS):
+            while not all(_idle(seated) for seated in self.links):
+                await trio.sleep(0.01)
 
     def _can_ask(self) -> bool:
         """Whether a person sits at the table who may ask for another game: at this
@@ -819,3 +830,11 @@ def settle(peer: Peer, journal: Journal) -> None:
 def _seated(link: Link, key: bytes, name: str) -> Seated:
     out, out_read = trio.open_memory_channel[Frame](math.inf)
     return Seated(link, name, Conduct(key), out, out_read)
+
+
+def _idle(seated: Seated) -> bool:
+    """Whether a link's queue has gone out: nothing in it, and its writer back waiting
+    for the next frame (or gone)."""
+    stats = seated.out_read.statistics()
+    return stats.current_buffer_used == 0 and (stats.tasks_waiting_receive > 0
+                                               or seated.drained.is_set())
