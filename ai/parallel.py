@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.util
 import os
 import random
 import signal
@@ -132,6 +133,11 @@ class RootParallel:
         context = _context()
         self._pools = [ProcessPoolExecutor(max_workers=1, initializer=_worker_signals,
                                            mp_context=context) for _ in range(self.workers)]
+        # Stopped as this process exits, if its owner has not closed them: a process
+        # started by multiprocessing (an arena's, say) joins its children as it exits,
+        # before the executors' own exit hook runs, and these workers would wait for
+        # ever for a task (they end with their parent: the parent waits for them).
+        multiprocessing.util.Finalize(self, _stop, args=(self._pools,), exitpriority=10)
         with _sigint_ignored():  # the first task starts the process (and the fork server)
             for pool in self._pools:
                 pool.submit(_ready, None)
@@ -172,12 +178,7 @@ class RootParallel:
 
     def _discard(self) -> None:
         pools, self._pools = self._pools, []
-        for pool in pools:
-            # (no public way to stop a worker before Python 3.14)
-            for process in list((pool._processes or {}).values()):
-                if process.is_alive():
-                    process.terminate()
-            pool.shutdown(wait=False, cancel_futures=True)
+        _stop(pools)
 
     def _run(self, view: SearchView[SearchState], seed: int, budget: _Budget) -> SearchResult:
         iterations, seconds, root_actions = budget.iterations, budget.seconds, budget.root_actions
@@ -211,6 +212,16 @@ class RootParallel:
         visits = {a: visits[a] for a in legal if a in visits}
         action = most_visited(legal, visits)
         return SearchResult(action, visits, sum(done), time.perf_counter() - start, Node(-1))
+
+
+def _stop(pools: list[ProcessPoolExecutor]) -> None:
+    """Stop these executors' workers at once, a search under way included."""
+    for pool in pools:
+        # (no public way to stop a worker before Python 3.14)
+        for process in list((pool._processes or {}).values()):
+            if process.is_alive():
+                process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 @contextmanager
