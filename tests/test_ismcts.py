@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import random
 import signal
@@ -10,7 +9,6 @@ import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Self
 
@@ -368,28 +366,3 @@ def test_heuristic_rollouts_play_only_legal_moves():
         POLICY.rollout(full, random.Random(0))
         assert full.is_terminal() and full.points() == checked.points()
 
-
-_KEPT: list[object] = []
-"""In a pool's process: the bots kept for its later tasks (as an arena keeps its own)."""
-
-
-def _search_and_leave_the_pool_open() -> int:
-    """In a process of a pool (as an arena's sets are played): a bot spread over two
-    processes searches, is kept, and its pool is never closed."""
-    full, seat = played_to_a_decision(nullern.GAME, 4, 9, random.Random(8))
-    bot = make_bot("ismcts:w=2", iterations=40)
-    _KEPT.append(bot)
-    return bot(full.view(seat), random.Random(1))
-
-
-def test_a_process_of_a_pool_whose_bot_searched_on_two_processes_exits():
-    """An arena's process exits by joining its children, before the executors' own exit
-    hook: search workers it never closed would wait for ever for their next task (and
-    the arena for it).  The pool's workers are stopped as the process exits."""
-    context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(1, mp_context=context)
-    action = pool.submit(_search_and_leave_the_pool_open).result(timeout=120)
-    (process,) = pool._processes.values()
-    pool.shutdown(wait=False)
-    process.join(timeout=60)
-    assert action >= 0 and not process.is_alive() and process.exitcode == 0
