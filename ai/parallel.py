@@ -131,14 +131,14 @@ class RootParallel:
         if self._pools:  # one process per worker: a worker keeps its tree
             return
         context = _context()
-        self._pools = [ProcessPoolExecutor(max_workers=1, initializer=_worker_signals,
+        self._pools = [ProcessPoolExecutor(max_workers=1, initializer=worker_signals,
                                            mp_context=context) for _ in range(self.workers)]
         # Stopped as this process exits, if its owner has not closed them: a process
         # started by multiprocessing (an arena's, say) joins its children as it exits,
         # before the executors' own exit hook runs, and these workers would wait for
         # ever for a task (they end with their parent: the parent waits for them).
-        multiprocessing.util.Finalize(self, _stop, args=(self._pools,), exitpriority=10)
-        with _sigint_ignored():  # the first task starts the process (and the fork server)
+        multiprocessing.util.Finalize(self, stop_pools, args=(self._pools,), exitpriority=10)
+        with sigint_ignored():  # the first task starts the process (and the fork server)
             for pool in self._pools:
                 pool.submit(_ready, None)
 
@@ -178,7 +178,7 @@ class RootParallel:
 
     def _discard(self) -> None:
         pools, self._pools = self._pools, []
-        _stop(pools)
+        stop_pools(pools)
 
     def _run(self, view: SearchView[SearchState], seed: int, budget: _Budget) -> SearchResult:
         iterations, seconds, root_actions = budget.iterations, budget.seconds, budget.root_actions
@@ -214,7 +214,7 @@ class RootParallel:
         return SearchResult(action, visits, sum(done), time.perf_counter() - start, Node(-1))
 
 
-def _stop(pools: list[ProcessPoolExecutor]) -> None:
+def stop_pools(pools: list[ProcessPoolExecutor]) -> None:
     """Stop these executors' workers at once, a search under way included."""
     for pool in pools:
         # (no public way to stop a worker before Python 3.14)
@@ -225,7 +225,7 @@ def _stop(pools: list[ProcessPoolExecutor]) -> None:
 
 
 @contextmanager
-def _sigint_ignored() -> Iterator[None]:
+def sigint_ignored() -> Iterator[None]:
     """Ctrl-C ignored while the workers start, on the main thread (elsewhere the signal
     cannot be changed): a process started meanwhile, the fork server first of all,
     inherits that, and Python keeps it.  A terminal's Ctrl-C reaches every process of
@@ -240,7 +240,7 @@ def _sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, before)
 
 
-def _worker_signals() -> None:
+def worker_signals() -> None:
     """A worker leaves Ctrl-C to its parent: it ignores SIGINT, and drops a signal
     wakeup descriptor inherited from the parent's event loop (through which every
     signal it received would reach the parent again).  And it ends when its parent

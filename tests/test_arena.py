@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from p2pcards.bots import arena
 from p2pcards.cli.main import main
@@ -112,3 +119,143 @@ def test_arena_command_refuses_unknown_bots_and_seat_counts(capsys):
     assert "unknown bot 'genius'" in capsys.readouterr().err
     assert main(["arena", "bidwhist", "--players", "random,random"]) == 2
     assert "Bid Whist is played by 4 players, not 2" in capsys.readouterr().err
+
+
+def _without_rates(result: dict) -> dict:
+    for entry in result["entries"]:
+        entry.pop("iterations_per_s")
+    return result
+
+
+def test_a_run_goes_on_from_its_results_file(tmp_path, monkeypatch):
+    setup = arena.Setup("pasur", ("random", "pimc"), seed=4, iterations=10)
+    whole = _without_rates(arena.run(setup, 5))
+    played: list[int] = []
+    play_set = arena.play_set
+
+    def counting(setup: arena.Setup, spec: arena.SetSpec):
+        played.append(spec.n)
+        return play_set(setup, spec)
+
+    monkeypatch.setattr(arena, "play_set", counting)
+    results = tmp_path / "run.jsonl"
+    arena.run(setup, 2, results=str(results))
+    assert played == [0, 1]
+    heard: list[str] = []
+    resumed = _without_rates(arena.run(setup, 5, results=str(results), say=heard.append))
+    assert played == [0, 1, 2, 3, 4]  # the two kept sets are not played again
+    assert heard == [f"arena: 2 of the 5 sets are in {results}; 3 to play"]
+    assert resumed == whole
+    # a longer file serves a shorter run, and is kept whole
+    shorter = _without_rates(arena.run(setup, 3, results=str(results)))
+    assert played == [0, 1, 2, 3, 4]
+    assert shorter == _without_rates(arena.run(arena.Setup("pasur", ("random", "pimc"),
+                                                           seed=4, iterations=10), 3))
+    assert len(results.read_text().splitlines()) == 6
+
+
+def test_a_line_cut_short_at_the_end_is_played_again(tmp_path):
+    setup = arena.Setup("pasur", ("random", "heuristic"), seed=6)
+    results = tmp_path / "run.jsonl"
+    whole = arena.run(setup, 3, results=str(results))
+    lines = results.read_text().splitlines()
+    results.write_text("\n".join(lines[:3]) + "\n" + lines[3][:25])  # killed as it wrote
+    again = arena.run(setup, 3, results=str(results))
+    assert again == whole
+    assert results.read_text().splitlines() == lines
+
+
+def test_a_results_file_of_another_run_or_damaged_is_refused_untouched(tmp_path, capsys):
+    results = tmp_path / "run.jsonl"
+    command = ["arena", "pasur", "--players", "random,heuristic", "--deals", "3",
+               "--results", str(results), "--json"]
+    assert main([*command, "--seed", "4"]) == 0
+    capsys.readouterr()
+    kept = results.read_bytes()
+
+    def refused(args: list[str], why: str) -> None:
+        assert main(args) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert captured.err.strip() == f"p2pcards: --results {results}: {why}"
+
+    refused([*command, "--seed", "5"], "it holds another run: its seed is 4, this run's is 5")
+    refused(["arena", "pasur", "--players", "heuristic,random", "--deals", "3", "--seed", "4",
+             "--results", str(results)],
+            'it holds another run: its lineup is ["random", "heuristic"], '
+            'this run\'s is ["heuristic", "random"]')
+    assert results.read_bytes() == kept
+    lines = kept.decode().splitlines()
+    for damaged, why in [
+            ([lines[0], "{oops", *lines[2:]], "line 2: not JSON (Expecting property name "
+             "enclosed in double quotes)"),
+            ([lines[0], lines[1], lines[1]], "line 3: set 0 again"),
+            ([lines[0], lines[1].replace('"set": 0', '"set": -1')],
+             "line 2: its set number is not a count"),
+            ([lines[0], lines[1].replace('"random"', '"genius"')],
+             "line 2: its tallies are not those of the bots heuristic, random"),
+            (['{"format": "p2pcards-history/1"}'],
+             "line 1 is not the head of an arena's results (p2pcards-arena/1)"),
+            ([], "the file is empty, not an arena's results (remove it to start the run "
+             "afresh)")]:
+        text = "".join(line + "\n" for line in damaged)
+        results.write_text(text)
+        refused([*command, "--seed", "4"], why)
+        assert results.read_text() == text
+    results.write_bytes(b"\xff\xfe\x00")
+    refused([*command, "--seed", "4"], "the file is not text, not an arena's results")
+    missing = tmp_path / "no" / "run.jsonl"
+    assert main([*command[:-3], "--results", str(missing)]) == 2
+    assert f"--results {missing}: cannot write there: the directory" in capsys.readouterr().err
+
+
+def _until_kept(process: subprocess.Popen, results: Path, sets: int) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None and (
+            not results.exists() or results.read_text().count("\n") <= sets):
+        time.sleep(0.02)
+
+
+@pytest.mark.slow
+def test_an_arena_run_killed_or_stopped_part_way_goes_on_with_the_same_command(tmp_path):
+    results = tmp_path / "run.jsonl"
+    command = [sys.executable, "-m", "p2pcards", "arena", "pasur", "--players",
+               "random,heuristic", "--deals", "400", "--seed", "8", "--jobs", "2",
+               "--results", str(results), "--json"]
+    # killed outright (its workers end with it: they hold its pipes, and communicate()
+    # would wait for them)
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        _until_kept(first, results, 30)
+        first.kill()
+    finally:
+        first.communicate(timeout=60)
+    killed = results.read_text().count("\n") - 1
+    assert 30 <= killed < 400, killed
+    # Ctrl-C at a terminal: SIGINT to the whole foreground group, workers included
+    # (SIGINT as a shell leaves it to a command it starts, whatever this test inherited)
+    at_terminal = [sys.executable, "-c", "import runpy, signal, sys; "
+                   "signal.signal(signal.SIGINT, signal.default_int_handler); "
+                   "sys.argv[0] = 'p2pcards'; runpy.run_module('p2pcards', run_name='__main__')",
+                   *command[3:]]
+    second = subprocess.Popen(at_terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, start_new_session=True)
+    try:
+        _until_kept(second, results, killed + 30)
+        os.killpg(second.pid, signal.SIGINT)
+    finally:
+        out, err = second.communicate(timeout=60)
+    assert second.returncode == 130, err
+    assert "Traceback" not in err and out == ""
+    assert err.splitlines()[0] == f"arena: {killed} of the 400 sets are in {results}; " \
+        f"{400 - killed} to play"
+    assert err.splitlines()[-1] == f"arena: stopped; the sets played are kept in {results}, " \
+        "and the same command goes on from there"
+    stopped = results.read_text().count("\n") - 1
+    assert killed + 30 <= stopped < 400, stopped
+    third = subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
+    assert third.returncode == 0, third.stderr
+    assert "Traceback" not in third.stderr
+    assert third.stderr.splitlines()[0].startswith(f"arena: {stopped} of the 400 sets")
+    fresh = arena.run(arena.Setup("pasur", ("random", "heuristic"), seed=8), 400)
+    assert json.loads(third.stdout) == fresh

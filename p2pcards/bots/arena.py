@@ -20,25 +20,16 @@ import statistics
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from p2pcards.ai.parallel import sigint_ignored, stop_pools, worker_signals
 from p2pcards.bots import Bot, SearchBot, make_bot
+from p2pcards.bots.arenalog import ResultsFile, SetResult, Tally
 from p2pcards.games import CHANCE, GAMES, Game, HandState, get_game
 from p2pcards.games.game import DealSetup
 from p2pcards.history import HandRecord, History
 from p2pcards.local import LocalGame
-
-
-@dataclass
-class Tally:
-    """What one bot earned, per deal or per game."""
-
-    seats: set[int] = field(default_factory=set)
-    wins: list[float] = field(default_factory=list)
-    points: list[float] = field(default_factory=list)
-    bids: int = 0
-    exact: int = 0
 
 
 def play_deal(setup: DealSetup, deck: Sequence[int], bots: Sequence[Bot],
@@ -126,7 +117,7 @@ def _counters(setup: Setup) -> dict[str, tuple[int, float]]:
     return counts
 
 
-def play_set(setup: Setup, spec: SetSpec) -> tuple[dict[str, Tally], dict[str, tuple[int, float]]]:
+def play_set(setup: Setup, spec: SetSpec) -> SetResult:
     """Play one set; return each bot's tally and the iterations and seconds it searched.
 
     Everything random in a set follows from the arena's seed and the set's number,
@@ -178,13 +169,17 @@ def plan(game: Game, count: int, seed: int, deals: bool, players: int) -> list[S
     return specs
 
 
-def run(setup: Setup, count: int, *, jobs: int = 1,
-        progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+def run(setup: Setup, count: int, *, jobs: int = 1, results: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        say: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Play ``count`` sets of the arena ``setup`` and return its report (see
     :func:`report`).
 
     ``jobs`` processes play the sets side by side; with an iteration budget the
-    report is the same for any number of jobs.
+    report is the same for any number of jobs.  ``results``: a results file
+    (:mod:`p2pcards.bots.arenalog`) that keeps each set as it ends; the sets it
+    already holds are not played again, and the report is the same as a run's
+    in one sitting.  ``say`` hears how many sets the file already held.
     """
     game = get_game(setup.game)
     lineup, seed, deals, save = setup.lineup, setup.seed, setup.deals, setup.save
@@ -201,23 +196,45 @@ def run(setup: Setup, count: int, *, jobs: int = 1,
     specs = plan(game, count, seed, deals, players)
     if save:
         os.makedirs(save, exist_ok=True)
-    results: list[tuple[dict[str, Tally], dict[str, tuple[int, float]]] | None] = [None] * count
+    store = ResultsFile(results, setup) if results else None
+    kept = store.load() if store else {}
+    played: list[SetResult | None] = [kept.get(n) for n in range(count)]
+    todo = [spec for spec in specs if played[spec.n] is None]
+    done = count - len(todo)
+    if store and kept and say:
+        say(f"arena: {done} of the {count} sets are in {results}; {len(todo)} to play")
+
+    def finished(n: int, result: SetResult) -> None:
+        nonlocal done
+        played[n] = result
+        done += 1
+        if store:
+            store.append(n, result)
+        if progress:
+            progress(done, count)
+
     if jobs == 1:
-        for spec in specs:
-            results[spec.n] = play_set(setup, spec)
-            if progress:
-                progress(spec.n + 1, count)
-    else:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = {pool.submit(play_set, setup, spec): spec.n for spec in specs}
-            for done, future in enumerate(as_completed(futures), 1):
-                results[futures[future]] = future.result()
-                if progress:
-                    progress(done, count)
+        for spec in todo:
+            finished(spec.n, play_set(setup, spec))
+    elif todo:
+        # Ctrl-C is the arena's alone: its workers ignore it (from their start), and
+        # stop at once when it comes (or anything else ends the run); the sets kept
+        # in ``results`` are the ones that ended.
+        pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=worker_signals)
+        try:
+            with sigint_ignored():  # each submission may start a worker
+                futures = {pool.submit(play_set, setup, spec): spec.n for spec in todo}
+            for future in as_completed(futures):
+                finished(futures[future], future.result())
+        except BaseException:
+            stop_pools([pool])
+            raise
+        pool.shutdown()
     kinds = sorted(set(lineup))
     tallies = {kind: Tally() for kind in kinds}
     searched: dict[str, list[float]] = {}
-    for result in results:
+    for result in played:
         assert result is not None
         pair, spent = result
         means = {kind: statistics.fmean(tally.points) for kind, tally in pair.items()}

@@ -129,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     arena_p.add_argument("--jobs", type=int, default=1,
                          help="processes playing sets side by side (default 1; with "
                          "--iterations the report does not depend on it)")
+    arena_p.add_argument("--results", metavar="FILE",
+                         help="keep each set in FILE as it ends; run the same command "
+                         "again to go on where it stopped")
     arena_p.set_defaults(func=cmd_arena)
 
     table_p = sub.add_parser(
@@ -402,16 +405,24 @@ def cmd_arena(args: argparse.Namespace) -> int:
     problems = [f"--deals/--games must be at least 1, not {count}" if count < 1 else "",
                 "--iterations must be at least 1" if _under(args.iterations, 1) else "",
                 "--think must be more than 0 seconds" if _under(args.think, 0, True) else "",
-                outputs.check([("--save", args.save)], directories=["--save"]) or ""]
+                outputs.check([("--save", args.save), ("--results", args.results)],
+                              directories=["--save"]) or ""]
     try:
         if any(problems):
             raise ValueError(next(p for p in problems if p))
         setup = arena.Setup(game.name, tuple(lineup), args.seed, args.deals is not None,
                             args.iterations, args.think, args.save)
-        result = arena.run(setup, count, jobs=args.jobs, progress=arena.progress_bar)
+        result = arena.run(setup, count, jobs=args.jobs, results=args.results,
+                           progress=arena.progress_bar,
+                           say=lambda line: print(line, file=sys.stderr))
     except ValueError as exc:
         print(f"p2pcards: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
+    except KeyboardInterrupt:
+        kept = (f"; the sets played are kept in {args.results}, and the same command goes "
+                "on from there") if args.results else ""
+        print(f"\narena: stopped{kept}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     print(json.dumps(result) if args.json else arena.format_report(result))
     return EXIT_OK
 
