@@ -212,3 +212,38 @@ def test_a_host_stopped_before_the_game_keeps_nothing(tmp_path: Path) -> None:
         assert not list((tmp_path / "host" / "tables").glob("*.journal"))
     finally:
         peers.kill_all()
+
+
+_INTERRUPTED_AT = """
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a shell leaves it
+
+class Interrupt:  # Ctrl-C as the program first imports {module!r}
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+sys.argv[1:] = ["bench", "engines"]
+import runpy
+{start}
+"""
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_the_program_loads_is_quiet() -> None:
+    """Ctrl-C as the program loads one module or another, started as ``python -m
+    p2pcards`` and as the installed command: status 130 and no traceback."""
+    starts = ["runpy.run_module('p2pcards', run_name='__main__')"]
+    script = Path(sys.executable).parent / "p2pcards"
+    if script.exists():
+        starts.append(f"runpy.run_path({str(script)!r}, run_name='__main__')")
+    for start in starts:
+        for module in ("p2pcards.cli.main", "trio", "msgpack", "p2pcards.games",
+                       "p2pcards.bots", "argparse"):
+            launch = [sys.executable, "-c", _INTERRUPTED_AT.format(module=module, start=start)]
+            done = subprocess.run(launch, check=False, capture_output=True, text=True,
+                                  timeout=60)
+            assert (done.returncode, done.stderr) == (130, ""), (start, module)
