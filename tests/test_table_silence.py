@@ -254,6 +254,10 @@ def test_claimants_take_a_late_message_another_seat_built_on(
         assert not any(e.kind == "forfeit" for s in table.sessions for e in s.events)
         table.play(deals=1)
         assert all(len(s.finished) >= 1 for s in table.sessions)
+        for wire in claims:  # a claim given up, whose number went to a later message,
+            refused = late.receive(wire)  # reaching the seat it named at last
+            assert refused is not None and refused.rule == "stale", refused
+            assert refused.reason.startswith("a claim of silence overtaken: its number")
 
 
 @pytest.mark.parametrize("weakened", [True, False])

@@ -34,7 +34,7 @@ LATE = frozenset({"silent", "turn"})
 """Refusals an honest peer can earn by arriving late (a claim of silence, or another
 message, got in first): the message is not relayed, the link stays (up to
 MAX_REFUSED)."""
-CLAIM_LATE = frozenset({"order", "replay", "deal"})
+CLAIM_LATE = frozenset({"order", "replay", "stale", "deal"})
 """Refusals a claim earns in a race an honest peer cannot see (its sender has taken a
 message the host has not, or the other way round, while the host was slow): counted as
 late, not closed."""

@@ -82,6 +82,9 @@ class Claiming:
         if env.kind == Kind.CHEAT:
             return self._cheat_claim(env, wire)
         if env.seq < transcript.seq_in[sender]:
+            if env.prior in transcript.positions:  # a claim its sender gave up, come late
+                return Rejection(sender, "stale", f"a claim of silence overtaken: its"
+                                                  f" number {env.seq} went to a later message")
             return Rejection(sender, "replay", f"a claim with sequence number {env.seq},"
                                                f" already used")
         if env.prior != transcript.hash:  # its sender saw more, or less: held, the latest
