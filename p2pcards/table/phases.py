@@ -286,15 +286,14 @@ class PhaseMachine:
     def unchecked(self) -> bool:
         """Whether the deal in progress holds shuffle proofs taken without their check
         (docs/protocol.md, "Pipelined shuffles"), none of them found refused yet."""
-        run = self.run
-        return run is not None and isinstance(run.deck, ProvedDeck) \
-            and bool(run.deck.pending) and run.refuted is None
+        return self.unchecked_count() > 0
 
     def unchecked_count(self) -> int:
-        """How many shuffle proofs :meth:`unchecked` counts."""
+        """How many such proofs (0 once one is found refused)."""
         run = self.run
-        return len(run.deck.pending) if self.unchecked() and run is not None \
-            and isinstance(run.deck, ProvedDeck) else 0
+        if run is None or not isinstance(run.deck, ProvedDeck) or run.refuted is not None:
+            return 0
+        return len(run.deck.pending)
 
     def waiting(self) -> bool:
         """Whether the deferred proofs still stand between the deal and its next step:
