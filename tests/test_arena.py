@@ -259,3 +259,16 @@ def test_an_arena_run_killed_or_stopped_part_way_goes_on_with_the_same_command(t
     assert third.stderr.splitlines()[0].startswith(f"arena: {stopped} of the 400 sets")
     fresh = arena.run(arena.Setup("pasur", ("random", "heuristic"), seed=8), 400)
     assert json.loads(third.stdout) == fresh
+
+
+@pytest.mark.slow
+def test_an_arena_of_bots_searching_on_two_processes_ends_under_two_jobs():
+    """Each job's bot keeps its search workers open from set to set; as the job's
+    process exits they must stop (a process of a pool joins its children first, and
+    they would wait for their next task for ever, and the arena with them)."""
+    command = [sys.executable, "-m", "p2pcards", "arena", "pasur", "--players",
+               "ismcts:w=2,random", "--deals", "3", "--iterations", "20", "--seed", "4",
+               "--jobs", "2", "--json"]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["games"] == 3
