@@ -15,6 +15,7 @@ import trio
 import trio.testing
 
 from p2pcards.bots import Bot, heuristic_bot, make_bot
+from p2pcards.games.game import Game
 from p2pcards.net.driver import Settings
 from p2pcards.net.host import Host, HostConfig
 from p2pcards.net.identity import load_or_create
@@ -144,7 +145,8 @@ class Relay:
 # ------------------------------------------------------------------ hosts and joiners
 
 
-def maker(kind: str) -> Bot:
+def maker(kind: str, game: Game) -> Bot:
+    """Fifty iterations a move, whatever the game (a test's bots answer at once)."""
     return make_bot(kind, iterations=50)
 
 

@@ -3,7 +3,9 @@ trees are continued, forced moves are played at once."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import random
 import threading
 
@@ -12,10 +14,19 @@ import pytest
 from p2pcards.ai.ismcts import CLOCK_EVERY, Node, grow, search, settled
 from p2pcards.ai.parallel import RootParallel
 from p2pcards.bench.wait import main as wait_main
-from p2pcards.bots import SearchBot, heuristic_bot, make_bot, playbook
+from p2pcards.bots import (
+    SearchBot,
+    default_think,
+    default_workers,
+    heuristic_bot,
+    make_bot,
+    playbook,
+    unsplit_games,
+)
 from p2pcards.bots.ponder import Pondering, follow, ponders
 from p2pcards.bots.waiting import WaitSetup, measure, quantile
-from p2pcards.games import CHANCE, bidwhist, controlnut, get_game, nullern, pasur
+from p2pcards.cli import netcmd
+from p2pcards.games import CHANCE, GAMES, bidwhist, controlnut, get_game, nullern, pasur
 from p2pcards.local import LocalGame
 from tests.sim import choose
 from tests.test_ismcts import Pile
@@ -245,3 +256,33 @@ def test_the_wait_suite_prints_records_and_refuses_bad_options(capsys):
     assert "unknown game 'poker'" in capsys.readouterr().err
     assert wait_main(["--deals", "0"]) == 2
     assert "--deals must be at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cores", [None, 1, 2, 8])
+def test_default_bots_split_their_search_only_where_the_arena_found_it_as_strong(
+        monkeypatch, cores):
+    # Control Nut!'s two trees of half the search lost to one tree (docs/benchmarks.md)
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    assert [name for name, game in GAMES.items() if not game.split_search] == ["controlnut"]
+    assert unsplit_games() == "Control Nut!"  # (the help of --workers and --think)
+    for game in GAMES.values():
+        two = game.split_search and (cores or 1) >= 2
+        assert default_workers(game) == (2 if two else 1)
+        assert default_think(default_workers(game)) == (0.5 if two else 1.0)
+
+
+def test_a_networked_peer_makes_its_bots_for_the_game_at_its_table(monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    bots = netcmd._BotMaker(argparse.Namespace(think=None))
+    try:
+        one = bots("ismcts", get_game("controlnut"))
+        assert isinstance(one, SearchBot) and one.workers == 1 and one.pool is None
+        assert one.think == 1.0 and bots.pool is None
+        two = bots("ismcts", get_game("pasur"))
+        assert isinstance(two, SearchBot) and two.workers == 2 and two.think == 0.5
+        assert two.pool is bots.pool is not None
+        again = bots("ismcts", get_game("bidwhist"))  # the same pool for every bot
+        assert isinstance(again, SearchBot) and again.pool is bots.pool
+        assert bots("no-such-bot", get_game("pasur")) is heuristic_bot
+    finally:
+        bots.close()

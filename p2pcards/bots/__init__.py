@@ -19,19 +19,25 @@ decides from its own seat's view only.  The arena
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from p2pcards.ai.ismcts import EXPLORATION
 from p2pcards.ai.parallel import RootParallel
 from p2pcards.bots import heuristics  # noqa: F401  (registers the built-in playbooks)
 from p2pcards.bots.registry import Bot, Playbook, heuristic_bot, playbook, random_bot, register
 from p2pcards.bots.search import SEARCH_LIMIT, SearchBot
+from p2pcards.games.game import Game
 
 BOT_NAMES = ("random", "heuristic", "ismcts", "pimc", "ismcts-full", "ismcts-mo", "ismcts-own",
              "ismcts-backoff")
 SEARCHING = {"ismcts": "single", "ismcts-full": "single", "ismcts-mo": "multiple",
              "ismcts-own": "own", "ismcts-backoff": "backoff", "pimc": "single"}
 """The searching bots, and how each models the other players (``ai.ismcts.VARIANTS``)."""
+
+
+MakeBot = Callable[[str, Game], Bot]
+"""How a table gets its bots: a bot of a kind (a name of :func:`parse_spec`), to play a
+game (the defaults may depend on it: :func:`default_workers`)."""
 
 
 MAX_SHARE = 8
@@ -103,10 +109,18 @@ def make_bot(kind: str, iterations: int | None = None, think: float | None = Non
                      variant=SEARCHING[name], exploration=exploration)
 
 
-def default_workers() -> int:
-    """Processes a searching bot uses by default: two where the machine has two cores or
-    more (root parallelism: the same search in half the wait), else one."""
-    return 2 if (os.cpu_count() or 1) >= 2 else 1
+def default_workers(game: Game) -> int:
+    """Processes a searching bot uses by default at ``game``: two where the machine has
+    two cores or more and the game's search may be split (``Game.split_search``; root
+    parallelism: the same search in half the wait), else one."""
+    return 2 if game.split_search and (os.cpu_count() or 1) >= 2 else 1
+
+
+def unsplit_games() -> str:
+    """The games whose default search stays on one process, by title (help texts)."""
+    from p2pcards.games import GAMES  # noqa: PLC0415  (the games load the bots' playbooks)
+
+    return " and ".join(g.title for g in GAMES.values() if not g.split_search) or "no game"
 
 
 SEARCH_SECONDS = 1.0
@@ -141,7 +155,26 @@ def _load_games() -> None:
     import p2pcards.games  # noqa: F401, PLC0415
 
 
-__all__ = ["BOT_NAMES", "MAX_SHARE", "SEARCHING", "SEARCH_LIMIT", "SEARCH_SECONDS", "Bot",
-           "Playbook", "RootParallel", "SearchBot", "default_think", "default_workers",
-           "heuristic_bot", "make_bot", "parse_bot", "parse_spec", "playbook", "random_bot",
-           "register", "share_pool"]
+__all__ = [
+    "BOT_NAMES",
+    "MAX_SHARE",
+    "SEARCHING",
+    "SEARCH_LIMIT",
+    "SEARCH_SECONDS",
+    "Bot",
+    "MakeBot",
+    "Playbook",
+    "RootParallel",
+    "SearchBot",
+    "default_think",
+    "default_workers",
+    "heuristic_bot",
+    "make_bot",
+    "parse_bot",
+    "parse_spec",
+    "playbook",
+    "random_bot",
+    "register",
+    "share_pool",
+    "unsplit_games",
+]

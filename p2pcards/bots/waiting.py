@@ -68,7 +68,7 @@ def measure(setup: WaitSetup) -> WaitReport:
     players = game.default_players
     table = LocalGame(game, players, {}, setup.seed)
     table.deals = game.representative_deal  # Nullern: from its 10-card round on
-    workers = setup.workers or (1 if setup.ponder else default_workers())
+    workers = setup.workers or (1 if setup.ponder else default_workers(game))
     think = setup.think or default_think(workers)
     bots = [None if seat == PERSON else make_bot(setup.bots, None, think, workers)
             for seat in range(players)]

@@ -20,6 +20,7 @@ from p2pcards.bots import (
     make_bot,
     parse_bot,
     share_pool,
+    unsplit_games,
 )
 from p2pcards.cli import netcmd, outputs, repl
 from p2pcards.games import GAMES, OptionError, get_game
@@ -77,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "game; --auto default 200)")
     play.add_argument("--workers", type=int,
                       help="processes per searching bot (root parallelism; default 2 where "
-                      "the machine has two cores or more, else 1; 1 with --ponder)")
+                      "the machine has two cores or more, else 1; 1 in " + unsplit_games()
+                      + " and with --ponder)")
     play.add_argument("--seed", type=int, help="seed for the deals and the bots (same seed, "
                       "same game); random if absent")
     play.add_argument("--players", type=int, help="number of players (where the game allows)")
@@ -255,7 +257,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def _play_interactive(args: argparse.Namespace, table: LocalGame, seed: int) -> int:
-    workers = args.workers or (1 if args.ponder else default_workers())
+    workers = args.workers or (1 if args.ponder else default_workers(table.game))
     think = None if args.iterations is not None else args.think or default_think(workers)
     kind = args.bots or "ismcts"
     bots = [None if s == args.seat else make_bot(kind, args.iterations, think, workers=workers)

@@ -25,10 +25,12 @@ from p2pcards.bots import (
     default_workers,
     make_bot,
     share_pool,
+    unsplit_games,
 )
 from p2pcards.cli import guest, outputs
 from p2pcards.cli.netrepl import Left, NetPrompt
 from p2pcards.games import GAMES, OptionError
+from p2pcards.games.game import Game
 from p2pcards.net import lan
 from p2pcards.net.driver import Driver, Settings
 from p2pcards.net.frames import MAX_WATCHERS
@@ -153,7 +155,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--think", type=float,
                         help="seconds a searching bot thinks per move (default: one second of"
                         " search shared by two processes where the machine has two cores, so"
-                        " 0.5)")
+                        " 0.5, but one process in " + unsplit_games() + ")")
     parser.add_argument("--save", metavar="FILE",
                         help="write the verified hand history at the end")
     parser.add_argument("--transcript", metavar="FILE",
@@ -173,13 +175,13 @@ class _BotMaker:
     another version, or a hostile host's) is played by the heuristic bot."""
 
     def __init__(self, args: argparse.Namespace):
-        self.workers = default_workers()
-        self.think = args.think or default_think(self.workers)
+        self.think: float | None = args.think
         self.pool: RootParallel | None = None
 
-    def __call__(self, kind: str) -> Bot:
-        bot = make_bot(kind if kind in BOT_NAMES else "heuristic", think=self.think,
-                       workers=self.workers)
+    def __call__(self, kind: str, game: Game) -> Bot:
+        workers = default_workers(game)
+        bot = make_bot(kind if kind in BOT_NAMES else "heuristic",
+                       think=self.think or default_think(workers), workers=workers)
         if self.pool is not None and isinstance(bot, SearchBot) and bot.workers > 1:
             bot.pool = self.pool
         elif self.pool is None:

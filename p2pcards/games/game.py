@@ -78,6 +78,11 @@ class Game:
     """The place in the match of a typical deal (the benchmarks play it)."""
     bench_players: tuple[int, ...] = ()
     """The player counts ``p2pcards bench engines`` measures (none: the default)."""
+    split_search: bool = True
+    """Whether a searching bot's default move may spread its second of search over two
+    processes (two trees of half a second each, half the wait).  False where the arena
+    found the two trees weaker than one (docs/benchmarks.md, "Strength: two processes
+    against one"): the bots then search one tree for the whole second."""
 
     # -------------------------------------------------------------- options
 

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import trio
 
-from p2pcards.bots import Bot
+from p2pcards.bots import Bot, MakeBot
 from p2pcards.games import HandState
 from p2pcards.net.peer import Peer, Refusal
 from p2pcards.net.settings import Settings
@@ -84,7 +84,7 @@ class Driver:
     moved_at: float = 0.0
     last_progress: bytes = b""
     crash_count: int = 0
-    make_bot: Callable[[str], Bot] | None = None
+    make_bot: MakeBot | None = None
     """Makes the bot of a stand-in this peer comes to run (docs/protocol.md, "Seats that
     change hands")."""
     heard: bool = False
@@ -247,7 +247,7 @@ class Driver:
         bot = self.bots.get(seat)
         entry = self.peer.current.seats[seat]
         if bot is None and entry.bot and self.make_bot is not None:
-            bot = self.bots[seat] = self.make_bot(entry.bot)
+            bot = self.bots[seat] = self.make_bot(entry.bot, self.peer.current.rules)
         return bot
 
     async def _think(self, seat: int, view: HandState, progress: bytes) -> None:

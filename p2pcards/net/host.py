@@ -34,7 +34,7 @@ from functools import partial
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pcards.bots import Bot
+from p2pcards.bots import MakeBot
 from p2pcards.net import lan, links, tls
 from p2pcards.net.again import LEAVE, Agreement, tell
 from p2pcards.net.door import Door, Quietly, reason_of
@@ -150,7 +150,7 @@ and returns its port."""
 
 
 class Host:
-    def __init__(self, identity: Identity, config: HostConfig, make_bot: Callable[[str], Bot],
+    def __init__(self, identity: Identity, config: HostConfig, make_bot: MakeBot,
                  journal: Journal, *, say: Callable[[str], None] = print,
                  person: Person | None = None, seed: int | None = None,
                  place: Place | None = None):
@@ -285,10 +285,10 @@ class Host:
     def _make_driver(self) -> None:
         assert self.peer is not None
         roster = self.peer.roster
-        bots = {seat: self.make_bot(e.bot) for seat, e in enumerate(roster.seats)
+        bots = {seat: self.make_bot(e.bot, roster.rules) for seat, e in enumerate(roster.seats)
                 if seat in self.peer.sessions and e.bot and seat != 0}
         if self.config.own_bot:  # this run's choice, whatever the roster began with
-            bots[0] = self.make_bot(self.config.own_bot)
+            bots[0] = self.make_bot(self.config.own_bot, roster.rules)
         self.driver = Driver(self.peer, self._relay_own, bots, self.config.settings,
                              self.person, self.say, self.seed, make_bot=self.make_bot,
                              person_seat=None if self.config.own_bot else 0)

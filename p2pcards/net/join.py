@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pcards.bots import Bot
+from p2pcards.bots import MakeBot
 from p2pcards.net import links, tls
 from p2pcards.net.again import LEAVE, Agreement, tell
 from p2pcards.net.driver import Driver, Person
@@ -108,7 +108,7 @@ class Joiner:
     name: str
     own_bot: str | None
     bots: list[str]
-    make_bot: Callable[[str], Bot]
+    make_bot: MakeBot
     journal: Journal
     friends: Friends | None = None
     confirm: Callable[[str], Awaitable[bool]] | None = None
@@ -512,10 +512,10 @@ class Joiner:
         self.agreement = Agreement(self.peer.roster, self.number)
         roster = self.peer.roster
         own = min(self.peer.sessions)
-        bots = {seat: self.make_bot(roster.seats[seat].bot) for seat in self.peer.sessions
-                if roster.seats[seat].bot and seat != own}
+        bots = {seat: self.make_bot(roster.seats[seat].bot, roster.rules)
+                for seat in self.peer.sessions if roster.seats[seat].bot and seat != own}
         if self.own_bot:  # this run's choice, whatever the roster says the seat began as
-            bots[own] = self.make_bot(self.own_bot)
+            bots[own] = self.make_bot(self.own_bot, roster.rules)
         self.driver = Driver(self.peer, self._send, bots, settings, self.person, self.say,
                              self.seed, make_bot=self.make_bot,
                              person_seat=None if self.own_bot else own)
