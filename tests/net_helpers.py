@@ -151,8 +151,16 @@ def maker(kind: str, game: Game) -> Bot:
 
 
 class Lines(list[str]):
+    """What a peer says, kept for the test's asserts and echoed to the test's captured
+    output (shown with a failure: what each peer saw before, say, a game stalled)."""
+
+    def __init__(self, who: str = "") -> None:
+        super().__init__()
+        self.who = who
+
     def __call__(self, line: str) -> None:
         self.append(line)
+        print(f"[{self.who or 'peer'}] {line}")
 
 
 def make_host(tmp_path: Path, game: str = "pasur", *, players: int = 2, bots: int = 0,
@@ -161,14 +169,14 @@ def make_host(tmp_path: Path, game: str = "pasur", *, players: int = 2, bots: in
     config = HostConfig(game, players, options or {"target": 20}, "hosty", "heuristic",
                         ["heuristic"] * bots, Settings(grace=grace), deck=deck)
     return Host(load_or_create(tmp_path / "host"), config, maker,
-                Journal.open(tmp_path / "host.journal"), say=Lines(), seed=1)
+                Journal.open(tmp_path / "host.journal"), say=Lines("host"), seed=1)
 
 
 def make_joiner(tmp_path: Path, invite: Invite, name: str, bots: int = 0,
                 dial: Dial | None = None) -> Joiner:
     joiner = Joiner(load_or_create(tmp_path / name), invite, name, "heuristic",
                     ["heuristic"] * bots, maker, Journal.open(tmp_path / f"{name}.journal"),
-                    say=Lines(), seed=2)
+                    say=Lines(name), seed=2)
     if dial is not None:
         joiner.dial = dial
     return joiner

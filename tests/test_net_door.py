@@ -182,6 +182,21 @@ async def test_an_idle_link_is_closed_at_the_auth_deadline(
         nursery.cancel_scope.cancel()
 
 
+async def test_a_link_at_the_door_is_closed_when_the_host_stops(tmp_path: Path) -> None:
+    """A host that stops closes the links still in their handshake at once: their other
+    end is not left to wait out its own limit."""
+    host = make_host(tmp_path)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(host.run)
+        idle = link_from(host, "10.0.0.9")
+        await settle()
+        assert host.door.gate.waiting == 1
+        nursery.cancel_scope.cancel()
+    with trio.fail_after(5):
+        assert await idle.stream.receive_some() == b""  # closed by the host, not left open
+    assert host.door.gate.waiting == 0
+
+
 @pytest.mark.parametrize("weakened", [True, False])
 async def test_one_address_cannot_fill_the_door(tmp_path: Path, weakened: bool) -> None:
     host = make_host(tmp_path)

@@ -67,7 +67,7 @@ async def reason(link: Link) -> str:
 
 
 def watch(tmp_path: Path, host: Host, name: str) -> Watch:
-    return Watch(load_or_create(tmp_path / name), host.invite(), name, say=Lines(),
+    return Watch(load_or_create(tmp_path / name), host.invite(), name, say=Lines(name),
                  dial=memory_dial(host))
 
 

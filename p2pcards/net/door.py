@@ -72,6 +72,9 @@ class Door:
         link = Link(stream, "a joiner")
         try:
             admitted = await self._wait(link, ticket, authenticate)
+        except BaseException:  # (the host is closing: the link is told at once, not left
+            await trio.aclose_forcefully(stream)  # to wait out its own handshake limit)
+            raise
         finally:
             self.gate.leave(ticket)
         return None if admitted is None else (link, admitted, where)
