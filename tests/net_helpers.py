@@ -199,6 +199,58 @@ def memory_dial(host: Host) -> Dial:
     return dial
 
 
+class Valve:
+    """Holds what peers send over the streams it wraps while it is shut (a peer that
+    waits on them waits too: the tests stop a game at a point of their choosing)."""
+
+    def __init__(self) -> None:
+        self._open = trio.Event()
+        self._open.set()
+
+    def shut(self) -> None:
+        if self._open.is_set():
+            self._open = trio.Event()
+
+    def open(self) -> None:
+        self._open.set()
+
+    def wrap(self, stream: trio.abc.Stream) -> trio.abc.Stream:
+        return _Held(stream, self)
+
+    async def wait(self) -> None:
+        await self._open.wait()
+
+
+class _Held(trio.abc.Stream):
+    def __init__(self, inner: trio.abc.Stream, valve: Valve):
+        self.inner = inner
+        self.valve = valve
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.valve.wait()
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        return await self.inner.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def held_dial(host: Host, valve: Valve) -> Dial:
+    """As :func:`memory_dial`, with what the dialler sends held while ``valve`` is
+    shut."""
+    dial = memory_dial(host)
+
+    async def held(address: str, port: int) -> tuple[trio.abc.Stream, bytes]:
+        stream, seen = await dial(address, port)
+        return valve.wrap(stream), seen
+    return held
+
+
 def histories(*peers: Any) -> set[str]:
     out = set()
     for peer in peers:

@@ -30,6 +30,8 @@ from p2pcards.table.verify import verify
 from tests.net_helpers import (
     Lines,
     Relay,
+    Valve,
+    held_dial,
     histories,
     make_host,
     make_joiner,
@@ -76,8 +78,11 @@ def said_count(host: Host, text: str) -> int:
                for line in host.say)  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("cut", [8, 40, 72])
 async def test_a_seat_and_one_over_the_limit_are_refused_and_a_watcher_comes_back(
-        tmp_path: Path) -> None:
+        tmp_path: Path, cut: int) -> None:
+    """``cut``: the messages the watcher holds when its link breaks (a game here has
+    some 85 or more)."""
     host = make_host(tmp_path)
     host.watchers.most = 1
     async with trio.open_nursery() as nursery:
@@ -97,12 +102,24 @@ async def test_a_seat_and_one_over_the_limit_are_refused_and_a_watcher_comes_bac
                 await trio.sleep(0.01)
         with pytest.raises(JoinError, match="the table has 1 watchers already, the most"):
             await watch(tmp_path, host, "walt").run()
-        joiner = make_joiner(tmp_path, invite, "joe", dial=memory_dial(host))
+        # The watcher's link breaks in the game, and it comes back.  Joe's moves are
+        # held meanwhile, so that the game cannot end before it is back, however fast
+        # the bots play (a watcher away when the table closes retries for minutes).
+        valve = Valve()
+        joiner = make_joiner(tmp_path, invite, "joe", dial=held_dial(host, valve))
         nursery.start_soon(joiner.run)
-        with trio.fail_after(30):  # the watcher's link breaks in the game: it comes back
-            while first.session is None or len(first.session.transcript) < 20:
+        with trio.fail_after(30):
+            while host.peer is None or len(host.peer.log) < cut + 4:
+                await trio.sleep(0.01)
+            valve.shut()
+            while first.session is None or len(first.session.transcript) < cut:
                 await trio.sleep(0.01)
         await host.watchers.links[0].link.stream.aclose()
+        with trio.fail_after(30):
+            while said_count(host, "wendy (") < 2:
+                await trio.sleep(0.01)
+        assert not host.peer.over  # type: ignore[union-attr]
+        valve.open()
         with trio.fail_after(180):  # (the rest of the game: a safety net, not a measure)
             await done.wait()
     assert any("lost the host" in line for line in first.say)  # type: ignore[attr-defined]
