@@ -29,6 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import cast
 
 from .ismcts import (
     EXPLORATION,
@@ -214,14 +215,30 @@ class RootParallel:
         return SearchResult(action, visits, sum(done), time.perf_counter() - start, Node(-1))
 
 
+STOP_WAIT = 10.0
+"""Seconds :func:`stop_pools` waits at most for an executor's own thread to end."""
+
+
 def stop_pools(pools: list[ProcessPoolExecutor]) -> None:
-    """Stop these executors' workers at once, a search under way included."""
+    """Stop these executors' workers at once, a search under way included, and wait
+    (a moment: the workers are gone) for each executor's managing thread to end.
+    Python 3.11's exit hook for executors wakes every such thread still listed, and
+    one that closes its wakeup pipe at that moment makes the hook print a traceback
+    (EBADF) on the way out: a program that exits just after closing its pool (SIGTERM
+    at a prompt) would show it.  A thread that has ended is never woken."""
+    threads: list[threading.Thread | None] = []
     for pool in pools:
         # (no public way to stop a worker before Python 3.14)
         for process in list((pool._processes or {}).values()):
             if process.is_alive():
                 process.terminate()
+        # (typeshed calls this attribute a _ThreadWakeup: it is the thread)
+        threads.append(cast("threading.Thread | None", pool._executor_manager_thread))
         pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + STOP_WAIT
+    for thread in threads:
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 @contextmanager

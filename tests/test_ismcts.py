@@ -221,8 +221,15 @@ def test_a_pool_whose_worker_died_starts_new_ones_and_a_closed_one_refuses():
         process.join()
     again = pool.search(view, seed=5, iterations=60, early_stop=False)
     assert again.visits == first.visits
+    executors = list(pool._pools)
+    processes = [p for executor in executors for p in executor._processes.values()]
+    threads = [executor._executor_manager_thread for executor in executors]
+    assert len(processes) == 2 and all(p.is_alive() for p in processes)
     pool.close()
-    assert all(not p.is_alive() for e in pool._pools for p in e._processes.values())
+    assert not any(p.is_alive() for p in processes)
+    # the executors' own threads have ended too: Python's exit hook, which wakes those
+    # still running, cannot then race one closing its pipe (a traceback on the way out)
+    assert threads and not any(t is None or t.is_alive() for t in threads)
     with pytest.raises(BrokenProcessPool, match="closed"):
         pool.search(view, seed=5, iterations=60)
 
