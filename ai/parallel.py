@@ -222,10 +222,11 @@ STOP_WAIT = 10.0
 def stop_pools(pools: list[ProcessPoolExecutor]) -> None:
     """Stop these executors' workers at once, a search under way included, and wait
     (a moment: the workers are gone) for each executor's managing thread to end.
-    Python 3.11's exit hook for executors wakes every such thread still listed, and
-    one that closes its wakeup pipe at that moment makes the hook print a traceback
-    (EBADF) on the way out: a program that exits just after closing its pool (SIGTERM
-    at a prompt) would show it.  A thread that has ended is never woken."""
+    Python 3.11's exit hook for executors writes to the wakeup pipe of every such
+    thread; one closing its pipe at that moment makes the hook print a traceback
+    (EBADF) on the way out, which a program leaving just after it closed its pool
+    (SIGTERM at a prompt) showed now and then.  A thread that has ended has closed
+    its pipe, and the hook leaves a closed pipe alone."""
     threads: list[threading.Thread | None] = []
     for pool in pools:
         # (no public way to stop a worker before Python 3.14)
