@@ -175,8 +175,11 @@ def test_watchers_before_and_during_the_game(procs: Procs, tmp_path: Path) -> No
                        "--seed", "5", "--save", str(tmp_path / "p1.json")])
     procs.wait_for("host", "deal 1, dealer")
     procs.wait_for("host", ": play ")
+    procs.procs["p1"].send_signal(signal.SIGSTOP)  # the game waits for p1 (a long think):
     procs.start("w2", [*watch, "--name", "w2", "--save", str(tmp_path / "w2.json")],
-                record=True)
+                record=True)  # w2 comes mid-game however slow this machine is
+    procs.wait_for("host", "w2 (")
+    procs.procs["p1"].send_signal(signal.SIGCONT)
     for name in ("host", "p1", "w1", "w2"):
         assert procs.wait(name) == 0, procs.log(name)[-3000:]
     log = procs.log("host")
