@@ -5,6 +5,7 @@ streams.  tests/test_net_flood.py floods a real host process on loopback."""
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 import trio
 import trio.testing
 
+from p2pcards.cli.netcmd import leaf
 from p2pcards.net import door, gate, wire
 from p2pcards.net.frames import MAX_FRAME, Hello, Msg, Welcome
 from p2pcards.net.gate import (
@@ -25,6 +27,8 @@ from p2pcards.net.gate import (
 from p2pcards.net.host import Host
 from p2pcards.net.identity import load_or_create
 from p2pcards.net.invite import Invite
+from p2pcards.net.join import HostLost
+from p2pcards.net.watch import Watch
 from p2pcards.net.wire import Link, LinkClosed
 from tests.net_helpers import make_host, make_joiner, memory_dial
 from tests.test_net_relay import admitted, refused_with
@@ -195,6 +199,29 @@ async def test_a_link_at_the_door_is_closed_when_the_host_stops(tmp_path: Path) 
     with trio.fail_after(5):
         assert await idle.stream.receive_some() == b""  # closed by the host, not left open
     assert host.door.gate.waiting == 0
+
+
+async def test_a_host_that_hangs_up_in_the_handshake_is_said_in_one_plain_line(
+        tmp_path: Path) -> None:
+    """A joiner and a watcher whose first link the host closes in the handshake (a host
+    closing its table, say) stop with "cannot reach the host: the link broke (...)",
+    the host named once, and the same command tries again later."""
+    host = make_host(tmp_path)
+    invite = host.invite()
+
+    async def hangs_up(_address: str, _port: int) -> tuple[trio.abc.Stream, bytes]:
+        ours, theirs = trio.testing.memory_stream_pair()
+        await theirs.aclose()
+        return ours, host.identity.id
+
+    joiner = make_joiner(tmp_path, invite, "joe", dial=hangs_up)
+    watcher = Watch(load_or_create(tmp_path / "wendy"), invite, "wendy", dial=hangs_up)
+    for run in (joiner.run, watcher.run):
+        with trio.fail_after(10), pytest.raises(Exception) as raised:
+            await run()
+        lost = leaf(raised.value, HostLost)  # (what the command finds and prints)
+        assert lost is not None, raised.value
+        assert re.fullmatch(r"cannot reach the host: the link broke \([^()]+\)", str(lost)), lost
 
 
 @pytest.mark.parametrize("weakened", [True, False])

@@ -280,7 +280,7 @@ class Joiner:
                 raise
             except (OSError, LinkClosed, trio.BrokenResourceError, trio.TooSlowError) as exc:
                 if self.peer is None:
-                    raise HostLost(f"cannot reach the host: {exc or 'no answer'}") from exc
+                    raise HostLost(f"cannot reach the host: {links.why_lost(exc)}") from exc
                 if self.ended:
                     return  # no more games: the host closing its links is its end
                 if self.peer.over and not self.dialled:  # (its last words may not have
@@ -296,7 +296,7 @@ class Joiner:
                                    " same command resumes the game later") from exc
                 if not lost:  # said once, not at every try
                     lost = True
-                    self.say(f"lost the host ({links.printable(exc or 'no answer')});"
+                    self.say(f"lost the host ({links.why_lost(exc)});"
                              f" trying again every few seconds for up to {GIVE_UP / 60:g}"
                              " minutes (Ctrl-C stops; the same command resumes)")
             except FrameError as exc:

@@ -34,6 +34,13 @@ def printable(value: object, most: int = 200) -> str:
     return kinds.printable(value, most)
 
 
+def why_lost(exc: BaseException) -> str:
+    """Why the link to the host failed, for "cannot reach the host: ..." and "lost the
+    host (...)": the error in one line, without the link's own name before it (a link
+    to the host is named "the host"), or "no answer"."""
+    return printable(str(exc).removeprefix("the host: ") or "no answer")
+
+
 def negotiate(frame: Frame) -> int:
     """The version both ends speak, from the other end's first frame (its hello), or
     :class:`FrameError` naming the mismatch."""

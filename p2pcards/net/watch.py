@@ -135,7 +135,7 @@ class Watch:
                 raise
             except (OSError, LinkClosed, trio.BrokenResourceError, trio.TooSlowError) as exc:
                 if self.session is None and not self.dialled:
-                    raise HostLost(f"cannot reach the host: {exc or 'no answer'}") from exc
+                    raise HostLost(f"cannot reach the host: {links.why_lost(exc)}") from exc
                 if self.ended:
                     return
                 if self.session is not None and self.session.over:
@@ -147,7 +147,7 @@ class Watch:
                     raise HostLost(f"the host has been unreachable for {GIVE_UP:g} s") from exc
                 if not lost:
                     lost = True
-                    self.say(f"lost the host ({links.printable(exc or 'no answer')}); trying"
+                    self.say(f"lost the host ({links.why_lost(exc)}); trying"
                              f" again every few seconds for up to {GIVE_UP / 60:g} minutes")
             except FrameError as exc:
                 raise JoinError(f"the host sent what it should not: {links.printable(exc)}"
