@@ -101,8 +101,9 @@ def test_sigterm_at_a_local_prompt_leaves_in_one_line(tmp_path: Path) -> None:
 
 class Host:
     """A headless host (a bot in its seat) of a two-seat Pasur table, to 60 points: the
-    test needs a second deal, and a bot playing against the first legal move each turn
-    scored 40 or more in about one deal of 1,000 (at most 49 in some 19,000)."""
+    test needs a second deal, and against the bot a player who plays the first legal
+    move each turn saw one side score 40 or more in about one deal of 1,000 (never
+    more than 49 in some 19,000)."""
 
     def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
