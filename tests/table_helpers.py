@@ -7,6 +7,7 @@ from typing import Any
 from p2pcards.table import kinds
 from p2pcards.table.codec import seal_envelope
 from p2pcards.table.decks import ACTS
+from p2pcards.table.events import tell
 from p2pcards.table.kinds import Act, ProvedAct
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.roster import PROVED_DECKS
@@ -17,7 +18,7 @@ def envelope(session: Session, kind: str, body: dict[str, Any], **override: Any)
     """A message in ``session``'s name, signed by its key unless overridden."""
     fields: dict[str, Any] = {
         "table": session.table, "deal": session.run.index if session.run else 0,
-        "sender": session.me, "seq": session.seq_out, "prior": session.hash,
+        "sender": session.me, "seq": session.transcript.seq_out, "prior": session.hash,
         "kind": kind, "body": body}
     key = override.pop("key", session.identity)
     fields.update(override)
@@ -48,3 +49,9 @@ def roles(table: MemoryTable) -> tuple[Session, Session, Session]:
 def who(forfeit: dict[str, Any] | None) -> dict[str, Any] | None:
     """A forfeit's seat and reason (a deal stopped midway also records its points)."""
     return None if forfeit is None else {"seat": forfeit["seat"], "reason": forfeit["reason"]}
+
+
+def told(session: Session, *kinds: type) -> list[str]:
+    """The lines of ``session``'s events of the classes ``kinds``, as a log tells them
+    (seats by number)."""
+    return [tell(e, session.roster.rules) for e in session.events if isinstance(e, kinds)]

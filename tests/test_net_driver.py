@@ -12,6 +12,7 @@ from p2pcards.bots import heuristic_bot
 from p2pcards.net.driver import Driver, Settings
 from p2pcards.net.journal import Journal
 from p2pcards.net.peer import Peer
+from p2pcards.table.events import BrokeUp, Forfeited, GameOver
 from p2pcards.table.verify import verify
 from tests.net_helpers import Relay
 
@@ -72,7 +73,7 @@ async def test_a_hung_seat_forfeits_after_the_grace_period(
     assert trio.current_time() >= 60  # the claims waited for the grace period
     peer = relay.peers[0]
     assert peer is not None
-    forfeits = [e for e in peer.main.events if e.kind == "forfeit"]
+    forfeits = [e for e in peer.main.events if isinstance(e, Forfeited)]
     assert forfeits and all(e.seat == 2 for e in forfeits)
     report = verify(peer.main.export())
     assert report.ok, report.problem
@@ -99,7 +100,7 @@ async def test_a_table_of_two_adjourns_when_a_seat_goes_silent(
     peer = relay.peers[0]
     assert peer is not None and not peer.over
     assert "a table of two cannot go on" in drivers[0].adjourned
-    assert not any(e.kind in ("forfeit", "over") for e in peer.main.events)
+    assert not any(isinstance(e, (Forfeited, BrokeUp, GameOver)) for e in peer.main.events)
     assert not any(s.claims.made for s in peer.sessions.values())  # nobody claimed
 
 

@@ -148,7 +148,8 @@ async def test_a_message_the_host_refuses_as_late_is_not_relayed(
         session = next(iter(peers[0].sessions.values()))
         ann_seat = next(iter(peers[1].sessions))
         claim = seal_envelope(eve_id.key, table=session.table, deal=session.run.index
-                              if session.run else 0, sender=session.me, seq=session.seq_out,
+                              if session.run else 0, sender=session.me,
+                              seq=session.transcript.seq_out,
                               prior=session.hash, kind="silent", body={"seat": ann_seat}).wire
         await eve.send(Msg(wire=claim))
         await eve.send(Msg(wire=b"junk"))  # closes her link, after the claim is judged

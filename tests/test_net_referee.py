@@ -91,7 +91,8 @@ def test_a_refused_message_closes_the_link_and_lateness_is_counted() -> None:
     assert referee.peer.due() is not None and referee.peer.due().seat == 0  # type: ignore
     session = peers[1].main  # seat 0, the host's, is due: a claim against another seat
     claim = seal_envelope(KEYS[1], table=session.table, deal=0, sender=1,  # (crossed
-                          seq=session.seq_out, prior=session.hash,  # by its move) is late
+                          seq=session.transcript.seq_out,  # by its move) is late
+                          prior=session.hash,
                           kind="silent", body={"seat": 2}).wire
     env = referee.screen(joe, claim)
     assert env is not None

@@ -23,6 +23,7 @@ from p2pcards.net.journal import Journal
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import seal_envelope
+from p2pcards.table.events import BrokeUp, DealBegun, GameOver
 from p2pcards.table.roster import LOCK_DECK, PIPELINED_DECK, PROVED_DECK, Roster, SeatEntry
 from tests.net_helpers import (
     Lines,
@@ -33,6 +34,7 @@ from tests.net_helpers import (
     memory_dial,
     memory_stream,
 )
+from tests.table_helpers import told
 
 
 def raw_link(host: Host) -> Link:
@@ -229,7 +231,7 @@ async def test_seated_peer_misbehaving_loses_only_its_link(tmp_path: Path) -> No
     assert host.peer is not None and joiner.peer is not None
     for peer in (host.peer, joiner.peer):
         assert peer.over
-        assert [e.text for e in peer.main.events if e.kind == "over"] == [
+        assert told(peer.main, BrokeUp, GameOver) == [
             f"seat {eve_seat} was silent: the table breaks up"]
 
 
@@ -345,9 +347,9 @@ async def test_a_relay_showing_two_rosters_is_caught_by_the_safety_number(
     # others claim her silent and the table breaks up before a card is dealt
     assert any(r.rejection.rule == "roster" and r.rejection.sender == 0
                for r in ann.peer.refusals)
-    assert [e.text for e in host.peer.main.events if e.kind == "over"] == [
+    assert told(host.peer.main, BrokeUp, GameOver) == [
         "seat 1 was silent: the table breaks up"]
-    assert not any(e.kind == "deal" for e in host.peer.main.events)
+    assert not any(isinstance(e, DealBegun) for e in host.peer.main.events)
 
 
 async def test_a_joiner_who_leaves_the_lobby_frees_its_seats(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from p2pcards.protocol.proved import group
 from p2pcards.protocol.proved.group import (
     EncodingError,
     G,
-    IdentityError,
+    IdentityPointError,
     N,
     P,
     add,
@@ -83,16 +83,16 @@ def test_arithmetic_matches_the_affine_formulas() -> None:
 
 
 def test_the_identity_has_no_encoding_and_is_refused_where_it_would_appear() -> None:
-    """Reaching the identity raises IdentityError instead of yielding a point."""
-    with pytest.raises(IdentityError):
+    """Reaching the identity raises IdentityPointError instead of yielding a point."""
+    with pytest.raises(IdentityPointError):
         add(G, neg(G))
-    with pytest.raises(IdentityError):
+    with pytest.raises(IdentityPointError):
         mul(N, G)
-    with pytest.raises(IdentityError):
+    with pytest.raises(IdentityPointError):
         base_mul(0)
-    with pytest.raises(IdentityError):
+    with pytest.raises(IdentityPointError):
         msm([(3, G), (N - 3, G)])
-    with pytest.raises(IdentityError):
+    with pytest.raises(IdentityPointError):
         msm([(0, G)], base=0)
     assert group.equals(lambda: add(G, neg(G)), G) is False  # a verifier refuses
     with pytest.raises(EncodingError, match="begins with 02 or 03, not 00"):

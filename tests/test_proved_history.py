@@ -33,7 +33,8 @@ from p2pcards.table.kinds import Kind, ProvedAct, encode_body
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.replay import Outcome, replay_deal
 from p2pcards.table.roster import PROVED_DECK
-from p2pcards.table.session import DealRun, Session
+from p2pcards.table.run import DealRun
+from p2pcards.table.session import Session
 from p2pcards.table.verify import Report, verify
 from tests.table_helpers import envelope
 
@@ -142,7 +143,7 @@ def play_a_renege(game: str, players: int, seed: int) -> tuple[MemoryTable, Rene
 
 
 def history(session: Session) -> History:
-    return History(session.game.name, [s.name for s in session.roster.seats],
+    return History(session.roster.rules.name, [s.name for s in session.roster.seats],
                    dict(session.roster.options),
                    [run.outcome.record for run in session.finished if run.outcome])
 
@@ -234,7 +235,7 @@ def test_a_proved_deal_s_entry_replays_and_scores_as_the_table_did(
 def test_a_proved_deal_s_entry_names_no_card_that_was_never_shown(
         public_games: dict[str, tuple[MemoryTable, Report]], game: str) -> None:
     table, report = public_games[game]
-    notation = table.sessions[0].game.notation
+    notation = table.sessions[0].roster.rules.notation
     secret = 0
     for index, watched in enumerate(report.runs[:len(report.deals)]):
         runs = [session.finished[index] for session in table.sessions]
@@ -279,7 +280,7 @@ def renege_doc(reneges: dict[str, tuple[MemoryTable, Renege]]) -> tuple[dict[str
     cards = every_card(runs)
     shown = {cards[s] for s in opened_to_everyone(watched, 4)}
     hidden = next(card for card in runs[0].ids if card not in shown)
-    name = table.sessions[0].game.notation.name
+    name = table.sessions[0].roster.rules.notation.name
     return json.loads(history(table.sessions[0]).dumps()), name(hidden)
 
 

@@ -13,7 +13,7 @@ from p2pcards.protocol.proved.elgamal import Ciphertext
 from p2pcards.protocol.proved.group import (
     EncodingError,
     G,
-    IdentityError,
+    IdentityPointError,
     N,
     Point,
     add,
@@ -70,7 +70,7 @@ def test_cards_encrypt_reencrypt_and_open_with_every_share() -> None:
 def test_a_ciphertext_that_opens_to_the_identity_is_refused() -> None:
     x, public = elgamal.key_share(SeededSource(2))
     empty = Ciphertext(G, public)  # C2 − x·C1 = 0
-    with pytest.raises(IdentityError, match="identity"):
+    with pytest.raises(IdentityPointError, match="identity"):
         elgamal.combine(empty, [elgamal.decryption_share(empty, x)])
 
 

@@ -11,9 +11,11 @@ import pytest
 
 from p2pcards.bots import heuristic_bot, random_bot
 from p2pcards.history import History, loads, replay
+from p2pcards.table.events import Alarmed, Disagreed, RosterSigned
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.roster import LOCK_DECK, PIPELINED_DECK
 from p2pcards.table.session import Session
+from tests.table_helpers import told
 
 SEVEN_SEATS = pytest.mark.slow
 
@@ -26,7 +28,7 @@ def finished_table(seed: int, **kwargs: object) -> MemoryTable:
 
 def history_of(session: Session) -> History:
     names = [seat.name for seat in session.roster.seats]
-    return History(session.game.name, names, {}, [run.outcome.record
+    return History(session.roster.rules.name, names, {}, [run.outcome.record
                                                   for run in session.finished
                                                   if run.outcome is not None])
 
@@ -51,7 +53,7 @@ def check_agreement(table: MemoryTable) -> None:
     assert table.rejected == []
     for s in sessions:
         assert (s.totals, s.winner, s.hash) == (first.totals, first.winner, first.hash)
-        assert not [e for e in s.events if e.kind in ("disagree", "alarm")]
+        assert not [e for e in s.events if isinstance(e, (Disagreed, Alarmed))]
         assert all(run.verdict == "ok" or run.verdict.startswith("void: jacks")
                    for run in s.finished)
 
@@ -77,7 +79,7 @@ def test_whole_games_end_alike_at_every_seat(seed: int) -> None:
     for s in sessions:
         assert (s.totals, s.winner, s.hash) == (first.totals, first.winner, first.hash)
         assert [e.payload for e in s.transcript] == [e.payload for e in first.transcript]
-        assert not [e for e in s.events if e.kind in ("disagree", "alarm")]
+        assert not [e for e in s.events if isinstance(e, (Disagreed, Alarmed))]
     # the audited history replays to the same totals, from any seat's export
     for s in sessions:
         result = replay(loads(history_of(s).dumps()))
@@ -97,7 +99,7 @@ def test_a_view_never_holds_another_seats_hidden_cards() -> None:
         assert run.outcome is not None
         dealt = run.outcome.record.deck
         # what the seat could open: its own hand, the cards shown, the kitty if it won it
-        known = {session.game.notation.name(run.ids[c]) for c in run.deck.opened.values()}
+        known = {session.roster.rules.notation.name(run.ids[c]) for c in run.deck.opened.values()}
         bidder = run.outcome.state.bidder  # type: ignore[attr-defined]
         own = {dealt[i] for i in range(48) if (run.dealer + 1 + i) % 4 == session.me}
         played = {text.split()[1] for _, text in run.outcome.record.actions
@@ -130,7 +132,7 @@ def test_the_roster_is_signed_and_shown_as_a_safety_number() -> None:
     signs = [e for e in table.sessions[0].transcript if e.kind == "sign"]
     assert [e.sender for e in signs] == [0, 1, 2, 3]
     assert all(e.body["roster"] == table.sessions[0].roster.digest() for e in signs)
-    seated = [e.text for e in table.sessions[1].events if e.kind == "seated"]
+    seated = told(table.sessions[1], RosterSigned)
     assert seated and number in seated[0]
 
 

@@ -19,7 +19,9 @@ from p2pcards.protocol.curve import hash_to_point, mul, random_scalar
 from p2pcards.protocol.deck import Deck, random_permutation
 from p2pcards.protocol.messages import Remixed
 from p2pcards.table import kinds
+from p2pcards.table.claiming import ClaimDesk
 from p2pcards.table.codec import MAX_MESSAGE, open_envelope, pack, seal_envelope
+from p2pcards.table.events import Alarmed, Forfeited
 from p2pcards.table.kinds import Act, Hello, Message, Opened
 from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.roster import LOCK_DECK
@@ -36,7 +38,8 @@ def test_a_malformed_audit_is_refused_not_fatal() -> None:
                        "permutations": [], "lock_keys": [], "remix_orders": [],
                        "remix_keys": []}, "seal_secret": b"\x01" * 32}
     wire = seal_envelope(cheat.identity, table=cheat.table, deal=0, sender=1,
-                         seq=cheat.seq_out, prior=cheat.hash, kind="audit", body=body).wire
+                         seq=cheat.transcript.seq_out, prior=cheat.hash, kind="audit",
+                         body=body).wire
     for session in table.sessions:
         if session is not cheat:
             rejection = session.receive(wire)
@@ -157,7 +160,7 @@ def _forged_re_mix_caught(seed: int) -> bool:
             s.me for s in table.sessions if s is not session and s.run is not None
             and card in [s.run.ids[c] for sl, c in s.run.deck.opened.items()
                          if s.run.ledger.place.get(sl) == s.me]))
-        return Act(action=f"play {session.game.notation.name(card)}",
+        return Act(action=f"play {session.roster.rules.notation.name(card)}",
                    shown=((slot, tuple(run.deck.keys[slot].items())),))
 
     table = MemoryTable("bidwhist", 4, seed, [heuristic_bot] * 4,
@@ -171,7 +174,8 @@ def _forged_re_mix_caught(seed: int) -> bool:
     table.play(deals=sent["deal"] + 1)
     ends = [next(r for r in s.finished if r.index == sent["deal"]) for s in table.sessions]
     assert len({r.agree_hash for r in ends}) == 1 and table.rejected == []
-    assert any(e.kind == "alarm" and e.seat == sent["holder"] for e in table.sessions[0].events)
+    assert any(isinstance(e, Alarmed) and e.seat == sent["holder"]
+               for e in table.sessions[0].events)
     verdict = ends[0].verdict
     assert verdict.startswith(f"seat {sent['cheat']} broke the remix"), verdict
     return True
@@ -186,13 +190,13 @@ def test_a_seat_holds_at_most_one_message_ahead() -> None:
     receiver = table.sessions[(step.seat + 2) % 4]
     kind, body = move(early, "pass")
     wires = [seal_envelope(early.identity, table=early.table, deal=0, sender=early.me,
-                           seq=early.seq_out, prior=bytes([n]) * 32, kind=kind,
+                           seq=early.transcript.seq_out, prior=bytes([n]) * 32, kind=kind,
                            body=body).wire
              for n in range(2)]
     assert receiver.receive(wires[0]) is None  # held: its sender may have seen more
     rejection = receiver.receive(wires[1])
     assert rejection is not None and rejection.rule == "transcript"
-    assert len(receiver.held) == 1
+    assert len(receiver.transcript.held) == 1
 
 
 def test_map_keys_out_of_order_are_not_canonical() -> None:
@@ -205,7 +209,7 @@ def test_map_keys_out_of_order_are_not_canonical() -> None:
     assert sorted_body == sorted_body[:1] + b"".join(pairs)  # (a fixmap: one byte, then pairs)
     reversed_body = sorted_body[:1] + b"".join(reversed(pairs))
     assert reversed_body != sorted_body and len(reversed_body) == len(sorted_body)
-    payload = pack([1, actor.table, 0, actor.me, actor.seq_out, actor.hash, kind, {}])
+    payload = pack([1, actor.table, 0, actor.me, actor.transcript.seq_out, actor.hash, kind, {}])
     payload = payload[:-1] + reversed_body
     wire = pack([payload, actor.identity.sign(b"p2pcards/envelope/v1\x00" + payload)])
     rejection = receiver.receive(wire)
@@ -253,7 +257,7 @@ def test_a_hand_victim_that_re_mixes_no_cards_is_named_and_the_thief_is_not_stuc
     runs = [next(r for r in s.finished if r.index == robbed[0].index) for s in honest]
     assert {r.verdict for r in runs} == {runs[0].verdict}
     assert runs[0].verdict.startswith(f"seat {cheat} broke the remix")
-    assert any(e.kind == "alarm" and "opens to no card" in e.text for e in honest[0].events)
+    assert any(isinstance(e, Alarmed) and "opens to no card" in e.problem for e in honest[0].events)
 
 
 def _split(table: MemoryTable) -> tuple[Session, Session, list[Session], bytes, bytes]:
@@ -291,7 +295,8 @@ def test_two_signed_versions_of_one_message_are_proof() -> None:
             session.claim_silent()
         proof = session.receive(first)
         assert proof is not None and proof.rule == "equivocation" and proof.evidence
-        assert session.equivocations[cheat.me][0] != session.equivocations[cheat.me][1]
+        first_version, second_version = session.transcript.equivocations[cheat.me]
+        assert first_version != second_version
         assert session.decision() is None  # it claims the cheat at once, and waits
         assert [open_envelope(w, session.roster.keys).kind
                 for w in session.take_outbox()] == ["cheat"]
@@ -355,7 +360,7 @@ def test_a_proof_of_an_earlier_deal_ends_the_deal_in_progress() -> None:
         if session is not cheat:
             again = session.receive(second)
             assert again is not None and not again.evidence
-            assert not session.equivocations
+            assert not session.transcript.equivocations
     table.play()
     assert all(s.over for s in table.sessions)
     assert all("forfeits" not in r.verdict for r in table.sessions[0].finished[deal:])
@@ -382,7 +387,7 @@ def test_a_fork_nobody_else_saw_is_claimed_after_the_second_grace_period() -> No
             session.claim_silent()
         session.claim_silent(forked=True)
     table.deliver()
-    assert all(any(e.kind == "forfeit" and e.seat == forker.me for e in s.events)
+    assert all(any(isinstance(e, Forfeited) and e.seat == forker.me for e in s.events)
                for s in others)
 
 
@@ -394,7 +399,7 @@ def test_fork_and_fall_silent_cannot_freeze_the_table(weakened: bool,
     is only kept, never claimed) no seat can ever claim the cheat: the table is frozen.
     Under the table's rule the proof ends the deal against the cheat at once."""
     if weakened:
-        monkeypatch.setattr(Session, "_claim_cheats", lambda self: None)
+        monkeypatch.setattr(ClaimDesk, "claim_cheats", lambda self: None)
     table = MemoryTable("nullern", 4, 23, [heuristic_bot] * 4)
     table.deliver()
     cheat, _, _ = roles(table)
@@ -416,9 +421,9 @@ def test_fork_and_fall_silent_cannot_freeze_the_table(weakened: bool,
                 session.claim_silent(forked=True)
         table.deliver()
         assert all(s.due() is not None and s.due().seat == cheat.me for s in honest)
-        assert not any(e.kind == "forfeit" for s in honest for e in s.events)
+        assert not any(isinstance(e, Forfeited) for s in honest for e in s.events)
         return
     for session in honest:
-        assert any(e.kind == "forfeit" and e.seat == cheat.me and "equivocation" in e.text
+        assert any(isinstance(e, Forfeited) and e.seat == cheat.me and "equivocation" in e.verdict
                    for e in session.events)
     assert len({s.hash for s in table.sessions}) == 1

@@ -17,11 +17,14 @@ from p2pcards.history import History, loads, replay
 from p2pcards.protocol.proved.deck import ProvedDeck
 from p2pcards.protocol.steps import lift_deck, rekey_deck
 from p2pcards.table.codec import MAX_MESSAGE, pack, seal
+from p2pcards.table.events import Alarmed, Disagreed, Forfeited
 from p2pcards.table.kinds import Keys, Message, Opened
 from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.roster import LOCK_DECK
-from p2pcards.table.session import EVERYONE, DealRun, Session, Step
-from tests.table_helpers import act_body, envelope, move, roles
+from p2pcards.table.run import DealRun
+from p2pcards.table.session import Session, Step
+from p2pcards.table.state import EVERYONE
+from tests.table_helpers import act_body, envelope, move, roles, told
 
 
 @pytest.fixture
@@ -34,7 +37,7 @@ def bidding() -> MemoryTable:
 
 def non_canonical(actor: Session) -> bytes:
     """A well-signed payload whose version is packed as a 16-bit integer."""
-    canonical = pack([1, actor.table, 0, actor.me, actor.seq_out, actor.hash,
+    canonical = pack([1, actor.table, 0, actor.me, actor.transcript.seq_out, actor.hash,
                       *move(actor, "pass")])
     payload = b"\x98\xcd\x00\x01" + canonical[2:]
     assert msgpack.unpackb(payload) == msgpack.unpackb(canonical)
@@ -66,7 +69,7 @@ BAD: dict[str, tuple[Callable[[Session, Session], bytes], str, str]] = {
                      "actor", "phase"),
     "unparsable move": (lambda a, o: envelope(a, *move(a, "bid nine")), "actor", "syntax"),
     "replayed": (lambda a, o: a.transcript[0].wire, "actor", "replay"),
-    "sequence gap": (lambda a, o: envelope(a, *move(a, "pass"), seq=a.seq_out + 1),
+    "sequence gap": (lambda a, o: envelope(a, *move(a, "pass"), seq=a.transcript.seq_out + 1),
                      "actor", "order"),
     "other table": (lambda a, o: envelope(a, *move(a, "pass"), table=b"\x07" * 16),
                     "actor", "table"),
@@ -86,13 +89,14 @@ def test_a_bad_message_is_refused_naming_sender_and_rule(bidding: MemoryTable,
             next(e.wire for e in reversed(actor.transcript) if e.sender == actor.me)
     else:
         wire = make(actor, other)
-    before = (receiver.hash, len(receiver.transcript), list(receiver.seq_in), receiver.due())
+    before = (receiver.hash, len(receiver.transcript), list(receiver.transcript.seq_in),
+              receiver.due())
     rejection = receiver.receive(wire)
     assert rejection is not None
     expected = {"actor": actor.me, "other": other.me, "nobody": None}[who]
-    assert (rejection.sender, rejection.rule) == (expected, rule), str(rejection)
+    assert (rejection.sender, rejection.code) == (expected, rule), str(rejection)
     assert rejection.reason
-    assert (receiver.hash, len(receiver.transcript), list(receiver.seq_in),
+    assert (receiver.hash, len(receiver.transcript), list(receiver.transcript.seq_in),
             receiver.due()) == before
     # the table plays on: the real move is taken everywhere
     view = actor.decision()
@@ -130,9 +134,9 @@ def test_a_message_ahead_of_the_transcript_waits_for_its_turn(bidding: MemoryTab
     assert view is not None
     second.act(heuristic_bot(view.clone(), bidding.rngs[second.me]))
     (move_b,) = second.take_outbox()
-    assert late.receive(move_b) is None and late.held == {second.me: move_b}
+    assert late.receive(move_b) is None and late.transcript.held == {second.me: move_b}
     assert late.receive(move_a) is None
-    assert late.held == {} and late.hash == second.hash
+    assert late.transcript.held == {} and late.hash == second.hash
 
 
 # ------------------------------------------------------------------ cheats
@@ -154,7 +158,7 @@ def outcome_everywhere(table: MemoryTable) -> list[DealRun]:
     verdicts = {(r.verdict, tuple(r.points)) for r in runs}
     assert len(verdicts) == 1, verdicts
     for session in table.sessions:
-        assert not [e for e in session.events if e.kind == "disagree"]
+        assert not [e for e in session.events if isinstance(e, Disagreed)]
         record = session.finished[0].outcome
         assert record is not None
         history = History("bidwhist", list("abcd"), {}, [record.record])
@@ -212,7 +216,7 @@ def test_a_card_not_held_is_refused_at_once() -> None:
     mine = sorted(s for s, p in run.ledger.place.items() if p == leader.me
                   and s not in run.deck.retired)
     shown, claimed = mine[0], run.ids[run.deck.opened[mine[1]]]
-    name = leader.game.notation.name(claimed)
+    name = leader.roster.rules.notation.name(claimed)
     keys = tuple(sorted(run.deck.keys[shown].items()))
     wire = envelope(leader, "act", act_body(f"play {name}", shown=((shown, keys),)))
     for session in table.sessions:
@@ -243,15 +247,15 @@ def test_a_card_not_held_is_a_proven_cheat_at_once_at_a_proved_table() -> None:
     mine = sorted(s for s, p in run.ledger.place.items() if p == leader.me
                   and s not in run.deck.retired)
     shown, claimed = mine[0], run.ids[run.deck.opened[mine[1]]]
-    name = leader.game.notation.name(claimed)
-    real = leader.game.notation.name(run.ids[run.deck.opened[shown]])
+    name = leader.roster.rules.notation.name(claimed)
+    real = leader.roster.rules.notation.name(run.ids[run.deck.opened[shown]])
     wire = envelope(leader, *move(leader, f"play {name}", shown=(shown,),
                                   shares=run.deck.release([shown])))
     for session in table.sessions:
         if session is not leader:
             assert session.receive(wire) is None  # taken: it is the proof
             assert wire in {env.wire for env in session.transcript}
-            assert [e.text for e in session.events if e.kind == "forfeit"] == [
+            assert told(session, Forfeited) == [
                 f"seat {leader.me} forfeits the deal: refused step (its pact refused: showed"
                 f" {real} as {name})"]
 
@@ -278,7 +282,7 @@ def test_a_wrong_sealed_key_stops_the_deal_and_the_audit_names_its_sender() -> N
     assert runs[0].outcome.record.forfeit == {"seat": 2, "reason": "refused audit"}
     assert runs[0].acts == []  # stopped before any move
     assert runs[0].verdict.startswith("seat 2 broke the key")
-    assert any(e.kind == "alarm" for e in table.sessions[0].events)
+    assert any(isinstance(e, Alarmed) for e in table.sessions[0].events)
 
 
 def test_a_tampered_shuffle_is_caught_by_the_audit() -> None:

@@ -21,6 +21,7 @@ from p2pcards.protocol.constants import OBSERVER
 from p2pcards.protocol.errors import RemoteProtocolError
 from p2pcards.protocol.proved.deck import ProvedDeck
 from p2pcards.table.codec import read_envelope
+from p2pcards.table.events import Forfeited
 from p2pcards.table.kinds import Kind, ProvedAct, ProvedShares, clip, decode_body
 from p2pcards.table.memory import MemoryTable, Tamper
 from p2pcards.table.roster import PIPELINED_DECK, PROVED_DECK
@@ -126,7 +127,7 @@ def test_a_bad_shuffle_proof_found_late_is_the_same_proven_cheat_at_every_seat()
         assert run.points == table.sessions[0].finished[0].points
         assert run.signers == [0, 2, 3] and set(run.agrees) == {0, 2, 3}
         assert run.agree_hash == table.sessions[0].finished[0].agree_hash
-        assert [e.seat for e in table.sessions[seat].events if e.kind == "forfeit"] == [1]
+        assert [e.seat for e in table.sessions[seat].events if isinstance(e, Forfeited)] == [1]
     assert sum(1 for s, kind, _ in sent if kind == Kind.PROVED_SHUFFLE and s == 3) == 1
     report = verify(table.sessions[0].export())  # the signed shuffle is the proof
     assert report.deals[0].verdict == expected

@@ -22,6 +22,7 @@ from p2pcards.protocol.proved.deck import ProvedDeck
 from p2pcards.protocol.proved.group import G, mul
 from p2pcards.protocol.proved.messages import Shuffle
 from p2pcards.table.codec import CodecError, open_envelope, pack, unpack
+from p2pcards.table.events import Forfeited
 from p2pcards.table.kinds import Kind, Message, ProvedShares, decode_body, encode_body
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.roster import (
@@ -180,7 +181,7 @@ def test_the_cards_never_shown_stay_secret() -> None:
     record = runs[0].outcome.record  # the deal as everyone saw it: no card of those
     assert record.public and record.secret is None and record.actions
     names = {runs[0].ids[decks[decks[0].holder[s]].opened[s]] for s in hidden}
-    notation = table.sessions[0].game.notation
+    notation = table.sessions[0].roster.rules.notation
     assert names and not names & {notation.parse(n) for n in record.deck if n != "?"}
     assert all("?" in text.split() for _, text in record.actions if text.startswith("discard"))
 
@@ -233,7 +234,7 @@ def test_a_cheat_is_refused_on_arrival_and_forfeits_the_deal(
         assert run.outcome.record.forfeit["reason"] == "refused step"
         assert run.signers == [0, 2] and set(run.agrees) == {0, 2}
         assert run.points == table.sessions[0].finished[0].points
-        forfeits = [e for e in session.events if e.kind == "forfeit"]
+        forfeits = [e for e in session.events if isinstance(e, Forfeited)]
         assert forfeits and forfeits[0].seat == 1
     # the signed message is the proof: the transcript holds it, and verify reaches
     # the same verdict from it

@@ -6,8 +6,10 @@ import pytest
 
 from p2pcards.bots import heuristic_bot
 from p2pcards.history import History, loads, replay
+from p2pcards.table.claiming import ClaimDesk
 from p2pcards.table.codec import open_envelope
 from p2pcards.table.decks import ACTS
+from p2pcards.table.events import Forfeited
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
 from p2pcards.table.session import Session, Step
@@ -28,7 +30,7 @@ def stalled(seed: int, game: str = "bidwhist", deck: str = PROVED_DECK
 
 
 def history(session: Session) -> History:
-    return History(session.game.name, [s.name for s in session.roster.seats], {},
+    return History(session.roster.rules.name, [s.name for s in session.roster.seats], {},
                    [run.outcome.record for run in session.finished if run.outcome])
 
 
@@ -225,7 +227,7 @@ def test_claimants_take_a_late_message_another_seat_built_on(
     claimants stay behind for ever; under the table's they take the move after all once
     they see the answer built on it, and the table goes on together."""
     if weakened:
-        monkeypatch.setattr(Session, "_withdraw", lambda self: None)
+        monkeypatch.setattr(ClaimDesk, "withdraw", lambda self: None)
     table, late = stalled(73)
     nxt = table.sessions[(late.me + 1) % 4]
     claimants = [s for s in table.sessions if s not in (late, nxt)]
@@ -251,7 +253,7 @@ def test_claimants_take_a_late_message_another_seat_built_on(
     together = len({s.hash for s in table.sessions}) == 1
     assert together is not weakened
     if not weakened:
-        assert not any(e.kind == "forfeit" for s in table.sessions for e in s.events)
+        assert not any(isinstance(e, Forfeited) for s in table.sessions for e in s.events)
         table.play(deals=1)
         assert all(len(s.finished) >= 1 for s in table.sessions)
         for wire in claims:  # a claim given up, whose number went to a later message,
@@ -269,7 +271,7 @@ def test_a_seat_whose_move_came_too_late_goes_back_and_forfeits_with_the_table(
     transcript) it stays behind for ever; under the table's it takes its transcript back
     and forfeits with the table, and its move is never sent again."""
     if weakened:
-        monkeypatch.setattr(Session, "_behind", lambda self, env: False)
+        monkeypatch.setattr(ClaimDesk, "_behind", lambda self, env: False)
     table, late = stalled(74)
     others = [s for s in table.sessions if s is not late]
     for session in others:
@@ -282,7 +284,7 @@ def test_a_seat_whose_move_came_too_late_goes_back_and_forfeits_with_the_table(
     for session in others:
         for wire in claims:
             session.receive(wire)
-        assert any(e.kind == "forfeit" and e.seat == late.me for e in session.events)
+        assert any(isinstance(e, Forfeited) and e.seat == late.me for e in session.events)
         session.receive(move)  # on a transcript the table has left: not taken
         assert move not in {env.wire for env in session.transcript}
     for wire in claims:
@@ -292,7 +294,7 @@ def test_a_seat_whose_move_came_too_late_goes_back_and_forfeits_with_the_table(
     assert together is not weakened
     if not weakened:
         assert late.transcript.dropped == [move]  # (its peer never sends it again)
-        assert any(e.kind == "forfeit" and e.seat == late.me for e in late.events)
+        assert any(isinstance(e, Forfeited) and e.seat == late.me for e in late.events)
         table.play(deals=2)
         assert all(len(s.finished) >= 2 for s in table.sessions)
         assert len({s.hash for s in table.sessions}) == 1

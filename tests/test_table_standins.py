@@ -14,11 +14,13 @@ from p2pcards.history import History
 from p2pcards.net.peer import Peer
 from p2pcards.table.codec import seal_envelope
 from p2pcards.table.decks import ACTS
+from p2pcards.table.events import SeatsChanged
 from p2pcards.table.memory import seat_identity
 from p2pcards.table.roster import LOCK_DECK
 from p2pcards.table.state import WATCHER
 from p2pcards.table.verify import verify
 from tests.net_helpers import Relay
+from tests.table_helpers import told
 
 
 def drive(relay: Relay, until: int | None = None) -> None:
@@ -55,7 +57,7 @@ def test_a_bot_takes_the_seat_of_a_peer_gone_for_good(tmp_path: Path) -> None:
     current = runner.current
     assert current.seats[2].bot == "heuristic" and current.seats[2].run_by == 0
     assert current.seats[2].identity != relay.roster.seats[2].identity
-    changed = [e.text for e in runner.main.events if e.kind == "seats"]
+    changed = told(runner.main, SeatsChanged)
     assert len(changed) == 1 and "played by a heuristic bot run by seat 0" in changed[0]
     assert current.safety_number() in changed[0]
     hands, runs = history(runner).hands, runner.main.finished
@@ -190,7 +192,7 @@ def test_what_was_held_from_a_seat_that_changed_hands_is_dropped(tmp_path: Path)
     session = relay.live()[1].main
     assert session.roster.seats[2].identity != relay.roster.seats[2].identity
     stale = seal_envelope(keys[2], table=session.table, deal=session.machine.deal_index(),
-                          sender=2, seq=session.seq_in[2], prior=b"\x05" * 32,
+                          sender=2, seq=session.transcript.seq_in[2], prior=b"\x05" * 32,
                           kind="silent", body={"seat": 0}).wire
     session.claims.held[2] = stale
     drive(relay, until=3)  # every message taken retries what is held

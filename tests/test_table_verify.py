@@ -15,6 +15,7 @@ from p2pcards.cli.main import main
 from p2pcards.history import load as load_history
 from p2pcards.history import replay
 from p2pcards.table.codec import pack, public_bytes, unpack
+from p2pcards.table.events import Disagreed
 from p2pcards.table.kinds import Agree, Message
 from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.roster import make_roster
@@ -27,6 +28,7 @@ from p2pcards.table.verify import (
     load,
     verify,
 )
+from tests.table_helpers import told
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +94,7 @@ def test_a_seat_that_signs_another_result_is_named() -> None:
     table.play(deals=1)
     for session in table.sessions:
         if session is not liar:
-            texts = [e.text for e in session.events if e.kind == "disagree"]
+            texts = told(session, Disagreed)
             assert texts and texts[0].startswith("seat 2 signed another result")
     report = verify(table.sessions[0].export())
     deal = report.deals[0]

@@ -23,7 +23,7 @@ from p2pcards.table.explain import explain
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
 from p2pcards.table.state import Rejection
-from p2pcards.table.verify import Refusal, verify
+from p2pcards.table.verify import FirstRefusal, verify
 from tests.test_table_silence import stalled
 
 P2PCARDS = [sys.executable, "-m", "p2pcards"]
@@ -217,7 +217,7 @@ def test_text_from_the_transcript_stays_on_one_safe_line(bidwhist: Path) -> None
     assert report.refusal is None
     doc = unpack(bidwhist.read_bytes(), "test")
     wire = doc["messages"][3]
-    report.refusal = Refusal(3, Rejection(1, "malformed", "\x1b[2J\nverified"), None, 1,
+    report.refusal = FirstRefusal(3, Rejection(1, "malformed", "\x1b[2J\nverified"), None, 1,
                              read_envelope(wire, 4).kind)
     shown = explain(report).splitlines()
     assert len(shown) == len(lines) + 2  # the dissent and the refusal, one line each

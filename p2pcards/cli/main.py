@@ -25,6 +25,7 @@ from p2pcards.bots import (
 from p2pcards.cli import netcmd, outputs, repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import DEFAULT_NAMES, LocalGame
+from p2pcards.table.events import Moved, tell
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, PROVED_DECK, describe_deck, table_deck
 
@@ -336,8 +337,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     table.play()
     seat = table.sessions[0]
     for event in seat.events:
-        if event.kind != "act":
-            print(printable(event.text, 1000))
+        if not isinstance(event, Moved):
+            print(printable(tell(event, game), 1000))
     for rejection in table.rejected:
         print(printable(f"seat {rejection.at} refused {rejection.rejection}", 1000))
     print(f"{table.messages} messages, {table.bytes_sent // 1024} KiB")

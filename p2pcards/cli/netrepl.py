@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import re
 import signal
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
@@ -29,17 +28,17 @@ from p2pcards.bots import SearchBot, heuristic_bot
 from p2pcards.cli import guest
 from p2pcards.cli.moves import Turn
 from p2pcards.cli.prompt import LEAVE, Prompt
-from p2pcards.cli.wording import speak
+from p2pcards.cli.wording import faces, second_person, speak
 from p2pcards.games import GAMES, HandState
 from p2pcards.history import History
 from p2pcards.net.again import offer
 from p2pcards.net.driver import VoidProposal
 from p2pcards.net.identity import device_id, show_id
 from p2pcards.net.settings import Settings
+from p2pcards.table.events import DealBegun, GameOver, Moved, Scored, TableEvent, tell
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster, describe_deck
 from p2pcards.table.session import Session
-from p2pcards.table.state import Event
 
 SHOWN = 400
 """Most characters of a line from the table (its texts quote other seats)."""
@@ -54,7 +53,7 @@ class Left(Exception):
     """The person left the table (the journal keeps the game: the same command resumes)."""
 
 
-class Node(Protocol):
+class TableNode(Protocol):
     """The host or joiner this prompt sits at, as far as another game goes."""
 
     async def say_again(self, game: str | None, options: dict[str, int] | None
@@ -101,7 +100,7 @@ class NetPrompt(Prompt):
         self.before_prompt: Callable[[NetPrompt, str], None] | None = None
         """Called as each prompt opens (tests type their answer here)."""
         self.rng = random.Random(random.SystemRandom().getrandbits(64))
-        self.node: Node | None = None
+        self.node: TableNode | None = None
         """The host or joiner, for another game (None: one game only)."""
         self.between = False
         """The game is over and the table waits for the players' word."""
@@ -229,7 +228,7 @@ class NetPrompt(Prompt):
                 self.show_position(view)
         self._refresh()
 
-    def report(self, table: Session, events: Sequence[Event]) -> None:
+    def report(self, table: Session, events: Sequence[TableEvent]) -> None:
         """The table's new events, told from this seat's own view."""
         first = self.table is None
         self.table = table
@@ -239,12 +238,13 @@ class NetPrompt(Prompt):
             self._tell(table, event)
         self._refresh()
 
-    def _catch_up(self, table: Session, events: Sequence[Event]) -> Sequence[Event]:
-        starts = [i for i, e in enumerate(events) if e.kind == "deal"]
+    def _catch_up(self, table: Session, events: Sequence[TableEvent]
+                  ) -> Sequence[TableEvent]:
+        starts = [i for i, e in enumerate(events) if isinstance(e, DealBegun)]
         if not starts or starts[-1] == 0 or not table.finished:
             return events
-        found = re.match(r"deal (\d+)", events[starts[-1]].text)
-        current = int(found[1]) - 1 if found else len(table.finished)
+        last = events[starts[-1]]
+        current = last.deal if isinstance(last, DealBegun) else len(table.finished)
         before = [run for run in table.finished if run.index < current]
         self.rows = [list(run.points) for run in before
                      if not (run.outcome and run.outcome.void)]
@@ -254,37 +254,34 @@ class NetPrompt(Prompt):
         self.show_scores()
         return events[starts[-1]:]
 
-    def _tell(self, table: Session, event: Event) -> None:
-        kind = event.kind
-        if kind == "act":
+    def _tell(self, table: Session, event: TableEvent) -> None:
+        if isinstance(event, Moved):
             self._tell_move(event)
-        elif kind == "deal":
+        elif isinstance(event, DealBegun):
             self.log = []
             run = table.run
             self.deal = (run.index + 1) if run is not None else self.deal + 1
             self.echo("")
-            self.echo(self._named(event.text))
-        elif kind == "result":
+            self.echo(self._line(event))
+        elif isinstance(event, Scored):
             self._tell_result(table, event)
-        elif kind == "over" and table.winner is not None:
+        elif isinstance(event, GameOver) and table.winner is not None:
             self.show_result(table.winner)
         else:  # (a change of seats: the driver calls reseated() too)
-            self.echo(self._named(event.text))
+            self.echo(self._line(event))
 
-    def _tell_move(self, event: Event) -> None:
+    def _tell_move(self, event: Moved) -> None:
         seat = event.seat
-        name = "chance" if seat is None else None
-        if event.before is not None and event.code >= 0:  # (the session applied it there)
-            self.record_lines(self.narrate(event.before, seat if seat is not None else -1,
-                                           event.code, name))
+        if event.before is not None:  # (the session kept this seat's view before it)
+            self.record_lines(self.narrate(event.before, -1 if seat is None else seat,
+                                           event.action, "chance" if seat is None else None))
             return
-        self.record_lines([f"  {self._named(event.text)}"])
+        self.record_lines([f"  {self._line(event)}"])
 
-    def _tell_result(self, table: Session, event: Event) -> None:
-        found = re.match(r"deal (\d+):", event.text)
-        run = next((r for r in table.finished if found and r.index + 1 == int(found[1])), None)
+    def _tell_result(self, table: Session, event: Scored) -> None:
+        run = next((r for r in table.finished if r.index == event.deal), None)
         if run is None:
-            self.echo(self._named(event.text))
+            self.echo(self._line(event))
             return
         if run.outcome is not None and run.outcome.void:
             self.echo(f"  {printable(run.verdict, SHOWN)}")
@@ -302,8 +299,16 @@ class NetPrompt(Prompt):
         if self.rows:
             self.show_scores()
 
+    def _line(self, event: TableEvent) -> str:
+        """An event as this prompt tells it: printable, its seats by name ("you" for this
+        one), its cards by their faces."""
+        notation = self.game.notation
+        told = tell(event, self.game, self.names, lambda text: faces(text, notation))
+        return printable(second_person(told), SHOWN)
+
     def _named(self, text: str) -> str:
-        """A line of the table's, printable, its seats by name ("you" for this one)."""
+        """Text of the rules (a verdict), printable, its seats by name ("you" for this
+        one)."""
         return printable(speak(text, self.names, self.game.notation), SHOWN)
 
     # ------------------------------------------------------------ the prompt

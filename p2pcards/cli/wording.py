@@ -14,8 +14,7 @@ import re
 from collections.abc import Sequence
 
 from p2pcards.games.cards import STANDARD, Notation
-
-YOU = "you"
+from p2pcards.games.prose import YOU, name_seats
 
 _VERBS = {
     "wins": "win", "takes": "take", "clears": "clear", "adds": "add", "bids": "bid",
@@ -31,7 +30,6 @@ _VERB = "|".join(sorted(_VERBS, key=len, reverse=True))
 _YOU_VERB = re.compile(rf"\byou ({_VERB})\b")
 _AND_VERB = re.compile(rf"\b(you (?:{'|'.join(_VERBS.values())})\b[^;:()]*? and )({_VERB})\b")
 _UNSEEN = re.compile(r"\?( \?){7,}")
-_SEAT = re.compile(r"\bseat (\d+)('s)?(?![\w-])( \w)?")
 _WORD = re.compile(r"[^\s,;:()]+")
 
 
@@ -66,16 +64,7 @@ def narration(line: str, notation: Notation = STANDARD) -> str:
 def seats_named(text: str, names: Sequence[str]) -> str:
     """``text`` of the rules (a refusal) with each ``seat N`` by its name, the person's
     own seat (named "you") as "you" and "your": ``you do not hold AS``."""
-    def name(m: re.Match[str]) -> str:
-        seat = int(m.group(1))
-        if seat >= len(names):
-            return m.group(0)
-        who, noun = names[seat], m.group(3) or ""
-        if m.group(2):  # your hand; not yours
-            return ("your" if noun else "yours") + noun if who == YOU else f"{who}'s{noun}"
-        return who + noun
-
-    return second_person(_SEAT.sub(name, text))
+    return second_person(name_seats(text, names))
 
 
 def speak(text: str, names: Sequence[str], notation: Notation = STANDARD) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import os
 import random
-import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -28,10 +27,10 @@ from p2pcards.bots import Bot, MakeBot
 from p2pcards.games import HandState
 from p2pcards.net.peer import Peer, Refusal
 from p2pcards.net.settings import Settings
+from p2pcards.table.events import SeatsChanged, TableEvent, tell
 from p2pcards.table.kinds import Kind, printable
 from p2pcards.table.roster import Roster
 from p2pcards.table.session import Session
-from p2pcards.table.state import Event
 
 __all__ = ["CRASH_VARIABLE", "Driver", "Person", "Settings",  # (Settings: net/settings.py)
            "VoidProposal"]
@@ -50,7 +49,7 @@ class Person(Protocol):
     async def move(self, view: HandState) -> int | VoidProposal:
         """This seat's move (or a proposal to void the deal instead)."""
 
-    def report(self, table: Session, events: Sequence[Event]) -> None:
+    def report(self, table: Session, events: Sequence[TableEvent]) -> None:
         """The table's new events (the person's seat's session tells them)."""
 
     async def answer(self, question: str) -> bool: ...
@@ -210,14 +209,13 @@ class Driver:
     def _report(self) -> None:
         events = self.peer.main.events
         names = [e.name for e in self.peer.roster.seats]
+        rules = self.peer.roster.rules
         if self.person is not None and events[self.events_shown:]:
             self.person.report(self.peer.main, events[self.events_shown:])
         for event in events[self.events_shown:]:
-            text = _SEAT.sub(lambda m: names[int(m[1])] if int(m[1]) < len(names) else m[0],
-                             event.text)  # (seats by name: "ana: play AS", "dealer ana")
-            if self.person is None:
-                self.say(printable(text, SHOWN_LINE))  # (events quote other seats' text)
-            elif event.kind == "seats":
+            if self.person is None:  # (seats by name: "ana: play AS", "dealer ana"; events
+                self.say(printable(tell(event, rules, names), SHOWN_LINE))  # quote other
+            elif isinstance(event, SeatsChanged):  # seats' text)
                 self.person.reseated(self.peer.current)
         self.events_shown = len(events)
         new = self.peer.refused - self.refusals_shown
@@ -311,7 +309,6 @@ class Driver:
                     self.post("claim", self.peer.progress, forked)
 
 
-_SEAT = re.compile(r"\bseat (\d+)\b")
 PAUSED = 5
 """A clock tick this many times late means the process was paused (not the table
 silent): the grace period starts again."""
@@ -339,4 +336,4 @@ def _kind(wire: bytes) -> str:
 def _refusal_text(refusal: Refusal) -> str:
     r = refusal.rejection
     who = "an unknown sender" if r.sender is None else f"seat {r.sender}"
-    return f"seat {refusal.seat} refused a message from {who}: {r.rule}: {r.reason}"
+    return f"seat {refusal.seat} refused a message from {who}: {r.code}: {r.reason}"

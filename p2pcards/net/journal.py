@@ -10,7 +10,7 @@ taken from the network (``in``), every message this peer's seats sent
 A process killed at any point and started again with the same command reads
 the journal back, replays it through fresh sessions (which, with the same
 seed, draw the same secrets and reach the same state; what they sent goes out
-again byte for byte, :attr:`p2pcards.table.session.Session.resend`) and carries
+again byte for byte, :attr:`p2pcards.table.transcript.Transcript.resend`) and carries
 on.  A record cut short by the kill is the end of the journal; anything else
 that does not read is an error naming the file and the record.
 """

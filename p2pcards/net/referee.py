@@ -147,7 +147,7 @@ class Referee:
         wrong = [r.rejection for r in refused if r.rejection.rule not in excused]
         if wrong:
             raise FrameError(f"seat {env.sender}'s message {env.seq} is refused:"
-                             f" {wrong[0].rule}: {wrong[0].reason}")
+                             f" {wrong[0].code}: {wrong[0].reason}")
         self._late(conduct, wire)
         return False
 

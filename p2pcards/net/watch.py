@@ -21,7 +21,6 @@ ends and the players agree to another, it follows the next game; the host's
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -57,12 +56,11 @@ from p2pcards.net.join import GIVE_UP, RETRY_MOST, HostLost, JoinError, pin_host
 from p2pcards.net.lobby import describe_roster
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
+from p2pcards.table.events import TableEvent, tell
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import MAX_NAME, Roster, describe_deck
 from p2pcards.table.session import WATCHER, Session
-from p2pcards.table.state import Event
 
-_SEAT = re.compile(r"\bseat (\d+)\b")
 MAX_REFUSALS_SHOWN = 20
 """Refused messages a watcher names one by one (then only counts them)."""
 
@@ -73,7 +71,7 @@ class Onlooker(Protocol):
     def seated(self, roster: Roster, seat: int, settings: Settings,
                chat: Callable[[str], Awaitable[None]]) -> None: ...
 
-    def report(self, table: Session, events: Sequence[Event]) -> None: ...
+    def report(self, table: Session, events: Sequence[TableEvent]) -> None: ...
 
     def connection(self, up: bool) -> None: ...
 
@@ -307,7 +305,7 @@ class Watch:
             if self.refused <= MAX_REFUSALS_SHOWN:
                 who = "an unknown sender" if rejection.sender is None else \
                     f"seat {rejection.sender}"
-                self.say(printable(f"refused a message from {who}: {rejection.rule}:"
+                self.say(printable(f"refused a message from {who}: {rejection.code}:"
                                    f" {rejection.reason}", SHOWN_LINE))
         self._report(session)
         if session.over and session.table not in self.done:
@@ -325,7 +323,7 @@ class Watch:
             return
         names = [e.name for e in session.roster.seats]
         for event in events:
-            self.say(printable(_named(event.text, names), SHOWN_LINE))
+            self.say(printable(tell(event, session.roster.rules, names), SHOWN_LINE))
 
     async def chat(self, text: str) -> None:
         """Say ``text`` to the table, where the host lets watchers chat."""
@@ -339,11 +337,6 @@ class Watch:
             await self.link.send(WatchChat(text=text[:MAX_CHAT]))
         except (LinkClosed, FrameError):
             self.say("the link to the host broke: nothing was said")
-
-
-def _named(text: str, names: Sequence[str]) -> str:
-    """An event's text with its seats by name."""
-    return _SEAT.sub(lambda m: names[int(m[1])] if int(m[1]) < len(names) else m[0], text)
 
 
 def watched_by(names: Sequence[str]) -> str:

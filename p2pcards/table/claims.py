@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from p2pcards.table.codec import Envelope
 from p2pcards.table.kinds import Cheat, Silent
-from p2pcards.table.state import Rejection
+from p2pcards.table.state import Rejection, Rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +100,7 @@ class Claims:
         known = self.made.get(env.sender)
         if known is not None:
             return None if known[0].wire == env.wire else Rejection(
-                env.sender, "replay", "a second, different claim on one transcript")
+                env.sender, Rule.REPLAY, "a second, different claim on one transcript")
         self.made[env.sender] = (env, message)
         return None
 
@@ -111,7 +111,7 @@ class Claims:
         known = self.cheats.get(sender)
         if known is not None and known.env.wire != claim.env.wire \
                 and claim.order >= known.order:
-            return Rejection(sender, "replay", "a second claim of a cheat, not of an"
+            return Rejection(sender, Rule.REPLAY, "a second claim of a cheat, not of an"
                                                " earlier one")
         self.cheats[sender] = claim
         return None

@@ -113,6 +113,11 @@ def a_or_an(word: str) -> str:
     return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
+def counted(count: int, singular: str, plural: str = "") -> str:
+    """``count`` things: ``1 message``, ``3 messages``, ``2 re-mixes``."""
+    return f"{count} {singular if count == 1 else plural or singular + 's'}"
+
+
 @dataclass(frozen=True, slots=True)
 class Envelope:
     """One decoded, signature-checked message (``body`` still the raw map; the

@@ -13,8 +13,10 @@ from p2pcards.games.core import CHANCE, SPECTATOR, ChanceKind, HandState
 from p2pcards.protocol.curve import SecretSource
 from p2pcards.protocol.errors import RemoteProtocolError
 from p2pcards.protocol.randomness import JointRandom, choice, sample
+from p2pcards.table.events import Moved, TableEvent
 from p2pcards.table.kinds import Act, Kind
-from p2pcards.table.state import DealRun, Event, Step
+from p2pcards.table.run import DealRun
+from p2pcards.table.state import Step
 
 
 def first_dealer_label(table: bytes) -> bytes:
@@ -81,7 +83,7 @@ class Dealing:
     """This seat's side of the cards of a deal: chance moves, and opening its cards."""
 
     def __init__(self, table: bytes, players: int, me: int, source: SecretSource, *,
-                 keep_states: bool, events: list[Event]):
+                 keep_states: bool, events: list[TableEvent]):
         self.table = table
         self.players = players
         self.me = me
@@ -89,7 +91,7 @@ class Dealing:
         self.keep_states = keep_states
         self.events = events
         self.tell = False
-        """Whether a move's event carries the view before it (:class:`Event`)."""
+        """Whether a move's event carries the view before it (:class:`Moved`)."""
 
     def chance(self, run: DealRun) -> tuple[bool, list[Step]]:
         """A chance move: a secret reshuffle, or one drawn by joint randomness (Control
@@ -128,8 +130,8 @@ class Dealing:
         before = seen_before(run, self.tell)
         apply_both(run, public, private, self.keep_states)
         run.acts.append((CHANCE, Act(action=text, slots=shown)))
-        self.events.append(Event("act", f"chance: {text}", None, before,
-                                 public if run.suspect else private))
+        self.events.append(Moved(None, run.index, text, public if run.suspect else private,
+                                 before))
         return True, []
 
     def _reshuffle(self, run: DealRun, stock: int) -> bool:

@@ -19,18 +19,14 @@ from collections.abc import Sequence
 from p2pcards.games.cards import Notation, bits
 from p2pcards.games.core import CHANCE
 from p2pcards.history import HIDDEN
-from p2pcards.protocol.deck import Round
-from p2pcards.protocol.messages import Locked, Remixed, Shuffled, Unlocked
-from p2pcards.protocol.proved.deck import ProvedDeck
-from p2pcards.protocol.proved.messages import KeyShare, Remix, Shares
 from p2pcards.table.codec import Envelope, a_or_an
+from p2pcards.table.codec import counted as _n
 from p2pcards.table.kinds import Act, Kind, printable
-from p2pcards.table.state import EVERYONE, DealRun
+from p2pcards.table.run import DealRun
 from p2pcards.table.verify import DealReport, Report
 
 LINE = 1000
 """The most characters of one line (a line quotes the peers' texts)."""
-_PASS = {Unlocked: "unlock", Shuffled: "shuffle", Locked: "lock"}
 
 
 def explain(report: Report) -> str:
@@ -81,16 +77,15 @@ def _deal(report: Report, run: DealRun, deal: DealReport | None) -> list[str]:
         lines.append(f"  seals: a sealing key from {_who(sorted(run.seal_keys), names)}"
                      f" ({_n(kinds[Kind.HELLO], 'hello message')}; each key a usable X25519 key,"
                      " none used twice)")
-    lines += _deck(run, names)
-    lines += _keys(run, kinds)
+    lines += run.deck.explain_rounds(names)
+    lines += run.deck.explain_keys(run, kinds)
     lines += _play(run, names, kinds)
     if run.outcome is None:
-        if isinstance(run.deck, ProvedDeck):
-            lines.append("  the deal stops here, before its end: its hidden cards stay secret")
-        else:
-            lines.append("  the deal stops here, before its audit: its cards are not known")
+        lines.append("  the deal stops here, before its audit: its cards are not known"
+                     if run.deck.flavor.audited else
+                     "  the deal stops here, before its end: its hidden cards stay secret")
         return lines
-    lines += _audit(run, names, roster.players)
+    lines += run.deck.explain_audit(run, names, roster.players)
     points = ", ".join(f"{roster.rules.unit_name(u, names)} {p}"
                        for u, p in enumerate(run.points))
     lines.append(f"  verdict: {run.verdict}; points: {points}")
@@ -105,84 +100,6 @@ def _deal(report: Report, run: DealRun, deal: DealReport | None) -> list[str]:
     lines += _dealt(run, names)
     lines.append(f"  ended: {_ending(run, names, points)}")
     return lines
-
-
-def _deck(run: DealRun, names: list[str]) -> list[str]:
-    """Each round of the deck pass by pass (whose, and the deck its ``prior`` names),
-    and each re-mix."""
-    if isinstance(run.deck, ProvedDeck):
-        return _proved_deck(run.deck, names)
-    lines = []
-    for entry in run.deck.log:
-        if isinstance(entry, Remixed):
-            lines.append(f"  re-mix by {names[entry.party]} of the {len(entry.slots)} cards"
-                         f" it holds: {len(entry.commitments)} new slots, each with a key"
-                         " commitment")
-            continue
-        passes: list[Unlocked | Shuffled | Locked] = [*entry.unlocks, *entry.shuffles,
-                                                      *entry.locks]
-        what = f"the {run.deck.context.size} card points" if entry.inputs is None else \
-            f"a reshuffle of {len(entry.inputs)} slots"
-        lines.append(f"  deck round {entry.number} ({what}): {len(passes)} of"
-                     f" {_due(entry, run.deck.context.parties)} passes, each computed from"
-                     " the deck before it, which its prior names")
-        before = "the card points" if entry.inputs is None else "the slots reshuffled"
-        for k, message in enumerate(passes, 1):
-            made = f"{_PASS[type(message)]} by {names[message.party]}"
-            extra = f"; {len(message.commitments)} key commitments" \
-                if isinstance(message, Locked) else ""
-            lines.append(f"    {k}. {made}, from {before} (prior"
-                         f" {message.prior.hex()[:12]}){extra}")
-            before = f"{names[message.party]}'s {_PASS[type(message)]}"
-    return lines
-
-
-def _proved_deck(deck: ProvedDeck, names: list[str]) -> list[str]:
-    """The proved deck's key shares, shuffle rounds and re-mixes, each proof checked on
-    arrival (docs/proved-deck.md)."""
-    keys = [m for m in deck.log if isinstance(m, KeyShare)]
-    lines = [f"  proved deck: {_n(len(keys), 'key share')} from"
-             f" {_who(sorted(k.party for k in keys), names)}, each with its proof of"
-             " knowledge checked on arrival"]
-    for round_ in deck.rounds:
-        what = f"the {deck.context.size} card points" if round_.inputs is None else \
-            f"a reshuffle of {len(round_.inputs)} slots"
-        lines.append(f"  deck round {round_.number} ({what}): {len(round_.shuffles)} of"
-                     f" {deck.context.parties} shuffles, each with its proof of a shuffle"
-                     " checked on arrival: "
-                     + ", ".join(names[m.party] for m in round_.shuffles))
-    lines.extend(f"  re-mix by {names[m.party]} of the {len(m.slots)} cards it holds, its"
-                 " proof of a shuffle checked on arrival"
-                 for m in deck.log if isinstance(m, Remix))
-    return lines
-
-
-def _due(round_: Round, parties: int) -> int:
-    return len(round_.passes()) * parties
-
-
-def _keys(run: DealRun, kinds: Counter[str]) -> list[str]:
-    if isinstance(run.deck, ProvedDeck):
-        sets = [m for m in run.deck.log if isinstance(m, Shares)]
-        shown = sum(len(m.slots) for m in sets if m.to is None)
-        dealt = sum(len(m.slots) for m in sets if m.to is not None)
-        return [f"  decryption shares: {_n(kinds[Kind.PROVED_SHARES], 'pshares message')}"
-                f" and {_n(kinds[Kind.PROVED_ACT], 'move')}: {dealt} to one seat, {shown} to"
-                " everyone, each with its proof checked on arrival"] if sets else []
-    public = sum(len(message.public) for _, _, message in run.key_steps)
-    sealed = sum(len(slots) for _, step, _ in run.key_steps
-                 for recipient, slots in step.grants if recipient is not EVERYONE)
-    if not run.key_steps:
-        return []
-    parts = []
-    if public:
-        parts.append(f"{public} shown to everyone, each checked against its"
-                     " commitment on arrival")
-    if sealed:
-        parts.append(f"{sealed} sealed to the key of the hello of the seat"
-                     " they are for, opened and checked at the audit")
-    return [f"  key releases: {_n(kinds[Kind.KEYS], 'keys message')} with"
-            f" {_n(public + sealed, 'key')}: {'; '.join(parts) or 'none'}"]
 
 
 def _play(run: DealRun, names: list[str], kinds: Counter[str]) -> list[str]:
@@ -204,7 +121,7 @@ def _play(run: DealRun, names: list[str], kinds: Counter[str]) -> list[str]:
                    for _, keys in act.shown)
         cards = f"; {_n(shown, 'card')} shown, each opened with every key of its slot" \
             f" ({_n(keys, 'key')}, each checked against its commitment)" if shown else ""
-        if shown and isinstance(run.deck, ProvedDeck):
+        if shown and not run.deck.flavor.audited:
             cards = f"; {_n(shown, 'card')} shown, each opened with every seat's share of its" \
                 " slot"
         lines.append(f"  moves: {len(run.acts)} ({who}{chance}), each checked on arrival"
@@ -217,55 +134,6 @@ def _play(run: DealRun, names: list[str], kinds: Counter[str]) -> list[str]:
         (Kind.CHEAT, "claim of a cheat", "claims of a cheat")) if kinds[k]]
     if claims:
         lines.append(f"  claims: {', '.join(claims)}")
-    return lines
-
-
-def _audit(run: DealRun, names: list[str], players: int) -> list[str]:
-    if isinstance(run.deck, ProvedDeck):
-        lines = ["  audit: none; the proved deck checked every step on arrival and reveals"
-                 " no secret, so the cards never shown stay secret"]
-        record = run.outcome.record if run.outcome is not None else None
-        if record is not None and record.public and record.penalty is not None:
-            index, last = record.penalty["index"], len(record.actions) - 1
-            text = record.actions[index][1] if index < len(record.actions) else "?"
-            lines.append(f"  a card shown proves a breach: move {last},"
-                         f" {printable(record.actions[last][1], 40)}, contradicts what"
-                         f" {names[record.penalty['seat']]} claimed at move {index},"
-                         f" {printable(text, 40)} ({printable(record.penalty['reason'], 40)})")
-        return lines
-    outcome = run.outcome
-    record = outcome.record if outcome is not None else None
-    revealed = f"secrets revealed by {_who(sorted(run.audits), names) or 'no seat'}" \
-        f" ({_n(len(run.audits), 'audit message')}, each sealing secret matching its hello)"
-    if record is None or not run.audits:
-        return ["  audit: none, the deal ended before it"]
-    if len(run.audits) < players:
-        return [f"  audit: {revealed}, not every seat's: no audit"]
-    if record.forfeit is not None and record.forfeit.get("reason") == "refused audit":
-        return [f"  audit: {revealed}; it finds a breach: {printable(run.verdict, 200)}"]
-    log = run.deck.log
-    rounds = [e for e in log if isinstance(e, Round)]
-    remixes = [e for e in log if isinstance(e, Remixed)]
-    passes = sum(len(r.unlocks) + len(r.shuffles) + len(r.locks) for r in rounds)
-    commitments = sum(len(lock.commitments) for r in rounds for lock in r.locks) + \
-        sum(len(m.commitments) for m in remixes)
-    slots = sum(len(r.locks[0].deck) for r in rounds if r.locks) + \
-        sum(len(m.slots) for m in remixes)
-    remixed = f" and {_n(len(remixes), 're-mix', 're-mixes')}" if remixes else ""
-    lines = [f"  audit: {revealed}; it holds: all {_n(passes, 'pass', 'passes')}{remixed}"
-             f" re-computed from the secrets, all {_n(commitments, 'key commitment')} match"
-             " the keys revealed, every key released is the committed one, and all"
-             f" {_n(slots, 'slot')} open to their cards"]
-    penalty = record.penalty
-    if penalty is not None:
-        index = penalty["index"]
-        text = record.actions[index][1] if index < len(record.actions) else "?"
-        lines.append(f"  the moves replayed with every card known: move {index},"
-                     f" {names[penalty['seat']]}'s {printable(text, 80)}, breaks the rules"
-                     f" ({printable(penalty['reason'], 40)})")
-    elif record.forfeit is None and not (outcome is not None and outcome.void):
-        lines.append(f"  the moves replayed with every card known: all {len(record.actions)}"
-                     " within the rules")
     return lines
 
 
@@ -326,7 +194,7 @@ def _stop(report: Report, names: list[str]) -> list[str]:
     who = "with no readable sender" if seat is None else \
         f"in the name of {names[seat]} (seat {seat})"
     return [f"refused in {where}: message {refusal.position}, {what} {who}:"
-            f" {printable(rejection.rule, 40)}: {printable(rejection.reason, 300)}"]
+            f" {printable(rejection.code, 40)}: {printable(rejection.reason, 300)}"]
 
 
 def _cards(notation: Notation, mask: int) -> str:
@@ -337,10 +205,6 @@ def _cards(notation: Notation, mask: int) -> str:
 
 def _senders(envelopes: Sequence[Envelope], kind: str) -> list[int]:
     return sorted({env.sender for env in envelopes if env.kind == kind})
-
-
-def _n(count: int, singular: str, plural: str = "") -> str:
-    return f"{count} {singular if count == 1 else plural or singular + 's'}"
 
 
 def _who(seats: Sequence[int], names: list[str]) -> str:

@@ -19,15 +19,15 @@ from p2pcards.games.game import DealSetup
 from p2pcards.protocol.messages import Remixed
 from p2pcards.protocol.proved.messages import Remix
 from p2pcards.protocol.randomness import choice
-from p2pcards.table.decks import LOCK, Flavor, TableDeck
+from p2pcards.table.decks import LOCK, Flavor
 from p2pcards.table.kinds import Kind
-from p2pcards.table.state import EVERYONE, SHOWN, Place, Recipient, Step, grant_order
+from p2pcards.table.state import EVERYONE, SHOWN, Place, Recipient, SlotDeck, Step, grant_order
 
 
 class Ledger:
     """One deal's slots (see the module docstring)."""
 
-    def __init__(self, setup: DealSetup, deck: TableDeck, ids: Sequence[int],
+    def __init__(self, setup: DealSetup, deck: SlotDeck, ids: Sequence[int],
                  flavor: Flavor = LOCK):
         self.setup = setup
         self.keys = flavor.keys

@@ -18,7 +18,7 @@ from p2pcards.games.core import CHANCE
 from p2pcards.history import HIDDEN, Actor, HandRecord, PublicPlay, play_public, score_public
 from p2pcards.table.kinds import clip
 from p2pcards.table.replay import Outcome
-from p2pcards.table.state import DealRun
+from p2pcards.table.run import DealRun
 
 
 def public_record(run: DealRun) -> tuple[HandRecord, PublicPlay]:

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field, replace
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.protocol.curve import SecretSource
-from p2pcards.table.codec import a_or_an, public_bytes
-from p2pcards.table.kinds import MAX_TEXT, SeatChange, Seats, printable
+from p2pcards.table.codec import public_bytes
+from p2pcards.table.events import Handover
+from p2pcards.table.kinds import SeatChange, Seats
 from p2pcards.table.roster import Roster, SeatEntry
 
 MAX_BOT_KIND = 16
@@ -117,16 +118,14 @@ class SeatChanges:
             self.returning.discard(seat)
         return replace(roster, seats=tuple(seats), keys=[])
 
-    def describe(self, roster: Roster, message: Seats) -> str:
-        """One line for the prompts: who holds which seat now, and the safety number."""
-        parts = []
-        for seat, name, _, bot, run_by in message.changes:
-            who = printable(name, 32)
-            parts.append(f"seat {seat} ({who}) is played by {a_or_an(printable(bot, 16))} bot"
-                         f" run by seat {run_by}" if bot and seat in self.stand_ins(roster)
-                         else f"seat {seat} ({who}) is back")
-        return printable("; ".join(parts) + f"; new safety number {roster.safety_number()}",
-                         MAX_TEXT)
+    def handovers(self, roster: Roster, message: Seats) -> tuple[Handover, ...]:
+        """What ``message`` changed (``roster``: the roster it made), for the prompts:
+        who holds which seat now."""
+        stand_ins = self.stand_ins(roster)
+        return tuple(Handover(seat, name, bot, -1 if run_by is None else run_by)
+                     if bot and seat in stand_ins
+                     else Handover(seat, name)
+                     for seat, name, _, bot, run_by in message.changes)
 
     def names(self, roster: Roster) -> list[str] | None:
         """The seats' names for a deal's hand-history entry when a stand-in played

@@ -10,10 +10,17 @@ The session is the seat's front door; the work is done by its parts:
 * :class:`~p2pcards.table.transcript.Transcript`: the order of the messages, the
   hash chain, the sequence numbers, the evidence of forks and equivocation, and
   the messages held until their turn;
-* :class:`~p2pcards.table.claims.Claims`: claims of silence;
 * :class:`~p2pcards.table.phases.PhaseMachine`: what is due and what comes next,
-  each message applied by its kind's handler (:mod:`p2pcards.table.handlers`),
-  with the slot ledger (:mod:`p2pcards.table.ledger`) following the game's cards.
+  each message applied by its kind's handler (one module per phase:
+  :mod:`p2pcards.table.phases`), with the slot ledger (:mod:`p2pcards.table.ledger`)
+  following the game's cards;
+* :class:`~p2pcards.table.claiming.ClaimDesk`: claims of silence and of cheats
+  (their record: :class:`~p2pcards.table.claims.Claims`);
+* :class:`~p2pcards.table.benched.Bench`: a benched seat's return.
+
+A message from the network goes through a sequence of named checks
+(:meth:`Session._receive`), each of which may refuse it, hold it for its turn, or
+pass it on; then its phase's handler applies it.
 
 The session keeps two engine views: its seat's own, and the public one that
 every move is checked against (so that honest seats never part over what only
@@ -35,21 +42,20 @@ from p2pcards.games.game import Game
 from p2pcards.protocol.curve import SecretSource
 from p2pcards.protocol.source import SystemSource
 from p2pcards.table import kinds
-from p2pcards.table.claiming import Claiming
+from p2pcards.table.benched import Bench
+from p2pcards.table.claiming import ClaimDesk
 from p2pcards.table.claims import Claims
-from p2pcards.table.codec import CodecError, Envelope, open_envelope, pack, public_bytes
+from p2pcards.table.codec import Envelope, pack, public_bytes
 from p2pcards.table.decks import ACTS, DECK_STEPS
+from p2pcards.table.events import TableEvent
+from p2pcards.table.intake import Intake, record
 from p2pcards.table.kinds import Alarm, Consent, Kind, Message, Silent, Void, clip
-from p2pcards.table.phases import PhaseMachine
+from p2pcards.table.phases import make, move, new_machine, resolve
 from p2pcards.table.roster import Roster
+from p2pcards.table.run import DealRun
 from p2pcards.table.state import (
-    EVERYONE,
     WATCHER,
-    DealRun,
-    Event,
     Phase,
-    Proven,
-    Refused,
     Rejection,
     Step,
 )
@@ -79,7 +85,7 @@ def unplayable(game: Game, players: int, options: Mapping[str, int]) -> str | No
     return None
 
 
-class Session(Claiming):
+class Session:
     """One seat's side of a table: every deal of a game, in turn with the others."""
 
     def __init__(self, roster: Roster, me: int, identity: Ed25519PrivateKey | None,
@@ -103,17 +109,19 @@ class Session(Claiming):
         """The roster as every seat first signed it (the transcript file starts with it)."""
         self.source: SecretSource = SystemSource() if source is None else source
         self.forge = forge
-        self.game: Game = roster.rules
-        self.players = roster.players
         self.table = roster.table
         self.transcript = Transcript(roster.table, roster.keys, me)
         self.claims = Claims()
-        self.machine = PhaseMachine(roster, me, identity, self.source, self.transcript,
-                                    keep_states=keep_states)
-        self.back_sent = -1
-        """The deal in which this seat, benched, last said it is back."""
+        self.machine = new_machine(roster, me, identity, self.source, self.transcript,
+                                   keep_states=keep_states)
         self.rejections: deque[Rejection] = deque(maxlen=MAX_REJECTIONS)  # the newest
         self.outbox: list[bytes] = []
+        self.desk = ClaimDesk(self.transcript, self.claims, self.machine, self.outbox,
+                              self.rejections, pump=self._pump, receive=self._receive)
+        self.bench = Bench(self.transcript, self.machine, self.outbox)
+        self.intake = Intake(self.transcript, self.claims, self.machine, self.desk,
+                             self.bench, rejections=self.rejections, pump=self._pump,
+                             settle_round=self._resolve)
         self._pump()
 
     # ================================================================ the state
@@ -151,7 +159,8 @@ class Session(Claiming):
         return self.machine.finished
 
     @property
-    def events(self) -> list[Event]:
+    def events(self) -> list[TableEvent]:
+        """What the table has told so far (:mod:`p2pcards.table.events`)."""
         return self.machine.events
 
     @property
@@ -167,41 +176,12 @@ class Session(Claiming):
         """The transcript hash as it stands."""
         return self.transcript.hash
 
-    @property
-    def seq_out(self) -> int:
-        return self.transcript.seq_out
-
-    @property
-    def seq_in(self) -> list[int]:
-        """Each seat's next sequence number, as taken here."""
-        return self.transcript.seq_in
-
-    @property
-    def equivocations(self) -> dict[int, tuple[bytes, bytes]]:
-        """Seat -> two payloads it signed with one sequence number (proof)."""
-        return self.transcript.equivocations
-
-    @property
-    def forked(self) -> dict[int, bytes]:
-        """Seat -> its message refused as sent on another transcript."""
-        return self.transcript.forked
-
-    @property
-    def held(self) -> dict[int, bytes]:
-        return self.transcript.held
-
-    @property
-    def held_claims(self) -> dict[int, bytes]:
-        return self.claims.held
-
-    @property
-    def resend(self) -> dict[tuple[int, bytes], bytes]:
-        return self.transcript.resend
-
     # ================================================================ the driver's API
 
     def take_outbox(self) -> list[bytes]:
-        out, self.outbox = self.outbox, []
+        """What this seat must send now (the outbox is emptied; its parts share it)."""
+        out = list(self.outbox)
+        self.outbox.clear()
         return out
 
     def due(self) -> Step | None:
@@ -214,7 +194,7 @@ class Session(Claiming):
         run = self.machine.run
         if step is None or step.kind not in ACTS or step.seat != self.me or run is None:
             return None
-        if self.machine.forced() is not None or run.suspect or self._accusing():
+        if self.machine.forced() is not None or run.suspect or self.desk.accusing():
             return None
         return run.view
 
@@ -255,7 +235,7 @@ class Session(Claiming):
             raise ValueError(f"seat {step.seat} is not silent: its message came on another"
                              " transcript (an earlier message may have been sent in two"
                              " versions)")
-        self._own_claim(Silent(seat=step.seat))
+        self.desk.own_claim(Silent(seat=step.seat))
 
     def propose_void(self, reason: str) -> None:
         """Propose, instead of this seat's move, to void the deal; every other seat then
@@ -287,11 +267,11 @@ class Session(Claiming):
         comes), else the :class:`Rejection` (the session unchanged)."""
         rejection = self._receive(wire)
         if rejection is None:
-            self._retry_held()
+            self.intake.retry_held()
         else:
             self.rejections.append(rejection)
-        self._claim_cheats()
-        self._say_back()
+        self.desk.claim_cheats()
+        self.bench.say_back()
         return rejection
 
     def check_pending(self, limit: int | None = None) -> bool:
@@ -317,130 +297,24 @@ class Session(Claiming):
         return pack({"format": TRANSCRIPT_FORMAT, "roster": self.home.encode(),
                      "messages": [env.wire for env in self.transcript]})
 
+    def last_word(self) -> bytes | None:
+        """The game's last message, if this seat refused it because it had claimed its
+        sender silent (:meth:`ClaimDesk.last_word`)."""
+        return self.desk.last_word()
+
+    def take_late(self, wire: bytes) -> None:
+        """Take after all a message refused because this seat had claimed its sender
+        silent (:meth:`ClaimDesk.take_late`)."""
+        self.desk.take_late(wire)
+
     # ============================================================== receiving
 
     def _receive(self, wire: bytes) -> Rejection | None:
-        self._resolve()  # (at a round's end its deferred proofs come before any message)
-        try:
-            env = open_envelope(wire, self.roster.keys)
-        except CodecError as error:
-            back = self._back(wire, error)
-            if back is not None:
-                return back if isinstance(back, Rejection) else None
-            return Rejection(error.sender, "malformed" if error.sender is None else "signature",
-                             str(error))
-        sender = env.sender
-        transcript = self.transcript
-        if env.table != self.table:
-            return Rejection(sender, "table", "a message of another table")
-        if env.kind in (Kind.SILENT, Kind.CHEAT):
-            return self._claim(env, wire)
-        if self.claims.names(self.me, sender) and env.prior == transcript.hash:
-            self.claims.late[sender] = wire  # (taken after all if another seat took it)
-            return Rejection(sender, "silent", f"this seat has claimed seat {sender} silent on"
-                                               " this transcript")
-        if sender == self.me:
-            return Rejection(sender, "replay", "a message in this seat's own name")
-        rejection = transcript.in_sequence(env)
-        if rejection is not None and rejection.rule == "order" \
-                and env.seq == transcript.seq_in[sender] + 1 \
-                and env.prior != transcript.hash and sender not in transcript.held:
-            transcript.held[sender] = wire  # its sender saw more (its claim taken, say):
-            return None  # the rest comes first
-        if rejection is not None:
-            if rejection.rule == "equivocation":
-                self.machine.events.append(Event(
-                    "equivocation", f"seat {sender} signed two different messages with"
-                                    f" sequence number {env.seq}", sender))
-            return rejection
-        try:
-            message = kinds.decode_body(env.kind, env.body, sender)
-        except CodecError as error:
-            return Rejection(sender, "malformed", str(error))
-        step = self.due()
-        if env.prior != transcript.hash:
-            if step is not None and step.seat == sender:
-                new = sender not in transcript.forked  # (one per seat and transcript)
-                transcript.forked.setdefault(sender, wire)
-                return Rejection(sender, "transcript", "sent on another transcript than this"
-                                 " seat's (a fork: its signed message proves it)", evidence=new)
-            held = transcript.held.get(sender)
-            if held is not None and held != wire:
-                return Rejection(sender, "transcript", f"two different messages with sequence"
-                                                       f" number {env.seq}")
-            transcript.held[sender] = wire  # its sender saw a message this seat has not yet
-            return None
-        stands_in = env.kind in (Kind.ALARM, Kind.VOID) and step is not None \
-            and step.kind in ACTS
-        if step is None or step.seat != sender or (step.kind != env.kind and not stands_in):
-            what = "the game is over" if step is None else f"{step.kind} from seat {step.seat}"
-            return Rejection(sender, "turn", f"{env.kind} out of turn ({what} is due)")
-        if env.deal != self.machine.deal_index():
-            return Rejection(sender, "deal", f"deal {env.deal}, but this is deal"
-                                             f" {self.machine.deal_index()}")
-        proven: Proven | None = None
-        try:
-            self.machine.taken(env, message, step)
-        except CodecError as error:
-            return Rejection(sender, "malformed", str(error))
-        except Proven as error:  # the signed message is the proof: it is taken into the
-            proven = error  # transcript, and its sender forfeits the deal
-        except Refused as refused:
-            return Rejection(sender, refused.rule, refused.reason)
-        self.claims.lapse()  # the transcript moves on: claims on the old one lapse
-        if self.roster.process_of(sender) != self.roster.process_of(self.me) \
-                or self.me == WATCHER:
-            self.claims.behind = {}  # (another peer took what this one sent)
-        transcript.forked = {}
-        self._record(env)
-        if proven is not None:  # (docs/protocol.md, "A refused step")
-            if proven.seat is None:
-                proven.seat, proven.kind = sender, env.kind
-            self.machine.refute(proven)
-        self._pump()
-        return None
+        return self.intake.receive(wire)
 
     def _record(self, env: Envelope) -> None:
         """``env`` (applied) goes into the transcript; the game moves on."""
-        self.transcript.record(env)
-        self.machine.recorded(env)
-        self.machine.advance()
-
-    def _retry_held(self) -> None:
-        """Take the held messages whose turn has come (at most one per sender: the first
-        that came ahead of this seat); one whose sender is due but that names another
-        transcript is refused."""
-        self._withdraw()
-        transcript, claims = self.transcript, self.claims
-        for sender in sorted(claims.held):
-            wire = claims.held.get(sender)
-            if wire is None:
-                continue  # taken by a set completed meanwhile
-            env = self._still(wire)
-            if env is None or env.seq < transcript.seq_in[sender]:
-                claims.held.pop(sender, None)
-            elif env.prior == transcript.hash:
-                claims.held.pop(sender, None)
-                rejection = self._claim(env, wire)
-                if rejection is not None:
-                    self.rejections.append(rejection)
-        progress = True
-        while progress and transcript.held:
-            progress = False
-            for sender, wire in list(transcript.held.items()):
-                env = self._kept(wire)
-                step = self.due()
-                if env.seq < transcript.seq_in[sender]:
-                    transcript.held.pop(sender, None)  # overtaken: that number is taken
-                elif env.seq == transcript.seq_in[sender] and (
-                        env.prior == transcript.hash or (step is not None
-                                                         and step.seat == sender)):
-                    transcript.held.pop(sender, None)
-                    rejection = self._receive(wire)
-                    if rejection is not None:
-                        self.rejections.append(rejection)
-                    progress = True
-                    break
+        record(self.transcript, self.machine, env)
 
     # ================================================================= sending
 
@@ -462,15 +336,15 @@ class Session(Claiming):
         self.outbox.append(env.wire)
         self._record(env)
 
-    def _made(self, step: Step, make: Callable[[], Message]) -> Message:
-        """This seat's message for ``step``: ``make()``, unless a cheat forges it."""
-        return make() if self.forge is None else self.forge(self, step, make)
+    def _made(self, step: Step, made: Callable[[], Message]) -> Message:
+        """This seat's message for ``step``: ``made()``, unless a cheat forges it."""
+        return made() if self.forge is None else self.forge(self, step, made)
 
     def _send_move(self, view: HandState, code: int) -> None:
         run = self.machine.run
         assert run is not None
         step = Step(self.machine.flavor.act, self.me)
-        honest = self.machine.move(view, code)
+        honest = move(self.machine, view, code)
         message = self._made(step, lambda: honest)
         if message is not honest:  # its own view no longer follows what it sent
             run.suspect = run.suspect or "this seat sent a move it did not make"
@@ -478,13 +352,13 @@ class Session(Claiming):
 
     def _resolve(self) -> None:
         """At the end of a round, the deferred shuffle proofs before anything else
-        (:meth:`PhaseMachine.resolve`): one refused ends the deal; else this seat's
-        steps held back for them (its shares) are made now."""
+        (:func:`~p2pcards.table.phases.resolve`): one refused ends the deal; else this
+        seat's steps held back for them (its shares) are made now."""
         machine = self.machine
         run = machine.run
         if run is None or not machine.waiting() or run.deck.expected() is not None:
             return
-        if machine.resolve():
+        if resolve(machine):
             machine.advance()
         self._pump()
 
@@ -497,12 +371,12 @@ class Session(Claiming):
         while True:
             step = self.due()
             if step is None or step.seat != self.me or step.kind == Kind.CONSENT \
-                    or self._accusing():
+                    or self.desk.accusing():
                 return  # (a seat that claims a cheat waits for the claims to complete)
             if step.kind not in DECK_STEPS and machine.waiting():
                 if self.outbox:
                     return  # (its shuffle leaves before this seat checks the proofs)
-                if machine.resolve(force=True):
+                if resolve(machine, force=True):
                     machine.advance()
                     continue
             run = machine.run
@@ -515,8 +389,7 @@ class Session(Claiming):
                     return
                 self._send_move(run.view, forced)
                 continue
-            self._send(self._made(step, partial(machine.make, step)), step)
+            self._send(self._made(step, partial(make, machine, step)), step)
 
 
-__all__ = ["EVERYONE", "TRANSCRIPT_FORMAT", "WATCHER", "DealRun", "Event", "Forge",
-           "Rejection", "Session", "Step"]
+__all__ = ["TRANSCRIPT_FORMAT", "WATCHER", "DealRun", "Forge", "Rejection", "Session", "Step"]

@@ -1,23 +1,14 @@
-"""The table session's records: phases, what is due, what was refused, one deal in progress."""
+"""The table session's records: phases, what is due, what was refused, what a message needs."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import Enum
-from typing import TYPE_CHECKING, Final
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum, StrEnum
+from typing import Final, Protocol
 
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
-
-from p2pcards.games import HandState
 from p2pcards.protocol.constants import OBSERVER
-from p2pcards.protocol.randomness import JointRandom
-from p2pcards.table.codec import Envelope
-from p2pcards.table.kinds import Act, Agree, Audit, Keys, Kind, ProvedAct
-from p2pcards.table.replay import Outcome
-
-if TYPE_CHECKING:
-    from p2pcards.table.decks import TableDeck
-    from p2pcards.table.ledger import Ledger
+from p2pcards.table.kinds import Kind
 
 
 class Everyone(Enum):
@@ -77,42 +68,115 @@ def grant_order(grant: tuple[Recipient, tuple[int, ...]]) -> int:
     return -1 if recipient is EVERYONE else recipient
 
 
+class Rule(StrEnum):
+    """The rule a refused message breaks (the value is the word a refusal shows)."""
+
+    MALFORMED = "malformed"
+    """It does not decode, or a field is out of its bounds."""
+    SIGNATURE = "signature"
+    """Its signature does not verify with its seat's key."""
+    TABLE = "table"
+    """It names another table."""
+    SILENT = "silent"
+    """This seat has claimed its sender silent on this transcript."""
+    REPLAY = "replay"
+    """A message taken already, in this seat's own name, or a second claim."""
+    STALE = "stale"
+    """A claim of silence overtaken by a later message of its sender."""
+    ORDER = "order"
+    """Not its sender's next sequence number."""
+    EQUIVOCATION = "equivocation"
+    """A second, different message with a number taken already (kept as proof)."""
+    TRANSCRIPT = "transcript"
+    """Sent on another transcript than this seat's (a fork)."""
+    TURN = "turn"
+    """Not the message due, or not from the seat due."""
+    DEAL = "deal"
+    """It names another deal than the one in progress."""
+    PROOF = "proof"
+    """A claim of a cheat whose proof does not hold."""
+    ROSTER = "roster"
+    """A signature of another roster."""
+    SEAT = "seat"
+    """A ``seat`` message that changes seats otherwise than the table allows."""
+    DRAW = "draw"
+    """A commitment or share of a joint draw that does not hold."""
+    HELLO = "hello"
+    """A sealing key that cannot be used, or is used twice."""
+    DECK = "deck"
+    """A step the deck refuses (``detail``: the step), or another deck's message."""
+    REMIX = "remix"
+    """A re-mix of other slots than the cards its seat holds."""
+    KEYS = "keys"
+    """Keys or shares of other slots or seats than the step grants."""
+    KEY = "key"
+    """A key that does not match its commitment."""
+    SLOTS = "slots"
+    """A move that names other slots than its cards need."""
+    NOT_HELD = "not-held"
+    """A card shown that its seat does not hold."""
+    SYNTAX = "syntax"
+    """A move whose text does not read, or is not its public form."""
+    ILLEGAL = "illegal"
+    """A move the rules forbid on what everyone knows (``detail``: the rules' code,
+    ``phase``, ``renege`` ...)."""
+    AUDIT = "audit"
+    """An audit whose secrets do not match the deal's hello or its seat."""
+
+
 @dataclass(frozen=True, slots=True)
 class Rejection:
     """A message refused: who sent it (None when it cannot be told), the rule it
     breaks, and why.  The session is unchanged."""
 
     sender: int | None
-    rule: str
+    rule: Rule
     reason: str
     evidence: bool = False
     """Whether the message, refused, was kept as new evidence (a fork or a proof of
     equivocation this seat did not have): worth journaling and relaying, unlike every
     other refused message."""
+    detail: str = ""
+    """The step a deck refused (:attr:`Rule.DECK`), the rules' code of an illegal move
+    (:attr:`Rule.ILLEGAL`)."""
+
+    @property
+    def code(self) -> str:
+        """The rule as a refusal names it: ``turn``, ``deck shuffle``, ``renege``."""
+        return rule_code(self.rule, self.detail)
 
     def __str__(self) -> str:
         who = "unknown sender" if self.sender is None else f"seat {self.sender}"
-        return f"{who}: {self.rule}: {self.reason}"
+        return f"{who}: {self.code}: {self.reason}"
 
 
-class Refused(Exception):
+def rule_code(rule: Rule, detail: str) -> str:
+    """How a refusal names ``rule`` with its ``detail`` (:attr:`Rejection.code`)."""
+    if rule == Rule.ILLEGAL:
+        return detail
+    return f"{rule} {detail}" if detail else str(rule)
+
+
+class RefusedMessage(Exception):
     """A message that breaks a rule, raised before anything changes."""
 
-    def __init__(self, rule: str, reason: str):
+    def __init__(self, rule: Rule, reason: str, detail: str = ""):
         super().__init__(reason)
         self.rule = rule
         self.reason = reason
+        self.detail = detail
 
 
-class Proven(Refused):
+class ProvenCheat(RefusedMessage):
     """A signed message, due and on this seat's transcript, that the proved deck
     refuses: it proves its sender cheated.  The session records it (it is the proof,
     for every seat and for ``p2pcards verify``) and its sender forfeits the deal.
     ``seat`` and ``kind``: an earlier message's, when a shuffle taken before, whose
     proof was not yet checked, is the one refused (its shuffler forfeits)."""
 
-    def __init__(self, rule: str, reason: str, seat: int | None = None, kind: str = ""):
-        super().__init__(rule, reason)
+    def __init__(self, rule: Rule, reason: str, seat: int | None = None, kind: str = "",
+                 detail: str = ""):
+        super().__init__(rule, reason, detail)
         self.seat = seat
         self.kind = kind
 
@@ -129,84 +193,62 @@ class Step:
 
 
 @dataclass(frozen=True, slots=True)
-class Event:
-    """Something for the user interface: ``kind`` and a line of text.  A move
-    (``act``) also carries this seat's own view just before it (``before``) and the
-    move as that view knows it (``code``), so that a prompt can tell it as the seat
-    saw it (its own cards named, others' hidden)."""
+class Needs:
+    """What taking a message calls for that only the phase machine does (it is the one
+    writer of what is due): steps queued after those due, the deal stopped for its audit
+    (``stop``), the consents still due dropped (``vote_over``: a seat refused)."""
 
-    kind: str
-    text: str
-    seat: int | None = None
-    before: HandState | None = None
-    code: int = -1
+    steps: tuple[Step, ...] = ()
+    stop: bool = False
+    vote_over: bool = False
 
 
-@dataclass
-class DealRun:
-    """One deal in progress at this peer."""
+NOTHING: Final = Needs()
+"""A message that calls for nothing more."""
 
-    index: int
-    deck: TableDeck
-    """Today's :class:`~p2pcards.protocol.deck.Deck` or the proved deck (the roster says
-    which: :mod:`p2pcards.table.decks`)."""
-    ids: list[int]
-    seal_private: X25519PrivateKey
-    ledger: Ledger
-    """Where the deal's slots are, and who can open them."""
-    seal_keys: dict[int, bytes] = field(default_factory=dict)
-    view: HandState | None = None
-    """This seat's own view (the watcher's is the public one)."""
-    public: HandState | None = None
-    """The deal as everyone sees it: whose turn it is, what every seat checks a move
-    against, where the cards shown are."""
-    signers: list[int] = field(default_factory=list)
-    """The seats that sign the deal's result (all but a seat that forfeited by silence)."""
-    vote: tuple[int, str] | None = None
-    """A proposal to void the deal being answered: (proposer, reason)."""
-    consented: str = ""
-    """Why every seat consented to void this deal (its audit still runs)."""
-    suspect: str = ""
-    """Why this seat's own view refused a move the public view allowed (a card this
-    seat holds, shown by another): it raises the alarm when its turn comes."""
-    own_code: int = -1
-    """This seat's last move as its own view knows it (the public text hides cards)."""
-    acts: list[tuple[int, Act | ProvedAct]] = field(default_factory=list)
-    played: list[tuple[int, HandState]] = field(default_factory=list)
-    """(position in the transcript of each move, the public view before it): where a
-    proven cheat takes the deal back to."""
-    audits: dict[int, Audit] = field(default_factory=dict)
-    agrees: dict[int, Agree] = field(default_factory=dict)
-    agree_hash: bytes = b""
-    outcome: Outcome | None = None
-    verdict: str = ""
-    points: list[int] = field(default_factory=list)
-    views: list[tuple[object, ...] | None] = field(default_factory=list)
-    """This seat's view knowledge after every move (the tests compare it)."""
-    envelopes: list[Envelope] = field(default_factory=list)
-    key_steps: list[tuple[int, Step, Keys]] = field(default_factory=list)
-    draw: JointRandom | None = None
-    """The joint draw under way for a chance move (Control Nut!)."""
-    draws: int = 0
-    problem: str = ""
-    """What went wrong opening this seat's cards (reported in its ``opened``)."""
-    alarms: dict[int, str] = field(default_factory=dict)
-    refuted: tuple[int, str] | None = None
-    """A deferred shuffle proof of the proved deck found not to hold (the first, oldest
-    first): its shuffler and why ("shuffle: its shuffle proof: ..."); its verdict comes
-    at the end of the shuffle's round (docs/protocol.md, "A refused step")."""
-    judged: bool = False
-    """Whether that verdict has been given."""
-    opened: bool = False
-    shown: dict[int, int] = field(default_factory=dict)
-    """Slot -> its card (an index of ``ids``) for every slot opened to everyone (face up
-    at the deal, shown by a move, a blind card): a proved deal's record names them."""
+
+def queue(steps: Iterable[Step]) -> Needs:
+    """Needs: ``steps`` queued."""
+    return Needs(tuple(steps))
+
+
+class SlotDeck(Protocol):
+    """What both decks offer of their slots, as the ledger and the dealing helpers use
+    them (:class:`~p2pcards.protocol.deck.Deck` and
+    :class:`~p2pcards.protocol.proved.deck.ProvedDeck` both have it; the table's own
+    part of a deck is :class:`~p2pcards.table.run.TableDeck`)."""
 
     @property
-    def dealer(self) -> int:
-        return self.ledger.setup.dealer
+    def opened(self) -> dict[int, int]:
+        """Slot -> its card (an index of the deal's ids), for every slot opened here."""
 
     @property
-    def number(self) -> int:
-        """The deal's place in the match: the deals scored before it."""
-        return self.ledger.setup.number
+    def retired(self) -> set[int]:
+        """Slots replaced by a re-mix or a reshuffle."""
+
+    @property
+    def holder(self) -> dict[int, int]:
+        """Slot -> the seat it is open to, where that is known."""
+
+    @property
+    def lockers(self) -> list[tuple[int, ...]]:
+        """Slot -> the seats whose key (or share) it needs."""
+
+    @property
+    def points(self) -> Sequence[object]:
+        """Every slot made so far, in order."""
+
+    def expected(self) -> tuple[str, int] | None:
+        """The deck's step due next and its seat (None: no round under way)."""
+
+    def in_play(self, slot: int) -> bool: ...
+
+    def can_open(self, slot: int) -> bool: ...
+
+    def open(self, slot: int) -> int:
+        """The card of ``slot`` (RemoteProtocolError if it opens to none)."""
+
+    def assign(self, slot: int, party: int) -> None:
+        """``slot`` is in ``party``'s hand (a shown card back in a hand)."""
+
+    def begin_reshuffle(self, slots: list[int]) -> None: ...

@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 
 from p2pcards.table.codec import Envelope, chain, genesis, open_envelope, seal_envelope
 from p2pcards.table.kinds import MAX_PROOF, Kind
-from p2pcards.table.state import Rejection
+from p2pcards.table.state import Rejection, Rule
 
 
 class Transcript:
@@ -130,13 +130,13 @@ class Transcript:
                     and max(len(taken.wire), len(env.wire)) <= MAX_PROOF
                 if new:
                     self.equivocations[sender] = (taken.wire, env.wire)
-                return Rejection(sender, "equivocation", f"a second, different message with"
+                return Rejection(sender, Rule.EQUIVOCATION, f"a second, different message with"
                                                          f" sequence number {env.seq}",
                                  evidence=new)
-            return Rejection(sender, "replay", f"sequence number {env.seq} again (next is"
+            return Rejection(sender, Rule.REPLAY, f"sequence number {env.seq} again (next is"
                                                f" {expected}): a duplicate or replay")
         if env.seq > expected:
-            return Rejection(sender, "order", f"sequence number {env.seq}, but {expected} is"
+            return Rejection(sender, Rule.ORDER, f"sequence number {env.seq}, but {expected} is"
                                               " next: a message is missing or reordered")
         return None
 

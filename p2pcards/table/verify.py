@@ -21,9 +21,12 @@ import msgpack
 
 from p2pcards.history import History
 from p2pcards.table.codec import MAX_MESSAGE, CodecError, Envelope, no_ext, read_envelope
+from p2pcards.table.events import BrokeUp, tell
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster, decode_roster
-from p2pcards.table.session import TRANSCRIPT_FORMAT, WATCHER, DealRun, Rejection, Session
+from p2pcards.table.run import DealRun
+from p2pcards.table.session import TRANSCRIPT_FORMAT, Session
+from p2pcards.table.state import WATCHER, Rejection, Rule
 
 
 @dataclass
@@ -40,7 +43,7 @@ class DealReport:
 
 
 @dataclass(frozen=True, slots=True)
-class Refusal:
+class FirstRefusal:
     """The first message the watching session refused."""
 
     position: int
@@ -66,7 +69,7 @@ class Report:
     totals: list[int] = field(default_factory=list)
     winner: int | list[int] | None = None
     history: History | None = None
-    refusal: Refusal | None = None
+    refusal: FirstRefusal | None = None
     opening: list[Envelope] = field(default_factory=list)
     """The messages taken before the first deal: the roster signed, the first dealer
     drawn."""
@@ -157,9 +160,9 @@ def verify(data: bytes) -> Report:
     report = Report(roster, len(messages))
     for position, wire in enumerate(messages):
         rejection = watcher.receive(wire)
-        if rejection is None and watcher.held:
-            rejection = Rejection(None, "transcript", "sent on a transcript that no message"
-                                                      " before it leads to")
+        if rejection is None and watcher.transcript.held:
+            rejection = Rejection(None, Rule.TRANSCRIPT, "sent on a transcript that no"
+                                                         " message before it leads to")
         if rejection is not None:
             report.problem = f"message {position} ({describe(rejection)})"
             report.refusal = refusal(watcher, position, wire, rejection)
@@ -174,15 +177,15 @@ def verify(data: bytes) -> Report:
                    for seat, agree in sorted(run.agrees.items()) if seat not in signed]
         report.deals.append(DealReport(run.index, run.dealer, run.verdict, list(run.points),
                                        signed, dissent, sorted(run.signers)))
-    if report.problem is None and (watcher.claims or watcher.held_claims):
+    if report.problem is None and (watcher.claims or watcher.claims.held):
         report.problem = "the transcript ends with claims that never completed"
     if report.problem is None and not watcher.over:
         step = watcher.due()
         due = f"{step.kind} from seat {step.seat}" if step else "nothing"
         report.problem = f"the transcript stops with {due} due: the game is not finished"
-    broke_up = [e.text for e in watcher.events if e.kind == "over" and "breaks up" in e.text]
+    broke_up = [e for e in watcher.events if isinstance(e, BrokeUp)]
     if report.problem is None and broke_up:
-        report.problem = broke_up[0]
+        report.problem = tell(broke_up[0], roster.rules)
     report.runs = [*watcher.finished, *([watcher.run] if watcher.run is not None else [])]
     first = report.runs[0].envelopes[0] if report.runs and report.runs[0].envelopes else None
     report.opening = list(takewhile(lambda env: env is not first, watcher.transcript))
@@ -194,23 +197,23 @@ def verify(data: bytes) -> Report:
     return report
 
 
-def refusal(watcher: Session, position: int, wire: bytes, rejection: Rejection) -> Refusal:
+def refusal(watcher: Session, position: int, wire: bytes, rejection: Rejection) -> FirstRefusal:
     """The refusal of ``wire`` as ``--explain`` names it: with the deal in progress, the
     seat, and the kind of message (read without trusting it: it was refused)."""
     seat = rejection.sender if rejection.sender is not None else \
-        next(iter(watcher.held), None)
+        next(iter(watcher.transcript.held), None)
     try:
-        kind: str | None = read_envelope(wire, watcher.players).kind
+        kind: str | None = read_envelope(wire, watcher.roster.players).kind
     except CodecError:
         kind = None
     run = watcher.run
-    return Refusal(position, rejection, None if run is None else run.index, seat, kind)
+    return FirstRefusal(position, rejection, None if run is None else run.index, seat, kind)
 
 
 def describe(rejection: Rejection) -> str:
     who = "no readable sender" if rejection.sender is None else \
         f"in seat {rejection.sender}'s name"
-    return f"{who}; {rejection.rule}: {rejection.reason}"
+    return f"{who}; {rejection.code}: {rejection.reason}"
 
 
 def format_report(report: Report) -> str:

@@ -47,7 +47,7 @@ from .elgamal import (
     public_encryption,
     shuffle,
 )
-from .group import IdentityError, Point, ProvedError, digest, u8, u64
+from .group import IdentityPointError, Point, ProvedError, digest, u8, u64
 from .messages import KeyShare, Message, Remix, Shares, Shuffle, decode_message
 from .shuffle import ShuffleStatement, prove_shuffle, verify_shuffle
 from .sigma import Context, ProofError, prove_key, prove_share, verify_key, verify_share
@@ -70,7 +70,7 @@ def deck_digest(context: DeckContext, round_: int, deck: Sequence[Ciphertext]) -
 
 
 @dataclass(slots=True)
-class Round:
+class ShuffleRound:
     """One proved shuffle of a deck by every party in turn (round 0: the card points)."""
 
     number: int
@@ -100,7 +100,7 @@ class ProvedDeck:
         """Party -> its key share's public point, once its proof has held."""
         self.key: Point | None = None
         """The joint key, once every key share is in."""
-        self.rounds: list[Round] = []
+        self.rounds: list[ShuffleRound] = []
         self.log: list[Message] = []
         """Every message this party took, its own included, in order (the record)."""
         self.points: list[Ciphertext] = []
@@ -130,7 +130,7 @@ class ProvedDeck:
     # ---------------------------------------------------------------- state
 
     @property
-    def current(self) -> Round | None:
+    def current(self) -> ShuffleRound | None:
         return self.rounds[-1] if self.rounds else None
 
     def expected(self) -> tuple[str, int] | None:
@@ -153,7 +153,7 @@ class ProvedDeck:
         checked oldest first, so none before the slot's last message is left)."""
         return not self.pending or self.pending[0][0] > self.origin[slot]
 
-    def _deck_now(self, round_: Round) -> tuple[Ciphertext, ...]:
+    def _deck_now(self, round_: ShuffleRound) -> tuple[Ciphertext, ...]:
         return round_.shuffles[-1].deck if round_.shuffles else round_.deck
 
     def _context(self, party: int) -> Context:
@@ -199,7 +199,7 @@ class ProvedDeck:
         problem = self._reshuffle_problem(chosen)
         if problem:
             raise LocalProtocolError(problem)
-        self.rounds.append(Round(len(self.rounds), chosen,
+        self.rounds.append(ShuffleRound(len(self.rounds), chosen,
                                  tuple(self.points[s] for s in chosen)))
 
     def _reshuffle_problem(self, chosen: tuple[int, ...]) -> str | None:
@@ -324,7 +324,7 @@ class ProvedDeck:
         if len(self.publics) == self.context.parties - 1:
             try:
                 joint_key([*self.publics.values(), message.public])
-            except IdentityError:
+            except IdentityPointError:
                 raise Refused(message.party, KEY, "the key shares sum to the identity") from None
 
     def _check_shuffle(self, message: Shuffle) -> ShuffleStatement:
@@ -409,7 +409,7 @@ class ProvedDeck:
             self.publics[message.party] = message.public
             if len(self.publics) == self.context.parties:
                 self.key = joint_key(self.publics[p] for p in range(self.context.parties))
-                self.rounds.append(Round(0, None, tuple(public_encryption(m, self.key)
+                self.rounds.append(ShuffleRound(0, None, tuple(public_encryption(m, self.key)
                                                         for m in self.cards)))
         elif isinstance(message, Shares):
             for slot, share in zip(message.slots, message.shares, strict=True):
@@ -469,7 +469,7 @@ class ProvedDeck:
             have[self.me] = decryption_share(self.points[slot], self._x)
         try:
             card = self.card_of.get(combine(self.points[slot], list(have.values())))
-        except IdentityError:
+        except IdentityPointError:
             card = None
         if card is None:
             raise Refused(None, OPEN, f"slot {slot} opens to no card")

@@ -84,7 +84,7 @@ def key_share(source: SecretSource) -> tuple[int, Point]:
 
 
 def joint_key(publics: Iterable[Point]) -> Point:
-    """``K = Σ X_i``; IdentityError if the shares cancel (their proofs of knowledge
+    """``K = Σ X_i``; IdentityPointError if the shares cancel (their proofs of knowledge
     make that impossible to arrange)."""
     return add(*publics)
 
@@ -111,7 +111,7 @@ def decryption_share(ciphertext: Ciphertext, x: int) -> Point:
 
 
 def combine(ciphertext: Ciphertext, shares: Sequence[Point]) -> Point:
-    """``M = C2 − Σ D_i``, every party's share given; IdentityError if that is the
+    """``M = C2 − Σ D_i``, every party's share given; IdentityPointError if that is the
     identity (a ciphertext that opens to no card)."""
     return sub(ciphertext.c2, add(*shares))
 

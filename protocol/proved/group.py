@@ -2,7 +2,7 @@
 
 Points travel as 33-byte compressed SEC1 encodings (``02``/``03`` ‖ x) and scalars as
 32 bytes big-endian; both decoders refuse anything not canonical.  The identity has
-no encoding: a computation that would reach it raises :class:`IdentityError`, which a
+no encoding: a computation that would reach it raises :class:`IdentityPointError`, which a
 verifier turns into a refusal and a prover never meets but with negligible
 probability (docs/proved-deck.md, "The group").
 
@@ -44,7 +44,7 @@ class EncodingError(ProvedError, ValueError):
         self.reason = reason
 
 
-class IdentityError(ProvedError, ArithmeticError):
+class IdentityPointError(ProvedError, ArithmeticError):
     """A computation reached the identity, which has no encoding."""
 
 
@@ -141,15 +141,15 @@ def base_mul(k: int) -> Point:
     """``k·G`` by libsecp256k1's constant-time generator multiplication."""
     k %= N
     if k == 0:
-        raise IdentityError("0·G is the identity")
+        raise IdentityPointError("0·G is the identity")
     return Point(PublicKey.from_secret(s32(k)))
 
 
 def mul(k: int, point: Point) -> Point:
-    """``k·point`` (variable-time in ``k``); IdentityError when ``k ≡ 0 mod N``."""
+    """``k·point`` (variable-time in ``k``); IdentityPointError when ``k ≡ 0 mod N``."""
     k %= N
     if k == 0:
-        raise IdentityError("0·P is the identity")
+        raise IdentityPointError("0·P is the identity")
     return Point(point.key.multiply(s32(k)))
 
 
@@ -161,11 +161,11 @@ def neg(point: Point) -> Point:
 
 
 def add(*points: Point) -> Point:
-    """The sum of one or more points; IdentityError when it is the identity."""
+    """The sum of one or more points; IdentityPointError when it is the identity."""
     try:
         return Point(PublicKey.combine_keys([p.key for p in points]))
     except ValueError:
-        raise IdentityError("the sum is the identity") from None
+        raise IdentityPointError("the sum is the identity") from None
 
 
 def sub(a: Point, b: Point) -> Point:
@@ -175,16 +175,16 @@ def sub(a: Point, b: Point) -> Point:
 def msm(terms: Iterable[tuple[int, Point]], base: int = 0) -> Point:
     """``base·G + Σ k_i·P_i``: every product computed (``base·G`` in constant time),
     then one sum.  Terms whose scalar is 0 mod N are left out, those whose scalar is 1
-    are not multiplied; IdentityError when the sum is the identity."""
+    are not multiplied; IdentityPointError when the sum is the identity."""
     keys = [p.key if k % N == 1 else p.key.multiply(s32(k % N)) for k, p in terms if k % N]
     if base % N:
         keys.append(PublicKey.from_secret(s32(base % N)))
     if not keys:
-        raise IdentityError("an empty sum is the identity")
+        raise IdentityPointError("an empty sum is the identity")
     try:
         return Point(PublicKey.combine_keys(keys))
     except ValueError:
-        raise IdentityError("the sum is the identity") from None
+        raise IdentityPointError("the sum is the identity") from None
 
 
 def equals(compute: Callable[[], Point], expected: Point) -> bool:
@@ -192,7 +192,7 @@ def equals(compute: Callable[[], Point], expected: Point) -> bool:
     identity equals nothing encodable, so the check fails."""
     try:
         return compute() == expected
-    except IdentityError:
+    except IdentityPointError:
         return False
 
 
