@@ -15,7 +15,7 @@ import trio.testing
 
 from p2pcards.cli.netcmd import leaf
 from p2pcards.net import door, gate, wire
-from p2pcards.net.frames import MAX_FRAME, Hello, Msg, Welcome
+from p2pcards.net.frames import MAX_FRAME, HelloFrame, Msg, Welcome
 from p2pcards.net.gate import (
     AUTH_SECONDS,
     MAX_PER_ADDRESS,
@@ -173,8 +173,8 @@ async def test_an_idle_link_is_closed_at_the_auth_deadline(
         start = trio.current_time()
         idle = link_from(host, "10.0.0.9")
         slow = link_from(host, "10.0.0.8")
-        await slow.send(Hello())  # the hellos, then no auth
-        assert isinstance(await slow.receive(), Hello)
+        await slow.send(HelloFrame())  # the hellos, then no auth
+        assert isinstance(await slow.receive(), HelloFrame)
         await settle()
         assert host.door.gate.waiting == 2
         assert await closed_quietly(idle) and await closed_quietly(slow)

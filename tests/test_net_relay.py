@@ -15,7 +15,7 @@ import msgpack
 import pytest
 import trio
 
-from p2pcards.net.frames import Auth, Error, Frame, Hello, Msg, Start, Welcome, pack, pack_map
+from p2pcards.net.frames import Auth, Error, Frame, HelloFrame, Msg, Start, Welcome, pack, pack_map
 from p2pcards.net.host import MAX_CLOSED_REASONS, Host, HostConfig
 from p2pcards.net.identity import Identity, load_or_create
 from p2pcards.net.invite import proof
@@ -46,9 +46,9 @@ async def admitted(host: Host, identity: Identity, token: bytes | None = None,
     proves ``identity``: the host's answer to its ``auth``."""
     invite = host.invite()
     link = raw_link(host)
-    await link.send(Hello() if versions is None else Hello(versions=versions))
+    await link.send(HelloFrame() if versions is None else HelloFrame(versions=versions))
     first = await link.receive()
-    assert isinstance(first, Hello) and first.nonce is not None
+    assert isinstance(first, HelloFrame) and first.nonce is not None
     token = invite.token if token is None else token
     await link.send(Auth(key=identity.public, name=name, token=token, bot="", bots=(),
                          sig=proof(identity.key, first.nonce, invite.fingerprint or b"",
@@ -87,7 +87,7 @@ async def oversize(host: Host, tmp_path: Path) -> str:
 
 async def truncated(host: Host, tmp_path: Path) -> str:
     link = raw_link(host)
-    await link.stream.send_all(pack(Hello())[:-3])
+    await link.stream.send_all(pack(HelloFrame())[:-3])
     await link.stream.send_eof() if hasattr(link.stream, "send_eof") else None
     await link.stream.aclose()
     return "closed"
@@ -149,7 +149,7 @@ async def test_a_peer_of_the_lock_deck_alone_is_refused_only_at_a_proved_table(
                 " needs version 3; the other speaks 2 to 2; upgrade p2pcards, or ask the"
                 " host for a table with --deck lock")
         else:
-            assert isinstance(answer, Hello) and answer.nonce is not None
+            assert isinstance(answer, HelloFrame) and answer.nonce is not None
         nursery.cancel_scope.cancel()
 
 
@@ -174,10 +174,10 @@ async def test_the_proved_deck_pipelines_only_where_every_seat_s_peer_knows_it(
                        for line in host.say)  # type: ignore[attr-defined]
         assert fallback == (deck == PROVED_DECK)
         link = raw_link(host)
-        await link.send(Hello(versions=(2, 4)))
+        await link.send(HelloFrame(versions=(2, 4)))
         answer = await link.receive()
         if deck == PROVED_DECK:
-            assert isinstance(answer, Hello) and answer.nonce is not None
+            assert isinstance(answer, HelloFrame) and answer.nonce is not None
         else:
             assert isinstance(answer, Error)
             assert answer.reason == (
@@ -236,7 +236,7 @@ async def test_seated_peer_misbehaving_loses_only_its_link(tmp_path: Path) -> No
 async def test_fuzzed_frames_do_not_stop_the_table(tmp_path: Path) -> None:
     rng = random.Random(8)
     host = make_host(tmp_path, options={"target": 62})
-    good = [pack(Hello()), pack_map({"t": "auth", "key": b"k" * 32, "name": "x",
+    good = [pack(HelloFrame()), pack_map({"t": "auth", "key": b"k" * 32, "name": "x",
                                      "token": b"t" * 16, "bot": "", "bots": [],
                                      "sig": b"s" * 64}),
             pack(Msg(wire=b"w" * 200)), pack_map({"t": "chat", "seat": 0, "text": "hi",
@@ -379,9 +379,9 @@ async def test_what_a_seated_joiner_cannot_do_to_the_lobby(tmp_path: Path) -> No
         dial = memory_dial(host)
         eve = load_or_create(tmp_path / "eve")
         link = raw_link(host)
-        await link.send(Hello())
+        await link.send(HelloFrame())
         first = await link.receive()
-        assert isinstance(first, Hello) and first.nonce is not None
+        assert isinstance(first, HelloFrame) and first.nonce is not None
         await link.send(Auth(key=eve.public, name="eve", token=invite.token, bot="x\n",
                              bots=(), sig=proof(eve.key, first.nonce,
                                                 invite.fingerprint or b"", invite.token)))

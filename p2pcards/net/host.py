@@ -50,7 +50,7 @@ from p2pcards.net.frames import (
     Error,
     Frame,
     FrameError,
-    Hello,
+    HelloFrame,
     Msg,
     Notice,
     Start,
@@ -380,11 +380,11 @@ class Host:
     async def _authenticate(self, link: Link) -> Request | Rejoin | WatchRequest:
         first = await link.receive(PREAUTH_FRAME)
         version = links.negotiate(first)
-        assert isinstance(first, Hello)
+        assert isinstance(first, HelloFrame)
         links.admits(first, version, self.deck)
         link.version = version
         nonce = secrets.token_bytes(NONCE_BYTES)
-        await link.send(Hello(nonce=nonce, game=self.config.game, name=self.config.name,
+        await link.send(HelloFrame(nonce=nonce, game=self.config.game, name=self.config.name,
                               free=self.free))
         auth = await link.receive(PREAUTH_FRAME)
         if not isinstance(auth, Auth):

@@ -29,14 +29,14 @@ from p2pcards.net.frames import (
     Error,
     Frame,
     FrameError,
-    Hello,
-    Kind,
-    Lobby,
+    FrameKind,
+    HelloFrame,
+    LobbyFrame,
     Msg,
     Notice,
     Start,
     WatchChat,
-    Watchers,
+    WatchersFrame,
     Welcome,
     kind_of,
 )
@@ -326,7 +326,7 @@ class Joiner:
                 try:
                     frame = await link.receive()
                 except FrameError as exc:
-                    if exc.kind not in (Kind.CHAT, Kind.WCHAT):
+                    if exc.kind not in (FrameKind.CHAT, FrameKind.WCHAT):
                         raise
                     self.link_seen = trio.current_time()
                     self._dropped(exc)
@@ -347,12 +347,12 @@ class Joiner:
         return pinned
 
     async def _hello(self, link: Link) -> None:
-        await link.send(Hello())
+        await link.send(HelloFrame())
         first = await link.receive()
         if isinstance(first, Error):
             raise JoinError(f"the host refused: {links.printable(first.reason)}")
         links.negotiate(first)
-        assert isinstance(first, Hello)
+        assert isinstance(first, HelloFrame)
         if first.nonce is None or first.name is None:
             raise FrameError("hello: the host's hello needs a nonce and a name")
         host_name = links.printable(first.name, MAX_NAME)
@@ -391,7 +391,7 @@ class Joiner:
         if isinstance(frame, Msg):
             if self.driver is not None:
                 self.driver.post("msg", frame.wire)
-        elif isinstance(frame, Lobby):
+        elif isinstance(frame, LobbyFrame):
             self.say(f"lobby: {len(frame.seats)} of {frame.players} seats taken: "
                      + ", ".join(links.printable(s.name, MAX_NAME) for s in frame.seats))
         elif isinstance(frame, Start):
@@ -407,7 +407,7 @@ class Joiner:
                 self.say(f"{self.peer.roster.seats[seat].name}: {text}")
         elif isinstance(frame, Notice):
             self.say(f"[host] {links.printable(frame.text)}")
-        elif isinstance(frame, Watchers):  # (who watches: ``who`` shows them)
+        elif isinstance(frame, WatchersFrame):  # (who watches: ``who`` shows them)
             watched = getattr(self.person, "watched", None)
             if watched is not None:
                 watched([f"{links.printable(w.name, MAX_NAME)} ({show_id(w.id, 4)})"

@@ -40,14 +40,14 @@ from p2pcards.net.frames import (
     Error,
     Frame,
     FrameError,
-    Hello,
-    Kind,
-    Lobby,
+    FrameKind,
+    HelloFrame,
+    LobbyFrame,
     Msg,
     Notice,
     Start,
     WatchChat,
-    Watchers,
+    WatchersFrame,
     Watching,
     kind_of,
 )
@@ -180,7 +180,7 @@ class Watch:
                 try:
                     frame = await link.receive()
                 except FrameError as exc:
-                    if exc.kind not in (Kind.CHAT, Kind.WCHAT):
+                    if exc.kind not in (FrameKind.CHAT, FrameKind.WCHAT):
                         raise
                     self.say(f"[a chat line was dropped: {exc}]")
                     continue
@@ -199,12 +199,12 @@ class Watch:
         return pinned
 
     async def _hello(self, link: Link) -> None:
-        await link.send(Hello())
+        await link.send(HelloFrame())
         first = await link.receive()
         if isinstance(first, Error):
             raise JoinError(f"the host refused: {links.printable(first.reason)}")
         version = links.negotiate(first)
-        assert isinstance(first, Hello)
+        assert isinstance(first, HelloFrame)
         if version < WATCH_VERSION:
             raise JoinError("the host's p2pcards is older and takes no watchers (link"
                             f" protocol {version}; watching needs {WATCH_VERSION})")
@@ -236,7 +236,7 @@ class Watch:
             await self._message(frame.wire)
         elif isinstance(frame, Start):
             self._started(frame.roster, frame.settings)
-        elif isinstance(frame, Lobby):
+        elif isinstance(frame, LobbyFrame):
             self.say(f"lobby: {len(frame.seats)} of {frame.players} seats taken: "
                      + ", ".join(links.printable(s.name, MAX_NAME) for s in frame.seats))
         elif isinstance(frame, ChatLine):
@@ -251,7 +251,7 @@ class Watch:
         elif isinstance(frame, WatchChat):
             self.say(f"{links.printable(frame.name or '?', 32)} (watching):"
                      f" {links.printable(frame.text, MAX_CHAT)}")
-        elif isinstance(frame, Watchers):
+        elif isinstance(frame, WatchersFrame):
             self.watching = [f"{links.printable(w.name, 32)} ({show_id(w.id, 4)})"
                              for w in frame.watchers]
             if self.person is not None:

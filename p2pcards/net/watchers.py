@@ -48,11 +48,9 @@ from p2pcards.net.frames import (
     Notice,
     WatchChat,
     WatcherSeen,
+    WatchersFrame,
     Watching,
     kind_of,
-)
-from p2pcards.net.frames import (
-    Watchers as WatchersFrame,
 )
 from p2pcards.net.gate import PREAUTH_FRAME
 from p2pcards.net.identity import device_id, show_id
