@@ -73,7 +73,7 @@ from p2pcards.net.lobby import (
 )
 from p2pcards.net.peer import Peer
 from p2pcards.net.referee import Conduct, Referee
-from p2pcards.net.series import GameResult, Place, done_path, fresh_journal
+from p2pcards.net.series import Place, fresh_journal, result_of, settle
 from p2pcards.net.settings import Settings
 from p2pcards.net.watchers import DEFAULT_WATCHERS, Watchers
 from p2pcards.net.wire import Link, LinkClosed
@@ -808,23 +808,6 @@ class Host:
         """A join or a leave: shown here and at every joiner."""
         self._log(line)
         self._broadcast(Notice(text=line))
-
-
-def result_of(peer: Peer) -> GameResult:
-    """How the game of ``peer`` ended, for the match score."""
-    winner = peer.main.winner
-    return GameResult(peer.roster.game, tuple(e.name for e in peer.roster.seats),
-                      tuple(peer.main.totals),
-                      tuple(winner) if isinstance(winner, list) else winner)
-
-
-def settle(peer: Peer, journal: Journal) -> None:
-    """A game over: its journal closed and kept as done (the same command then waits
-    between games, or starts a new table), and no longer written."""
-    journal.close()
-    peer.journal = None
-    if peer.over and journal.path.suffix == ".journal" and journal.path.exists():
-        journal.path.replace(done_path(journal.path))
 
 
 def _seated(link: Link, key: bytes, name: str) -> Seated:

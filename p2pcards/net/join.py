@@ -52,7 +52,7 @@ from p2pcards.net.invite import Invite, proof
 from p2pcards.net.journal import Journal
 from p2pcards.net.lobby import BOT_PROOF, describe_roster, own_seat
 from p2pcards.net.peer import Peer
-from p2pcards.net.series import Place, fresh_journal
+from p2pcards.net.series import Place, fresh_journal, result_of, settle
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.roster import MAX_NAME, Roster, describe_deck
@@ -187,8 +187,6 @@ class Joiner:
             self.changed.set()
 
     async def _game_over(self, peer: Peer, driver: Driver, journal: Journal) -> None:
-        from p2pcards.net.host import result_of, settle  # noqa: PLC0415
-
         series = self.place.series
         if not (series is not None and series.between and peer is self.peer
                 and self.number == series.number):
