@@ -15,6 +15,7 @@ import trio.testing
 
 from p2pcards.cli.netcmd import leaf
 from p2pcards.net import door, gate, wire
+from p2pcards.net.client import HostLost
 from p2pcards.net.frames import MAX_FRAME, HelloFrame, Msg, Welcome
 from p2pcards.net.gate import (
     AUTH_SECONDS,
@@ -27,7 +28,6 @@ from p2pcards.net.gate import (
 from p2pcards.net.host import Host
 from p2pcards.net.identity import load_or_create
 from p2pcards.net.invite import Invite
-from p2pcards.net.join import HostLost
 from p2pcards.net.watch import Watch
 from p2pcards.net.wire import Link, LinkClosed
 from tests.net_helpers import make_host, make_joiner, memory_dial

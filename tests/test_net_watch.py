@@ -16,11 +16,11 @@ from prompt_toolkit.output import DummyOutput
 
 from p2pcards.cli.watchrepl import WatchPrompt
 from p2pcards.net import watchers
+from p2pcards.net.client import JoinError
 from p2pcards.net.frames import Auth, Error, Frame, HelloFrame, Msg, WatchChat, Watching
 from p2pcards.net.host import Host
 from p2pcards.net.identity import Identity, load_or_create
 from p2pcards.net.invite import proof
-from p2pcards.net.join import JoinError
 from p2pcards.net.settings import Settings
 from p2pcards.net.watch import Watch
 from p2pcards.net.wire import Link, LinkClosed

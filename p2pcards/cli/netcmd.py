@@ -461,8 +461,9 @@ def cmd_host(args: argparse.Namespace) -> int:
 
 
 def cmd_join(args: argparse.Namespace) -> int:
+    from p2pcards.net.client import HostLost, JoinError  # noqa: PLC0415
     from p2pcards.net.invite import InviteError, parse_invite  # noqa: PLC0415
-    from p2pcards.net.join import HostLost, Joiner, JoinError  # noqa: PLC0415
+    from p2pcards.net.join import Joiner  # noqa: PLC0415
 
     if (args.invite is None) == (args.lan is None):
         return _fail("give an invite, or --lan NAME")
