@@ -313,7 +313,7 @@ class TwoFacedHost(Host):
         fake = Roster(real.table, real.game, real.options, tuple(seats))
         for seated in self.links:
             shown = fake if seated.name == "ann" else real
-            seated.out.send_nowait(replace(frame, roster=shown))
+            seated.pump.put(replace(frame, roster=shown))
 
 
 async def test_a_relay_showing_two_rosters_is_caught_by_the_safety_number(
@@ -467,13 +467,11 @@ async def test_the_game_s_last_message_goes_out_before_the_host_verifies_the_gam
     busy machine.  The relay goes out first: when the game's outputs begin, every
     link's queue is empty and its writer idle, so the other joiner is not left waiting
     past its grace period for the game's last message."""
-    from p2pcards.net import host as host_module  # noqa: PLC0415
-
     host = make_host(tmp_path, players=3, options={"target": 20})
     queued: list[list[bool]] = []
 
     async def over(peer: Any, driver: Any, number: int) -> None:
-        queued.append([host_module._idle(seated) for seated in host.links])
+        queued.append([seated.pump.idle() for seated in host.links])
 
     host.on_over = over
     async with trio.open_nursery() as nursery:

@@ -24,11 +24,10 @@ memory streams).
 from __future__ import annotations
 
 import contextlib
-import math
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 
 import trio
@@ -72,6 +71,7 @@ from p2pcards.net.lobby import (
     own_seat,
 )
 from p2pcards.net.peer import Peer
+from p2pcards.net.pump import Pump
 from p2pcards.net.referee import Conduct, Referee
 from p2pcards.net.series import Place, fresh_journal, result_of, settle
 from p2pcards.net.settings import Settings
@@ -101,20 +101,22 @@ enough to read what a misbehaving link did, bounded against a flood of them."""
 
 @dataclass(eq=False)
 class Seated:
-    """A link to a joiner: who it is, what the host remembers of it, its queue."""
+    """A link to a joiner: who it is, what the host remembers of it, its queue and
+    tasks."""
 
-    link: Link
+    pump: Pump
     name: str
     conduct: Conduct
-    out: trio.MemorySendChannel[Frame]
-    out_read: trio.MemoryReceiveChannel[Frame]
-    drained: trio.Event = field(default_factory=trio.Event)
     person: bool = False
     """A person plays its peer's own seat in this run (its ``auth`` named no bot)."""
 
     @property
     def key(self) -> bytes:
         return self.conduct.key
+
+    @property
+    def link(self) -> Link:
+        return self.pump.link
 
 
 @dataclass
@@ -356,10 +358,10 @@ class Host:
 
     async def _farewell(self) -> None:
         for seated in list(self.links):
-            seated.out.close()
+            seated.pump.close()
         with trio.move_on_after(FAREWELL_SECONDS):
             for seated in list(self.links):
-                await seated.drained.wait()
+                await seated.pump.drained.wait()
             await self.watchers.farewell()
         self.journal.close()
 
@@ -408,17 +410,8 @@ class Host:
             except trio.TooSlowError:
                 raise FrameError("did not finish the handshake in time") from None
             self.door.seated(seated.key, where, isinstance(admitted, Rejoin))
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._writer, seated, nursery.cancel_scope)
-                try:
-                    await self._reader(seated)
-                except FrameError as exc:  # the reason goes after what is queued
-                    self._closing(seated, str(exc))
-                    self._drop(seated, Error(reason=str(exc)))
-                self._drop(seated)
-                with trio.move_on_after(DRAIN_SECONDS):
-                    await seated.drained.wait()
-                nursery.cancel_scope.cancel()
+            await seated.pump.run(partial(self._take, seated), ended=partial(self._ended, seated),
+                                  linger=DRAIN_SECONDS)
         except Quietly as exc:
             self._closing(seated, str(exc))
         except FrameError as exc:
@@ -453,7 +446,7 @@ class Host:
         stale = next((s for s in self.links if s.key == rejoin.key), None)
         if stale is not None:  # its old link is dead but not yet noticed: replaced
             self.links.remove(stale)
-            stale.out.close()
+            stale.pump.close()
             await stale.link.aclose()
         seated = _seated(link, rejoin.key, rejoin.name)
         await link.send(Welcome(seat=rejoin.seat, resume=True))
@@ -461,11 +454,11 @@ class Host:
             await link.send(word)
         await link.send(self._start_frame())
         for wire in self.peer.log:
-            seated.out.send_nowait(Msg(wire=wire))
+            seated.pump.put(Msg(wire=wire))
         for word in self.agreement.frames() if self.agreement is not None else ():
-            seated.out.send_nowait(word)
+            seated.pump.put(word)
         if self.ended:
-            seated.out.send_nowait(End(reason=self.ended))
+            seated.pump.put(End(reason=self.ended))
         seated.person = not rejoin.bot
         self.links.append(seated)
         self._notice(f"{rejoin.name} is back at seat {rejoin.seat}")
@@ -488,32 +481,28 @@ class Host:
         else:
             self._log(f"{len(self.lobby.entries)} of {self.config.players} seats taken")
 
-    async def _writer(self, seated: Seated, scope: trio.CancelScope) -> None:
-        try:
-            async for frame in seated.out_read:
-                await seated.link.send(frame)
-        except LinkClosed:
-            scope.cancel()  # the reader sees the same break, or is cancelled
-        finally:
-            seated.drained.set()
+    def _take(self, seated: Seated, frame: Frame) -> None:
+        """A frame from a seated joiner: :class:`FrameError` for one it should not send
+        (the link is closed with the reason)."""
+        if isinstance(frame, Msg):
+            self._table_message(seated, frame.wire)
+        elif isinstance(frame, ChatLine):
+            self._chat(seated, frame)
+        elif isinstance(frame, Again):
+            self._word(seated, frame)
+        else:
+            raise FrameError(f"a {kind_of(frame)!r} frame is not expected from a joiner")
 
-    async def _reader(self, seated: Seated) -> None:
-        """Frames from a seated joiner until it leaves: :class:`FrameError` for one it
-        should not send (the link is closed with the reason); returns when it closes."""
-        while True:
-            try:
-                frame = await seated.link.receive()
-            except LinkClosed:
-                self._notice(f"{seated.name} left the table ({self._seats(seated)})")
-                return
-            if isinstance(frame, Msg):
-                self._table_message(seated, frame.wire)
-            elif isinstance(frame, ChatLine):
-                self._chat(seated, frame)
-            elif isinstance(frame, Again):
-                self._word(seated, frame)
-            else:
-                raise FrameError(f"a {kind_of(frame)!r} frame is not expected from a joiner")
+    def _ended(self, seated: Seated, reason: str) -> None:
+        """A seated joiner's reader stopped: it left (``reason`` ""), or it is closed for
+        ``reason`` (said after what is queued for it); its seats are free again before
+        the game."""
+        if reason:
+            self._closing(seated, reason)
+            self._drop(seated, Error(reason=reason))
+        else:
+            self._notice(f"{seated.name} left the table ({self._seats(seated)})")
+        self._drop(seated)
 
     def _table_message(self, seated: Seated, wire: bytes) -> None:
         if self.referee is None or self.driver is None:
@@ -562,7 +551,7 @@ class Host:
         that sent it and still queued for the others, would reach them only after
         their grace period (they would claim its sender silent)."""
         with trio.move_on_after(DRAIN_SECONDS):
-            while not all(_idle(seated) for seated in self.links):
+            while not all(seated.pump.idle() for seated in self.links):
                 await trio.sleep(0.01)
 
     def _can_ask(self) -> bool:
@@ -730,7 +719,7 @@ class Host:
         for seated in list(self.links):
             if seated is not but:
                 with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-                    seated.out.send_nowait(frame)
+                    seated.pump.put(frame)
         self.watchers.relay(frame)
 
     def _tell_seats(self, frame: Frame, older: Frame) -> None:
@@ -739,8 +728,7 @@ class Host:
         person."""
         for seated in list(self.links):
             with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-                seated.out.send_nowait(frame if seated.link.version >= WATCH_VERSION
-                                       else older)
+                seated.pump.put(frame if seated.link.version >= WATCH_VERSION else older)
         watched = getattr(self.person, "watched", None)
         if watched is not None:
             watched(self.watchers.names())
@@ -773,9 +761,7 @@ class Host:
         if seated not in self.links:
             return
         self.links.remove(seated)
-        if last is not None:
-            seated.out.send_nowait(last)
-        seated.out.close()
+        seated.pump.close(last)
         if self.lobby.leave(seated.key):
             self._lobby_changed()
 
@@ -811,13 +797,4 @@ class Host:
 
 
 def _seated(link: Link, key: bytes, name: str) -> Seated:
-    out, out_read = trio.open_memory_channel[Frame](math.inf)
-    return Seated(link, name, Conduct(key), out, out_read)
-
-
-def _idle(seated: Seated) -> bool:
-    """Whether a link's queue has gone out: nothing in it, and its writer back waiting
-    for the next frame (or gone)."""
-    stats = seated.out_read.statistics()
-    return stats.current_buffer_used == 0 and (stats.tasks_waiting_receive > 0
-                                               or seated.drained.is_set())
+    return Seated(Pump.open(link), name, Conduct(key))
