@@ -136,7 +136,7 @@ async def test_a_large_first_frame_is_refused_before_it_is_decoded(
     decodes = Decodes()
     monkeypatch.setattr(wire, "unpack_map", decodes)
     if weakened:  # the cap of a seated link before authentication too, as it was
-        monkeypatch.setattr("p2pcards.net.host.PREAUTH_FRAME", MAX_FRAME)
+        monkeypatch.setattr("p2pcards.net.seating.PREAUTH_FRAME", MAX_FRAME)
     host = make_host(tmp_path)
     async with trio.open_nursery() as nursery:
         await nursery.start(host.run)

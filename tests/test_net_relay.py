@@ -16,10 +16,11 @@ import pytest
 import trio
 
 from p2pcards.net.frames import Auth, Error, Frame, HelloFrame, Msg, Start, Welcome, pack, pack_map
-from p2pcards.net.host import MAX_CLOSED_REASONS, Host, HostConfig
+from p2pcards.net.host import Host, HostConfig
 from p2pcards.net.identity import Identity, load_or_create
 from p2pcards.net.invite import proof
 from p2pcards.net.journal import Journal
+from p2pcards.net.relay import MAX_CLOSED_REASONS
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import seal_envelope
@@ -298,22 +299,27 @@ async def test_fuzzed_frames_do_not_stop_the_table(tmp_path: Path) -> None:
 
 
 class TwoFacedHost(Host):
-    """A relay that shows one joiner another roster: its own key in seat 2's place (to
-    read and forge what seat 2 would be sent)."""
+    """A host whose relay shows one joiner another roster: its own key in seat 2's place
+    (to read and forge what seat 2 would be sent)."""
 
     mitm_public = b""
 
-    def _broadcast(self, frame: Frame, but: Any = None) -> None:
-        if not isinstance(frame, Start):
-            super()._broadcast(frame, but)
-            return
-        real = frame.roster
-        seats = list(real.seats)
-        seats[2] = SeatEntry(seats[2].name, self.mitm_public)
-        fake = Roster(real.table, real.game, real.options, tuple(seats))
-        for seated in self.links:
-            shown = fake if seated.name == "ann" else real
-            seated.pump.put(replace(frame, roster=shown))
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        honest = self.relay.broadcast
+
+        def broadcast(frame: Frame, but: Any = None) -> None:
+            if not isinstance(frame, Start):
+                honest(frame, but)
+                return
+            real = frame.roster
+            seats = list(real.seats)
+            seats[2] = SeatEntry(seats[2].name, self.mitm_public)
+            fake = Roster(real.table, real.game, real.options, tuple(seats))
+            for seated in self.links:
+                shown = fake if seated.name == "ann" else real
+                seated.pump.put(replace(frame, roster=shown))
+        self.relay.broadcast = broadcast  # type: ignore[method-assign]
 
 
 async def test_a_relay_showing_two_rosters_is_caught_by_the_safety_number(

@@ -27,6 +27,9 @@ import trio
 from p2pcards.net.frames import MAX_FRAME, Frame, FrameError
 from p2pcards.net.wire import Link, LinkClosed
 
+DRAIN_SECONDS = 2.0
+"""How long a closing link's queue may take to go out."""
+
 
 @dataclass(eq=False)
 class Pump:

@@ -56,7 +56,7 @@ from p2pcards.net.frames import (
 from p2pcards.net.gate import PREAUTH_FRAME
 from p2pcards.net.identity import device_id, show_id
 from p2pcards.net.lobby import WatchRequest
-from p2pcards.net.pump import Pump
+from p2pcards.net.pump import DRAIN_SECONDS, Pump
 from p2pcards.net.wire import Link, LinkClosed
 
 DEFAULT_WATCHERS = 4
@@ -70,7 +70,6 @@ WATCH_CHATS = 5
 """Chat lines a watcher may send in WATCH_CHAT_WINDOW seconds (where the host allows
 watchers to chat): more is a flood, and cuts the watcher off."""
 WATCH_CHAT_WINDOW = 10.0
-DRAIN_SECONDS = 2.0
 
 
 @dataclass(eq=False)
