@@ -88,6 +88,9 @@ to get the game's end before the host is gone."""
 
 @dataclass
 class HostConfig:
+    """What the host command asks for: the game, the seats and bots, where to listen,
+    the table settings and deck, watchers, another game or not."""
+
     game: str
     players: int
     options: dict[str, int]
