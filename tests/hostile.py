@@ -37,7 +37,7 @@ import trio
 
 from p2pcards.net import join as join_module
 from p2pcards.net import tls
-from p2pcards.net.frames import Error, Frame, Hello
+from p2pcards.net.frames import Error, Frame, HelloFrame
 from p2pcards.net.invite import parse_invite
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import open_envelope, seal_envelope
@@ -163,7 +163,7 @@ async def _junk_once(address: str, port: int, rng: random.Random) -> None:
             await stream.send_all(b"\xff\xff\xff\xf0" + rng.randbytes(100))
         elif way == "hello-junk":
             link = Link(stream, "the host")
-            await link.send(Hello())
+            await link.send(HelloFrame())
             await link.receive()
             await stream.send_all(rng.randbytes(rng.randint(1, 300)))
         else:

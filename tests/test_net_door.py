@@ -15,7 +15,8 @@ import trio.testing
 
 from p2pcards.cli.netcmd import leaf
 from p2pcards.net import door, gate, wire
-from p2pcards.net.frames import MAX_FRAME, Hello, Msg, Welcome
+from p2pcards.net.client import HostLost
+from p2pcards.net.frames import MAX_FRAME, HelloFrame, Msg, Welcome
 from p2pcards.net.gate import (
     AUTH_SECONDS,
     MAX_PER_ADDRESS,
@@ -27,7 +28,6 @@ from p2pcards.net.gate import (
 from p2pcards.net.host import Host
 from p2pcards.net.identity import load_or_create
 from p2pcards.net.invite import Invite
-from p2pcards.net.join import HostLost
 from p2pcards.net.watch import Watch
 from p2pcards.net.wire import Link, LinkClosed
 from tests.net_helpers import make_host, make_joiner, memory_dial
@@ -136,7 +136,7 @@ async def test_a_large_first_frame_is_refused_before_it_is_decoded(
     decodes = Decodes()
     monkeypatch.setattr(wire, "unpack_map", decodes)
     if weakened:  # the cap of a seated link before authentication too, as it was
-        monkeypatch.setattr("p2pcards.net.host.PREAUTH_FRAME", MAX_FRAME)
+        monkeypatch.setattr("p2pcards.net.seating.PREAUTH_FRAME", MAX_FRAME)
     host = make_host(tmp_path)
     async with trio.open_nursery() as nursery:
         await nursery.start(host.run)
@@ -173,8 +173,8 @@ async def test_an_idle_link_is_closed_at_the_auth_deadline(
         start = trio.current_time()
         idle = link_from(host, "10.0.0.9")
         slow = link_from(host, "10.0.0.8")
-        await slow.send(Hello())  # the hellos, then no auth
-        assert isinstance(await slow.receive(), Hello)
+        await slow.send(HelloFrame())  # the hellos, then no auth
+        assert isinstance(await slow.receive(), HelloFrame)
         await settle()
         assert host.door.gate.waiting == 2
         assert await closed_quietly(idle) and await closed_quietly(slow)

@@ -23,9 +23,9 @@ from p2pcards.net.frames import (
     Error,
     Frame,
     FrameError,
-    Hello,
-    Kind,
-    Lobby,
+    FrameKind,
+    HelloFrame,
+    LobbyFrame,
     LobbySeat,
     Msg,
     Notice,
@@ -39,7 +39,7 @@ from p2pcards.net.frames import (
     unpack_map,
 )
 from p2pcards.net.identity import device_id
-from p2pcards.net.lobby import Lobby as SeatLobby
+from p2pcards.net.lobby import Lobby
 from p2pcards.net.settings import Settings
 from p2pcards.table.roster import make_roster
 
@@ -65,8 +65,8 @@ SETTINGS = Settings(grace=60.0, timer=0.5, hint=True)
 
 # (the frame as this module builds it, the map as the host and joiner built it before)
 CASES: list[tuple[Frame, dict[str, Any]]] = [
-    (Hello(), {"t": "hello", "proto": "p2pcards", "versions": [2, 5]}),
-    (Hello(nonce=b"n" * 32, game="pasur", name="hosty", free=1),
+    (HelloFrame(), {"t": "hello", "proto": "p2pcards", "versions": [2, 5]}),
+    (HelloFrame(nonce=b"n" * 32, game="pasur", name="hosty", free=1),
      {"t": "hello", "proto": "p2pcards", "versions": [2, 5], "nonce": b"n" * 32,
       "game": "pasur", "name": "hosty", "free": 1}),
     (Auth(key=public("j"), name="joe", token=b"t" * 16, bot="heuristic", sig=b"s" * 64,
@@ -78,7 +78,7 @@ CASES: list[tuple[Frame, dict[str, Any]]] = [
       "sig": b"s" * 64, "bots": []}),
     (Welcome(seat=2, resume=False), {"t": "welcome", "seat": 2, "resume": False}),
     (Welcome(seat=1, resume=True), {"t": "welcome", "seat": 1, "resume": True}),
-    (Lobby(players=4, seats=(
+    (LobbyFrame(players=4, seats=(
         LobbySeat(name="hosty", id=device_id(public("h")), bot="heuristic", run_by=0),
         LobbySeat(name="joe", id=device_id(public("j")), bot="", run_by=None))),
      {"t": "lobby", "players": 4, "seats": [["hosty", device_id(public("h")), "heuristic", 0],
@@ -109,7 +109,7 @@ def test_frames_are_the_bytes_peers_have_always_sent(frame: Frame, before: dict[
 def test_a_few_frames_byte_for_byte() -> None:
     """Pinned bytes (as the link wrote them before frames were dataclasses; the hello
     as version 1 wrote it, but for the versions: [2, 5])."""
-    assert pack(Hello()).hex() == ("0000002483a174a568656c6c6fa570726f746fa870327063617264"
+    assert pack(HelloFrame()).hex() == ("0000002483a174a568656c6c6fa570726f746fa870327063617264"
                                    "73a876657273696f6e73920205")
     assert pack(Welcome(seat=1, resume=False)).hex() == \
         "0000001983a174a777656c636f6d65a47365617401a6726573756d65c2"
@@ -118,7 +118,7 @@ def test_a_few_frames_byte_for_byte() -> None:
 
 def test_what_the_node_builds_is_what_it_built_before() -> None:
     """The lobby's seats and a chat line, from the objects that make them."""
-    lobby = SeatLobby(b"T" * 16, "pasur", {}, 4, host_id=device_id(public("h")), token=b"t" * 16)
+    lobby = Lobby(b"T" * 16, "pasur", {}, 4, host_id=device_id(public("h")), token=b"t" * 16)
     lobby.sit("hosty", public("h"), "heuristic")
     lobby.add_bot("ismcts", public("b1"))
     assert pack(lobby.frame()) == as_sent_before(
@@ -133,7 +133,7 @@ def test_what_the_node_builds_is_what_it_built_before() -> None:
 
 
 def test_one_table_covers_every_kind() -> None:
-    assert set(SPECS) == set(Kind)
+    assert set(SPECS) == set(FrameKind)
     assert {spec.cls for spec in SPECS.values()} == set(typing.get_args(Frame))
     for spec in SPECS.values():  # the table's fields are the dataclass's, in wire order
         assert [f.name for f in spec.fields] == list(spec.cls.__dataclass_fields__)
@@ -183,29 +183,29 @@ def test_a_wrong_field_is_named_with_its_frame(raw: dict[str, Any], reason: str)
     with pytest.raises(FrameError) as caught:
         from_map(raw)
     assert reason in str(caught.value)
-    known = raw["t"] in set(Kind)
+    known = raw["t"] in set(FrameKind)
     assert caught.value.kind == (raw["t"] if known else None)
 
 
 def test_fields_a_kind_does_not_declare_are_ignored_and_defaults_fill_in() -> None:
     assert from_map({"t": "msg", "wire": b"x", "later": [1, 2]}) == Msg(wire=b"x")
     assert from_map({"t": "welcome", "seat": 3}) == Welcome(seat=3, resume=False)
-    assert to_map(Hello()) == {"t": "hello", "proto": "p2pcards", "versions": [2, 5]}
+    assert to_map(HelloFrame()) == {"t": "hello", "proto": "p2pcards", "versions": [2, 5]}
     with pytest.raises(FrameError, match="cap"):
         pack(Msg(wire=b"x" * (MAX_FRAME + 1)))
 
 
 def test_the_hello_names_what_does_not_match() -> None:
-    assert links.negotiate(Hello()) == 5
-    assert links.negotiate(Hello(versions=(0, 6))) == 5
-    assert links.negotiate(Hello(versions=(2, 2))) == 2  # a peer of the lock deck alone
-    assert links.negotiate(Hello(versions=(2, 3))) == 3  # a peer without watchers
-    assert links.negotiate(Hello(versions=(2, 4))) == 4  # without the pipelined rule
+    assert links.negotiate(HelloFrame()) == 5
+    assert links.negotiate(HelloFrame(versions=(0, 6))) == 5
+    assert links.negotiate(HelloFrame(versions=(2, 2))) == 2  # a peer of the lock deck alone
+    assert links.negotiate(HelloFrame(versions=(2, 3))) == 3  # a peer without watchers
+    assert links.negotiate(HelloFrame(versions=(2, 4))) == 4  # without the pipelined rule
     with pytest.raises(FrameError, match="expected hello first, got 'auth'"):
         links.negotiate(from_map(auth()))
     with pytest.raises(FrameError, match=r"not a p2pcards peer \(protocol 'other'\)"):
-        links.negotiate(Hello(proto="other"))
+        links.negotiate(HelloFrame(proto="other"))
     with pytest.raises(FrameError, match="speaks 2 to 5, the other 7 to 9"):
-        links.negotiate(Hello(versions=(7, 9)))
+        links.negotiate(HelloFrame(versions=(7, 9)))
     with pytest.raises(FrameError, match="speaks 2 to 5, the other 1 to 1"):
-        links.negotiate(Hello(versions=(1, 1)))  # a peer of the first claim rule
+        links.negotiate(HelloFrame(versions=(1, 1)))  # a peer of the first claim rule

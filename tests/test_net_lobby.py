@@ -9,8 +9,7 @@ from typing import NamedTuple
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pcards.net.frames import Auth, BotClaim, FrameError, LobbySeat
-from p2pcards.net.frames import Lobby as LobbyFrame
+from p2pcards.net.frames import Auth, BotClaim, FrameError, LobbyFrame, LobbySeat
 from p2pcards.net.identity import device_id
 from p2pcards.net.invite import proof
 from p2pcards.net.lobby import BOT_PROOF, Lobby, Rejoin, Request, describe_roster, seats_of

@@ -15,11 +15,12 @@ import msgpack
 import pytest
 import trio
 
-from p2pcards.net.frames import Auth, Error, Frame, Hello, Msg, Start, Welcome, pack, pack_map
-from p2pcards.net.host import MAX_CLOSED_REASONS, Host, HostConfig
+from p2pcards.net.frames import Auth, Error, Frame, HelloFrame, Msg, Start, Welcome, pack, pack_map
+from p2pcards.net.host import Host, HostConfig
 from p2pcards.net.identity import Identity, load_or_create
 from p2pcards.net.invite import proof
 from p2pcards.net.journal import Journal
+from p2pcards.net.relay import MAX_CLOSED_REASONS
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import seal_envelope
@@ -48,9 +49,9 @@ async def admitted(host: Host, identity: Identity, token: bytes | None = None,
     proves ``identity``: the host's answer to its ``auth``."""
     invite = host.invite()
     link = raw_link(host)
-    await link.send(Hello() if versions is None else Hello(versions=versions))
+    await link.send(HelloFrame() if versions is None else HelloFrame(versions=versions))
     first = await link.receive()
-    assert isinstance(first, Hello) and first.nonce is not None
+    assert isinstance(first, HelloFrame) and first.nonce is not None
     token = invite.token if token is None else token
     await link.send(Auth(key=identity.public, name=name, token=token, bot="", bots=(),
                          sig=proof(identity.key, first.nonce, invite.fingerprint or b"",
@@ -89,7 +90,7 @@ async def oversize(host: Host, tmp_path: Path) -> str:
 
 async def truncated(host: Host, tmp_path: Path) -> str:
     link = raw_link(host)
-    await link.stream.send_all(pack(Hello())[:-3])
+    await link.stream.send_all(pack(HelloFrame())[:-3])
     await link.stream.send_eof() if hasattr(link.stream, "send_eof") else None
     await link.stream.aclose()
     return "closed"
@@ -151,7 +152,7 @@ async def test_a_peer_of_the_lock_deck_alone_is_refused_only_at_a_proved_table(
                 " needs version 3; the other speaks 2 to 2; upgrade p2pcards, or ask the"
                 " host for a table with --deck lock")
         else:
-            assert isinstance(answer, Hello) and answer.nonce is not None
+            assert isinstance(answer, HelloFrame) and answer.nonce is not None
         nursery.cancel_scope.cancel()
 
 
@@ -176,10 +177,10 @@ async def test_the_proved_deck_pipelines_only_where_every_seat_s_peer_knows_it(
                        for line in host.say)  # type: ignore[attr-defined]
         assert fallback == (deck == PROVED_DECK)
         link = raw_link(host)
-        await link.send(Hello(versions=(2, 4)))
+        await link.send(HelloFrame(versions=(2, 4)))
         answer = await link.receive()
         if deck == PROVED_DECK:
-            assert isinstance(answer, Hello) and answer.nonce is not None
+            assert isinstance(answer, HelloFrame) and answer.nonce is not None
         else:
             assert isinstance(answer, Error)
             assert answer.reason == (
@@ -238,7 +239,7 @@ async def test_seated_peer_misbehaving_loses_only_its_link(tmp_path: Path) -> No
 async def test_fuzzed_frames_do_not_stop_the_table(tmp_path: Path) -> None:
     rng = random.Random(8)
     host = make_host(tmp_path, options={"target": 62})
-    good = [pack(Hello()), pack_map({"t": "auth", "key": b"k" * 32, "name": "x",
+    good = [pack(HelloFrame()), pack_map({"t": "auth", "key": b"k" * 32, "name": "x",
                                      "token": b"t" * 16, "bot": "", "bots": [],
                                      "sig": b"s" * 64}),
             pack(Msg(wire=b"w" * 200)), pack_map({"t": "chat", "seat": 0, "text": "hi",
@@ -300,22 +301,27 @@ async def test_fuzzed_frames_do_not_stop_the_table(tmp_path: Path) -> None:
 
 
 class TwoFacedHost(Host):
-    """A relay that shows one joiner another roster: its own key in seat 2's place (to
-    read and forge what seat 2 would be sent)."""
+    """A host whose relay shows one joiner another roster: its own key in seat 2's place
+    (to read and forge what seat 2 would be sent)."""
 
     mitm_public = b""
 
-    def _broadcast(self, frame: Frame, but: Any = None) -> None:
-        if not isinstance(frame, Start):
-            super()._broadcast(frame, but)
-            return
-        real = frame.roster
-        seats = list(real.seats)
-        seats[2] = SeatEntry(seats[2].name, self.mitm_public)
-        fake = Roster(real.table, real.game, real.options, tuple(seats))
-        for seated in self.links:
-            shown = fake if seated.name == "ann" else real
-            seated.out.send_nowait(replace(frame, roster=shown))
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        honest = self.relay.broadcast
+
+        def broadcast(frame: Frame, but: Any = None) -> None:
+            if not isinstance(frame, Start):
+                honest(frame, but)
+                return
+            real = frame.roster
+            seats = list(real.seats)
+            seats[2] = SeatEntry(seats[2].name, self.mitm_public)
+            fake = Roster(real.table, real.game, real.options, tuple(seats))
+            for seated in self.links:
+                shown = fake if seated.name == "ann" else real
+                seated.pump.put(replace(frame, roster=shown))
+        self.relay.broadcast = broadcast  # type: ignore[method-assign]
 
 
 async def test_a_relay_showing_two_rosters_is_caught_by_the_safety_number(
@@ -381,9 +387,9 @@ async def test_what_a_seated_joiner_cannot_do_to_the_lobby(tmp_path: Path) -> No
         dial = memory_dial(host)
         eve = load_or_create(tmp_path / "eve")
         link = raw_link(host)
-        await link.send(Hello())
+        await link.send(HelloFrame())
         first = await link.receive()
-        assert isinstance(first, Hello) and first.nonce is not None
+        assert isinstance(first, HelloFrame) and first.nonce is not None
         await link.send(Auth(key=eve.public, name="eve", token=invite.token, bot="x\n",
                              bots=(), sig=proof(eve.key, first.nonce,
                                                 invite.fingerprint or b"", invite.token)))
@@ -469,13 +475,11 @@ async def test_the_game_s_last_message_goes_out_before_the_host_verifies_the_gam
     busy machine.  The relay goes out first: when the game's outputs begin, every
     link's queue is empty and its writer idle, so the other joiner is not left waiting
     past its grace period for the game's last message."""
-    from p2pcards.net import host as host_module  # noqa: PLC0415
-
     host = make_host(tmp_path, players=3, options={"target": 20})
     queued: list[list[bool]] = []
 
     async def over(peer: Any, driver: Any, number: int) -> None:
-        queued.append([host_module._idle(seated) for seated in host.links])
+        queued.append([seated.pump.idle() for seated in host.links])
 
     host.on_over = over
     async with trio.open_nursery() as nursery:

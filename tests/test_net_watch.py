@@ -16,11 +16,11 @@ from prompt_toolkit.output import DummyOutput
 
 from p2pcards.cli.watchrepl import WatchPrompt
 from p2pcards.net import watchers
-from p2pcards.net.frames import Auth, Error, Frame, Hello, Msg, WatchChat, Watching
+from p2pcards.net.client import JoinError
+from p2pcards.net.frames import Auth, Error, Frame, HelloFrame, Msg, WatchChat, Watching
 from p2pcards.net.host import Host
 from p2pcards.net.identity import Identity, load_or_create
 from p2pcards.net.invite import proof
-from p2pcards.net.join import JoinError
 from p2pcards.net.settings import Settings
 from p2pcards.net.watch import Watch
 from p2pcards.net.wire import Link, LinkClosed
@@ -47,9 +47,9 @@ async def watching(host: Host, identity: Identity, name: str = "eve",
     unless told); the host's answer."""
     invite = host.invite()
     link = link or Link(memory_stream(host), "test")
-    await link.send(Hello() if versions is None else Hello(versions=versions))
+    await link.send(HelloFrame() if versions is None else HelloFrame(versions=versions))
     first = await link.receive()
-    assert isinstance(first, Hello) and first.nonce is not None
+    assert isinstance(first, HelloFrame) and first.nonce is not None
     await link.send(Auth(key=identity.public, name=name, token=invite.token, bot="",
                          sig=proof(identity.key, first.nonce, invite.fingerprint or b"",
                                    invite.token), watch=True))

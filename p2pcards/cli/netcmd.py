@@ -45,7 +45,15 @@ from p2pcards.net.identity import (
 )
 from p2pcards.net.journal import Journal, JournalError
 from p2pcards.net.peer import Peer
-from p2pcards.net.series import GameOver, Place, Series, match_lines, numbered, where
+from p2pcards.net.series import (
+    GameOver,
+    Place,
+    Series,
+    match_lines,
+    numbered,
+    result_of,
+    where,
+)
 from p2pcards.net.watchers import DEFAULT_WATCHERS
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, PROVED_DECK
@@ -324,8 +332,6 @@ class Games:
         self.started = time.monotonic()
 
     async def over(self, peer: Peer, driver: Driver, number: int) -> None:
-        from p2pcards.net.host import result_of  # noqa: PLC0415
-
         self.finish(peer, driver, number)
         match = match_lines([*self.series.finished(), result_of(peer)])
         if self.prompt is not None:
@@ -455,8 +461,9 @@ def cmd_host(args: argparse.Namespace) -> int:
 
 
 def cmd_join(args: argparse.Namespace) -> int:
+    from p2pcards.net.client import HostLost, JoinError  # noqa: PLC0415
     from p2pcards.net.invite import InviteError, parse_invite  # noqa: PLC0415
-    from p2pcards.net.join import HostLost, Joiner, JoinError  # noqa: PLC0415
+    from p2pcards.net.join import Joiner  # noqa: PLC0415
 
     if (args.invite is None) == (args.lan is None):
         return _fail("give an invite, or --lan NAME")

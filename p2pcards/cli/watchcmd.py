@@ -46,7 +46,7 @@ RECORD_VARIABLE = "P2PCARDS_WATCH_RECORD"
 def cmd_watch(args: argparse.Namespace, invite: Invite, heard: lan.Heard | None) -> int:
     """Watch the table of ``invite`` (``heard``: found on the LAN, its fingerprint to be
     confirmed)."""
-    from p2pcards.net.join import HostLost, JoinError  # noqa: PLC0415
+    from p2pcards.net.client import HostLost, JoinError  # noqa: PLC0415
     from p2pcards.net.watch import Watch  # noqa: PLC0415
 
     if args.bot is not None or args.bots:

@@ -25,7 +25,7 @@ import trio
 
 from p2pcards.bots import Bot, MakeBot
 from p2pcards.games import HandState
-from p2pcards.net.peer import Peer, Refusal
+from p2pcards.net.peer import Peer, SeatRefusal
 from p2pcards.net.settings import Settings
 from p2pcards.table.events import SeatsChanged, TableEvent, tell
 from p2pcards.table.kinds import Kind, printable
@@ -333,7 +333,7 @@ def _kind(wire: bytes) -> str:
     return str(payload[6])
 
 
-def _refusal_text(refusal: Refusal) -> str:
+def _refusal_text(refusal: SeatRefusal) -> str:
     r = refusal.rejection
     who = "an unknown sender" if r.sender is None else f"seat {r.sender}"
     return f"seat {refusal.seat} refused a message from {who}: {r.code}: {r.reason}"

@@ -126,7 +126,7 @@ class FrameError(Exception):
         self.kind = kind
 
 
-class Kind(StrEnum):
+class FrameKind(StrEnum):
     HELLO = "hello"
     AUTH = "auth"
     WELCOME = "welcome"
@@ -147,7 +147,7 @@ class Kind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Hello:
+class HelloFrame:
     """The first frame each way: the protocol and its versions.  The host's also
     carries the nonce the joiner signs, the game, its name and the free seats (None
     in a joiner's hello: not sent)."""
@@ -204,7 +204,7 @@ class LobbySeat:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Lobby:
+class LobbyFrame:
     """The seats taken so far, of ``players``."""
 
     players: int
@@ -291,7 +291,7 @@ class WatcherSeen:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Watchers:
+class WatchersFrame:
     """Who watches the table now (sent to every link whenever it changes)."""
 
     watchers: tuple[WatcherSeen, ...]
@@ -306,8 +306,8 @@ class WatchChat:
     name: str | None = None
 
 
-Frame = Hello | Auth | Welcome | Lobby | Start | Msg | ChatLine | Notice | Again | End | Error \
-    | Watching | Watchers | WatchChat
+Frame = HelloFrame | Auth | Welcome | LobbyFrame | Start | Msg | ChatLine | Notice | Again | End \
+    | Error | Watching | WatchersFrame | WatchChat
 
 # ------------------------------------------------------------------ field codecs
 
@@ -446,20 +446,20 @@ def _records(codec: tuple[Decoder, Encoder], most: int) -> tuple[Decoder, Encode
 
 @dataclass(frozen=True, slots=True)
 class FrameSpec:
-    kind: Kind
+    kind: FrameKind
     cls: type[Any]
     fields: tuple[Field, ...]
 
 
-SPECS: dict[Kind, FrameSpec] = {spec.kind: spec for spec in (
-    FrameSpec(Kind.HELLO, Hello, (
+SPECS: dict[FrameKind, FrameSpec] = {spec.kind: spec for spec in (
+    FrameSpec(FrameKind.HELLO, HelloFrame, (
         Field("proto", _text(MAX_PROTOCOL)),
         Field("versions", _versions, list),
         Field("nonce", _bytes(NONCE_BYTES), optional=True),
         Field("game", _text(MAX_GAME), optional=True),
         Field("name", _text(MAX_NAME), optional=True),
         Field("free", _int(0, MAX_SEATS + 1), optional=True))),
-    FrameSpec(Kind.AUTH, Auth, (
+    FrameSpec(FrameKind.AUTH, Auth, (
         Field("key", _bytes(KEY_BYTES)),
         Field("name", _text(MAX_NAME)),
         Field("token", _bytes(TOKEN_BYTES)),
@@ -467,45 +467,45 @@ SPECS: dict[Kind, FrameSpec] = {spec.kind: spec for spec in (
         Field("sig", _bytes(SIGNATURE_BYTES)),
         Field("bots", *_records(_BOT_CLAIM, MAX_SEATS)),
         Field("watch", _bool, optional=True))),
-    FrameSpec(Kind.WELCOME, Welcome, (
+    FrameSpec(FrameKind.WELCOME, Welcome, (
         Field("seat", _int(0, MAX_SEATS)),
         Field("resume", _bool, optional=True))),
-    FrameSpec(Kind.LOBBY, Lobby, (
+    FrameSpec(FrameKind.LOBBY, LobbyFrame, (
         Field("players", _int(0, MAX_SEATS + 1)),
         Field("seats", *_records(_LOBBY_SEAT, MAX_SEATS)))),
-    FrameSpec(Kind.START, Start, (
+    FrameSpec(FrameKind.START, Start, (
         Field("roster", _roster, Roster.encode),
         Field("settings", _settings, Settings.to_wire))),
-    FrameSpec(Kind.MSG, Msg, (
+    FrameSpec(FrameKind.MSG, Msg, (
         Field("wire", _blob(MAX_MESSAGE)),)),
-    FrameSpec(Kind.CHAT, ChatLine, (
+    FrameSpec(FrameKind.CHAT, ChatLine, (
         Field("seat", _int(0, MAX_SEATS)),
         Field("n", _int(1)),
         Field("text", _text(MAX_CHAT)),
         Field("sig", _bytes(SIGNATURE_BYTES)))),
-    FrameSpec(Kind.NOTICE, Notice, (
+    FrameSpec(FrameKind.NOTICE, Notice, (
         Field("text", _text(MAX_NOTICE)),)),
-    FrameSpec(Kind.AGAIN, Again, (
+    FrameSpec(FrameKind.AGAIN, Again, (
         Field("table", _bytes(TABLE_BYTES)),
         Field("seat", _int(0, MAX_SEATS)),
         Field("round", _int(0, MAX_ROUND)),
         Field("game", _text(MAX_GAME)),
         Field("options", _options, dict),
         Field("sig", _bytes(SIGNATURE_BYTES)))),
-    FrameSpec(Kind.END, End, (
+    FrameSpec(FrameKind.END, End, (
         Field("reason", _text(MAX_NOTICE)),)),
-    FrameSpec(Kind.ERROR, Error, (
+    FrameSpec(FrameKind.ERROR, Error, (
         Field("reason", _text(MAX_FRAME)),)),
-    FrameSpec(Kind.WATCHING, Watching, (
+    FrameSpec(FrameKind.WATCHING, Watching, (
         Field("chat", _bool),
         Field("most", _int(0, MAX_WATCHERS + 1)))),
-    FrameSpec(Kind.WATCHERS, Watchers, (
+    FrameSpec(FrameKind.WATCHERS, WatchersFrame, (
         Field("watchers", *_records(_WATCHER, MAX_WATCHERS)),)),
-    FrameSpec(Kind.WCHAT, WatchChat, (
+    FrameSpec(FrameKind.WCHAT, WatchChat, (
         Field("text", _text(MAX_CHAT)),
         Field("name", _text(MAX_NAME), optional=True))),
 )}
-KIND_OF: dict[type[Any], Kind] = {spec.cls: spec.kind for spec in SPECS.values()}
+KIND_OF: dict[type[Any], FrameKind] = {spec.cls: spec.kind for spec in SPECS.values()}
 
 
 def kind_of(frame: Frame) -> str:
@@ -534,7 +534,7 @@ def from_map(raw: dict[str, Any]) -> Frame:
     if not isinstance(kind, str):
         raise FrameError("a frame must name its type in 't'")
     try:
-        spec = SPECS[Kind(kind)]
+        spec = SPECS[FrameKind(kind)]
     except ValueError:
         raise FrameError(f"a {kind[:32]!r} frame is not expected: this protocol has"
                          " no such frame") from None

@@ -4,7 +4,10 @@ The host's certificate is pinned to the invite's fingerprint (or, with none
 in the invite, trusted on first use: the fingerprint is shown and must be
 confirmed).  If the link drops during the game the joiner connects again
 (with a growing pause) and the host sends it every table message; it sends
-everything its seats sent, and the game goes on from where it was.
+everything its seats sent, and the game goes on from where it was.  The link
+itself (dialling, pinning, the handshake, coming back) is
+:class:`~p2pcards.net.client.HostLink`, the watcher's too; the joiner says
+what its ``auth`` carries, takes the ``welcome`` and what follows, and plays.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pcards.bots import MakeBot
 from p2pcards.net import links, tls
 from p2pcards.net.again import LEAVE, Agreement, tell
+from p2pcards.net.client import HostLink, JoinError, Wording
 from p2pcards.net.driver import Driver, Person
 from p2pcards.net.frames import (
     Again,
@@ -29,47 +33,28 @@ from p2pcards.net.frames import (
     Error,
     Frame,
     FrameError,
-    Hello,
-    Kind,
-    Lobby,
+    LobbyFrame,
     Msg,
     Notice,
     Start,
     WatchChat,
-    Watchers,
+    WatchersFrame,
     Welcome,
     kind_of,
 )
-from p2pcards.net.identity import (
-    ID_BYTES,
-    Friends,
-    Identity,
-    IdentityError,
-    device_id,
-    show_id,
-)
+from p2pcards.net.identity import ID_BYTES, Friends, Identity, device_id, show_id
 from p2pcards.net.invite import Invite, proof
 from p2pcards.net.journal import Journal
 from p2pcards.net.lobby import BOT_PROOF, describe_roster, own_seat
 from p2pcards.net.peer import Peer
-from p2pcards.net.series import Place, fresh_journal
+from p2pcards.net.series import Place, fresh_journal, result_of, settle
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.roster import MAX_NAME, Roster, describe_deck
 
-RETRY_MOST = 5.0
-GIVE_UP = 600.0
-"""Seconds without the host after which a joiner stops trying (its journal keeps the
-game: the same command tries again)."""
-
-
-class JoinError(Exception):
-    """The joiner cannot sit (the host's reason, or what went wrong), said once."""
-
-
-class HostLost(JoinError):
-    """The host cannot be reached (not yet, or no longer): the same command tries again
-    later (and resumes the game from the journal, if it has begun)."""
+JOINING = Wording("joining", retrying=" (Ctrl-C stops; the same command resumes)",
+                  giving_up="; the same command resumes the game later")
+"""What a joiner says of its link (:class:`~p2pcards.net.client.HostLink`)."""
 
 
 def known_host(journal: Journal) -> bytes | None:
@@ -80,25 +65,6 @@ def known_host(journal: Journal) -> bytes | None:
         return None
     host = journal.records[0][1].get("settings", {}).get("host")
     return host if isinstance(host, bytes) and len(host) == ID_BYTES else None
-
-
-async def pin_host(invite: Invite, seen: bytes,
-                   confirm: Callable[[str], Awaitable[bool]] | None,
-                   doing: str) -> tuple[bool, Invite]:
-    """The host's device id ``seen`` against ``invite``'s: (True, invite) if it is the
-    one pinned; with none in the invite, confirmed by the person and pinned: (False,
-    the invite with it).  JoinError, ending with "not ``doing``", if it differs."""
-    if invite.fingerprint is not None:
-        if seen != invite.fingerprint:
-            raise JoinError(
-                f"the host at {invite.host}:{invite.port} is {show_id(seen, 4)}, not the"
-                f" {show_id(invite.fingerprint, 4)} of the invite: someone may be in"
-                f" between; not {doing}")
-        return True, invite
-    question = f"the host's fingerprint is {show_id(seen)}; is it the one the host shows?"
-    if confirm is None or not await confirm(question):
-        raise JoinError(f"the host's fingerprint {show_id(seen, 4)} was not confirmed")
-    return False, Invite(invite.host, invite.port, seen, invite.token)
 
 
 @dataclass
@@ -118,8 +84,6 @@ class Joiner:
     bot_keys: list[Ed25519PrivateKey] = field(default_factory=list)
     peer: Peer | None = None
     driver: Driver | None = None
-    link: Link | None = None
-    link_seen: float | None = None
     chats: links.Chat = field(default_factory=links.Chat)
     seat: int = -1
     dial: tls.Dial = tls.dial
@@ -143,8 +107,8 @@ class Joiner:
         self.ended = ""
         """Why the host said no more games are played ("" : none said)."""
         self.links_over = False
-        self.dialled = False
-        """The host answered the latest dial."""
+        self.host_link = HostLink(self, JOINING)
+        """The link to the host: dialled, pinned, signed in, dialled again."""
         if self.journal.records:
             pinned = known_host(self.journal)
             if self.invite.fingerprint is None and pinned is not None:  # confirmed when
@@ -181,14 +145,12 @@ class Joiner:
 
     async def _links_then_wake(self) -> None:
         try:
-            await self._links()
+            await self.host_link.run()
         finally:
             self.links_over = True
             self.changed.set()
 
     async def _game_over(self, peer: Peer, driver: Driver, journal: Journal) -> None:
-        from p2pcards.net.host import result_of, settle  # noqa: PLC0415
-
         series = self.place.series
         if not (series is not None and series.between and peer is self.peer
                 and self.number == series.number):
@@ -267,110 +229,27 @@ class Joiner:
             return False
         return True
 
-    async def _links(self) -> None:
-        pause = 0.2
-        reached = trio.current_time()
-        lost = False
-        while True:
-            self.dialled = False
-            try:
-                await self._session()
-                pause = 0.2
-            except JoinError:
-                raise
-            except (OSError, LinkClosed, trio.BrokenResourceError, trio.TooSlowError) as exc:
-                if self.peer is None:
-                    raise HostLost(f"cannot reach the host: {links.why_lost(exc)}") from exc
-                if self.ended:
-                    return  # no more games: the host closing its links is its end
-                if self.peer.over and not self.dialled:  # (its last words may not have
-                    self.say("the host is gone after the game; the same command comes"  # come)
-                             " back to the table if it opens again")
-                    return
-                if self.link_seen is not None:
-                    if self.link_seen != reached:
-                        lost = False  # it was back meanwhile
-                    reached = self.link_seen
-                if trio.current_time() - reached > GIVE_UP:
-                    raise HostLost(f"the host has been unreachable for {GIVE_UP:g} s; the"
-                                   " same command resumes the game later") from exc
-                if not lost:  # said once, not at every try
-                    lost = True
-                    self.say(f"lost the host ({links.why_lost(exc)});"
-                             f" trying again every few seconds for up to {GIVE_UP / 60:g}"
-                             " minutes (Ctrl-C stops; the same command resumes)")
-            except FrameError as exc:
-                raise JoinError(f"the host sent what it should not: {links.printable(exc)}"
-                                ) from exc
-            await trio.sleep(pause)
-            pause = min(RETRY_MOST, pause * 2)
+    @property
+    def link(self) -> Link | None:
+        """The link to the host while it is up."""
+        return self.host_link.link
 
-    async def _session(self) -> None:
-        with trio.fail_after(links.HANDSHAKE_SECONDS):
-            try:
-                stream, seen = await self.dial(self.invite.host, self.invite.port)
-            except IdentityError as exc:
-                raise JoinError(str(exc)) from exc
-        link = Link(stream, "the host")
-        self.dialled = True
-        try:
-            if not await self._pin(seen):
-                return  # confirmed by a person, who may take longer than the host waits
-                # for a joiner's auth (gate.AUTH_SECONDS): dialled again, now pinned
-            with trio.fail_after(links.HANDSHAKE_SECONDS):
-                await self._hello(link)
-            self.link = link
-            if self.person is not None:
-                self.person.connection(True)
-            while True:
-                try:
-                    frame = await link.receive()
-                except FrameError as exc:
-                    if exc.kind not in (Kind.CHAT, Kind.WCHAT):
-                        raise
-                    self.link_seen = trio.current_time()
-                    self._dropped(exc)
-                    continue
-                self.link_seen = trio.current_time()
-                await self._frame(frame)
-        finally:
-            if self.link is not None and self.person is not None:
-                self.person.connection(False)
-            self.link = None
-            await link.aclose()
+    # ============================================================ the link's questions
 
-    async def _pin(self, seen: bytes) -> bool:
-        """Check the device id of the host at the other end against the invite's:
-        True if it is the one pinned.  With none in the invite, ask the person to confirm
-        it and pin it (False: the link is not used, it may have waited too long)."""
-        pinned, self.invite = await pin_host(self.invite, seen, self.confirm, "joining")
-        return pinned
+    def speaks(self, version: int) -> None:
+        """A joiner sits at a host of any version it speaks."""
 
-    async def _hello(self, link: Link) -> None:
-        await link.send(Hello())
-        first = await link.receive()
-        if isinstance(first, Error):
-            raise JoinError(f"the host refused: {links.printable(first.reason)}")
-        links.negotiate(first)
-        assert isinstance(first, Hello)
-        if first.nonce is None or first.name is None:
-            raise FrameError("hello: the host's hello needs a nonce and a name")
-        host_name = links.printable(first.name, MAX_NAME)
-        if self.friends is not None and self.invite.fingerprint is not None:
-            warning = self.friends.check(host_name, self.invite.fingerprint)
-            if warning:
-                self.say(warning)
-        assert self.invite.fingerprint is not None
-        nonce, host_id, token = first.nonce, self.invite.fingerprint, self.invite.token
-        await link.send(Auth(
+    def auth(self, nonce: bytes, host_id: bytes, token: bytes) -> Auth:
+        """Its identity's proof, and each bot key's (each signs the nonce too)."""
+        return Auth(
             key=self.identity.public, name=self.name, token=token, bot=self.own_bot or "",
             sig=proof(self.identity.key, nonce, host_id, token),
             bots=tuple(BotClaim(kind=kind, key=key.public_key().public_bytes_raw(),
                                 sig=proof(key, nonce, host_id, BOT_PROOF))
-                       for kind, key in zip(self.bots, self.bot_keys, strict=True))))
-        answer = await link.receive()
-        if isinstance(answer, Error):
-            raise JoinError(f"the host refused: {links.printable(answer.reason)}")
+                       for kind, key in zip(self.bots, self.bot_keys, strict=True)))
+
+    async def admitted(self, link: Link, answer: Frame, host: str) -> None:
+        """Seated: the host's ``welcome``; what this peer's seats sent goes again."""
         if not isinstance(answer, Welcome):
             raise FrameError(f"expected welcome, got {kind_of(answer)!r}")
         self.seat = answer.seat
@@ -379,7 +258,7 @@ class Joiner:
                             " is not here: without it this seat would send second versions"
                             " of its messages (read as cheating). Run the command on the"
                             " machine (and P2PCARDS_HOME) that began the game")
-        self.say(f"seated at seat {self.seat} at {host_name}'s table")
+        self.say(f"seated at seat {self.seat} at {host}'s table")
         if self.peer is not None and self.peer.over and not self.ended:  # between games:
             self.agreement = Agreement(self.peer.roster, self.number)  # the host sends
             # again the words that stand (it may have been restarted meanwhile)
@@ -387,11 +266,36 @@ class Joiner:
             for wire in self.peer.mine:
                 await link.send(Msg(wire=wire))
 
+    def first_link(self, admitted: bool) -> bool:
+        """A joiner with no game yet has nothing to come back to (its seats in the lobby
+        are free again once its link is gone)."""
+        return self.peer is None
+
+    def gone_after_game(self, dialled: bool) -> str | None:
+        """Once its game is over a joiner dials again while the host answers (the others
+        may agree to another game); a host that does not answer is gone (its last words
+        may not have come)."""
+        if self.peer is not None and self.peer.over and not dialled:
+            return ("the host is gone after the game; the same command comes back to the"
+                    " table if it opens again")
+        return None
+
+    def last_heard(self, seen: float | None, admitted: bool) -> float | None:
+        """A joiner counts its time without the host from the host's last frame."""
+        return seen
+
+    # ============================================================ what comes
+
+    async def take(self, frame: Frame) -> bool:
+        """A frame from the host (read on, whatever it is)."""
+        await self._frame(frame)
+        return True
+
     async def _frame(self, frame: Frame) -> None:
         if isinstance(frame, Msg):
             if self.driver is not None:
                 self.driver.post("msg", frame.wire)
-        elif isinstance(frame, Lobby):
+        elif isinstance(frame, LobbyFrame):
             self.say(f"lobby: {len(frame.seats)} of {frame.players} seats taken: "
                      + ", ".join(links.printable(s.name, MAX_NAME) for s in frame.seats))
         elif isinstance(frame, Start):
@@ -402,12 +306,12 @@ class Joiner:
                     seat, text = self.chats.take(frame, self.peer.roster.keys,
                                                  self.peer.roster.table)
                 except FrameError as exc:
-                    self._dropped(exc)
+                    self.dropped(exc)
                     return
                 self.say(f"{self.peer.roster.seats[seat].name}: {text}")
         elif isinstance(frame, Notice):
             self.say(f"[host] {links.printable(frame.text)}")
-        elif isinstance(frame, Watchers):  # (who watches: ``who`` shows them)
+        elif isinstance(frame, WatchersFrame):  # (who watches: ``who`` shows them)
             watched = getattr(self.person, "watched", None)
             if watched is not None:
                 watched([f"{links.printable(w.name, MAX_NAME)} ({show_id(w.id, 4)})"
@@ -427,7 +331,7 @@ class Joiner:
         else:
             raise FrameError(f"a {kind_of(frame)!r} frame is not expected from the host")
 
-    def _dropped(self, exc: FrameError) -> None:
+    def dropped(self, exc: FrameError) -> None:
         """A chat line the host sent that is not shown: the host's doing, or a stale
         copy (none is shown before the game)."""
         if self.peer is not None:

@@ -19,7 +19,7 @@ from p2pcards.net.frames import (
     ChatLine,
     Frame,
     FrameError,
-    Hello,
+    HelloFrame,
     kind_of,
 )
 from p2pcards.table import kinds
@@ -44,7 +44,7 @@ def why_lost(exc: BaseException) -> str:
 def negotiate(frame: Frame) -> int:
     """The version both ends speak, from the other end's first frame (its hello), or
     :class:`FrameError` naming the mismatch."""
-    if not isinstance(frame, Hello):
+    if not isinstance(frame, HelloFrame):
         raise FrameError(f"expected hello first, got {kind_of(frame)!r}")
     if frame.proto != PROTOCOL:
         raise FrameError(f"not a {PROTOCOL} peer (protocol {frame.proto!r})")
@@ -57,7 +57,7 @@ def negotiate(frame: Frame) -> int:
     return high
 
 
-def admits(frame: Hello, version: int, deck: str) -> None:
+def admits(frame: HelloFrame, version: int, deck: str) -> None:
     """Refuses (:class:`FrameError`) a link of ``version``, negotiated from the joiner's
     ``frame``, to a table dealing with ``deck`` whose peers must know it (a table
     still in its lobby names the deck asked for: ``proved`` admits a peer that does

@@ -33,8 +33,14 @@ from dataclasses import dataclass
 
 from p2pcards.bots import BOT_NAMES
 from p2pcards.games import GAMES
-from p2pcards.net.frames import PIPELINED_VERSION, VERSIONS, Auth, FrameError, LobbySeat
-from p2pcards.net.frames import Lobby as LobbyFrame
+from p2pcards.net.frames import (
+    PIPELINED_VERSION,
+    VERSIONS,
+    Auth,
+    FrameError,
+    LobbyFrame,
+    LobbySeat,
+)
 from p2pcards.net.identity import device_id, show_id
 from p2pcards.net.invite import check_proof
 from p2pcards.table.codec import CodecError, identity_key

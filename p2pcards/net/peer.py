@@ -44,7 +44,7 @@ def kept_as_evidence(rejection: Rejection) -> bool:
 
 
 @dataclass
-class Refusal:
+class SeatRefusal:
     """A message one of this peer's seats refused."""
 
     seat: int
@@ -77,7 +77,7 @@ class Peer:
         self.mine: list[bytes] = []
         """What this peer's seats sent (sent again to a host after reconnecting)."""
         self.outgoing: list[bytes] = []
-        self.refusals: deque[Refusal] = deque(maxlen=MAX_REFUSALS)
+        self.refusals: deque[SeatRefusal] = deque(maxlen=MAX_REFUSALS)
         self.refused = 0
         """Refusals so far (more than :attr:`refusals` keeps)."""
         if journal is not None and not journal.records:
@@ -88,7 +88,7 @@ class Peer:
 
     # ============================================================ what it does
 
-    def receive(self, wire: bytes) -> tuple[bool, list[Refusal]]:
+    def receive(self, wire: bytes) -> tuple[bool, list[SeatRefusal]]:
         """A table message from the network (each wire once; repeats are ignored):
         whether it was kept (taken or held by a seat here, or kept as new evidence:
         :attr:`~p2pcards.table.state.Rejection.evidence`), and the refusals.  A
@@ -243,14 +243,14 @@ class Peer:
         self.known.add(wire)
         self.log.append(wire)
 
-    def _feed(self, wire: bytes, source: int | None) -> list[Refusal]:
+    def _feed(self, wire: bytes, source: int | None) -> list[SeatRefusal]:
         refused = []
         for seat, session in list(self.sessions.items()):
             if seat == source or wire in self.replayed.get(seat, ()):
                 continue
             rejection = session.receive(wire)
             if rejection is not None:
-                refused.append(Refusal(seat, rejection))
+                refused.append(SeatRefusal(seat, rejection))
         self.refusals.extend(refused)
         self.refused += len(refused)
         return refused

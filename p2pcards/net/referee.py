@@ -64,7 +64,7 @@ class Conduct:
 
 
 @dataclass
-class Record:
+class Standing:
     """What the host remembers of one seated identity, across its links."""
 
     refused: set[bytes] = field(default_factory=set)
@@ -83,11 +83,11 @@ class Referee:
         """The table ids of the games this table played before (another game with the
         same players): their messages, sent again by a peer that comes back, are
         dropped without a word."""
-        self.records: dict[bytes, Record] = {}
+        self.records: dict[bytes, Standing] = {}
         """By identity (only seated ones: a link is screened once it is seated)."""
 
-    def record(self, conduct: Conduct) -> Record:
-        return self.records.setdefault(conduct.key, Record())
+    def record(self, conduct: Conduct) -> Standing:
+        return self.records.setdefault(conduct.key, Standing())
 
     def seats(self, conduct: Conduct) -> frozenset[int]:
         """The seats the link's peer speaks for in the roster as it stands (its own,

@@ -27,6 +27,7 @@ from p2pcards.games import GAMES
 
 if TYPE_CHECKING:
     from p2pcards.net.driver import Driver
+    from p2pcards.net.journal import Journal
     from p2pcards.net.peer import Peer
 
 GameOver = Callable[["Peer", "Driver", int], Awaitable[None]]
@@ -257,3 +258,20 @@ def where(first: Path, series: Series) -> tuple[Path, int]:
         series.forget_last()  # (it never began here: the table waits after the one before)
     series.tables, series.results = [], []
     return first, 1
+
+
+def result_of(peer: Peer) -> GameResult:
+    """How the game of ``peer`` ended, for the match score."""
+    winner = peer.main.winner
+    return GameResult(peer.roster.game, tuple(e.name for e in peer.roster.seats),
+                      tuple(peer.main.totals),
+                      tuple(winner) if isinstance(winner, list) else winner)
+
+
+def settle(peer: Peer, journal: Journal) -> None:
+    """A game over: its journal closed and kept as done (the same command then waits
+    between games, or starts a new table), and no longer written."""
+    journal.close()
+    peer.journal = None
+    if peer.over and journal.path.suffix == ".journal" and journal.path.exists():
+        journal.path.replace(done_path(journal.path))

@@ -14,7 +14,9 @@ deck's audit: every hand as dealt; the proved deck: only what was shown).
 
 It signs nothing and sends no table message.  It may chat (``wchat``) where
 the host allows it.  If its link drops it dials again, and the host sends it
-the game from the start (what it holds already is skipped).  When one game
+the game from the start (what it holds already is skipped).  The link itself
+(dialling, pinning, the handshake, coming back) is the joiner's
+(:class:`~p2pcards.net.client.HostLink`).  When one game
 ends and the players agree to another, it follows the next game; the host's
 ``end`` ends its watch.
 """
@@ -28,6 +30,7 @@ from typing import Protocol
 import trio
 
 from p2pcards.net import links, tls
+from p2pcards.net.client import HostLink, JoinError, Wording
 from p2pcards.net.driver import SHOWN_LINE
 from p2pcards.net.frames import (
     MAX_CHAT,
@@ -39,20 +42,17 @@ from p2pcards.net.frames import (
     Error,
     Frame,
     FrameError,
-    Hello,
-    Kind,
-    Lobby,
+    LobbyFrame,
     Msg,
     Notice,
     Start,
     WatchChat,
-    Watchers,
+    WatchersFrame,
     Watching,
     kind_of,
 )
-from p2pcards.net.identity import Friends, Identity, IdentityError, show_id
+from p2pcards.net.identity import Friends, Identity, show_id
 from p2pcards.net.invite import Invite, proof
-from p2pcards.net.join import GIVE_UP, RETRY_MOST, HostLost, JoinError, pin_host
 from p2pcards.net.lobby import describe_roster
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
@@ -63,6 +63,8 @@ from p2pcards.table.session import WATCHER, Session
 
 MAX_REFUSALS_SHOWN = 20
 """Refused messages a watcher names one by one (then only counts them)."""
+WATCHING = Wording("watching")
+"""What a watcher says of its link (:class:`~p2pcards.net.client.HostLink`)."""
 
 
 class Onlooker(Protocol):
@@ -101,7 +103,6 @@ class Watch:
     settings: Settings = field(default_factory=Settings)
     number: int = 0
     """The number of the game watched now (1 for the first)."""
-    link: Link | None = None
     may_chat: bool = False
     ended: str = ""
     refused: int = 0
@@ -113,119 +114,64 @@ class Watch:
         self.done: set[bytes] = set()
         """The tables whose game is over here (its outputs written)."""
         self.watching: list[str] = []
-        self.dialled = False
+        self.host_link = HostLink(self, WATCHING, self.tap)
+        """The link to the host: dialled, pinned, signed in, dialled again."""
 
     async def run(self) -> None:
         """Watch until the host ends the table (or is gone after a game)."""
-        pause = 0.2
-        reached = trio.current_time()
-        lost = False
-        while not self.ended:
-            self.dialled = False
-            try:
-                if not await self._session():
-                    continue  # (the fingerprint confirmed: dialled again, now pinned)
-                pause = 0.2
-                if self.ended:
-                    return
-                raise LinkClosed("the host closed the link")
-            except JoinError:
-                raise
-            except (OSError, LinkClosed, trio.BrokenResourceError, trio.TooSlowError) as exc:
-                if self.session is None and not self.dialled:
-                    raise HostLost(f"cannot reach the host: {links.why_lost(exc)}") from exc
-                if self.ended:
-                    return
-                if self.session is not None and self.session.over:
-                    self.say("the host is gone after the game: the watch ends")
-                    return
-                if self.dialled:
-                    reached, lost = trio.current_time(), False
-                if trio.current_time() - reached > GIVE_UP:
-                    raise HostLost(f"the host has been unreachable for {GIVE_UP:g} s") from exc
-                if not lost:
-                    lost = True
-                    self.say(f"lost the host ({links.why_lost(exc)}); trying"
-                             f" again every few seconds for up to {GIVE_UP / 60:g} minutes")
-            except FrameError as exc:
-                raise JoinError(f"the host sent what it should not: {links.printable(exc)}"
-                                ) from exc
-            await trio.sleep(pause)
-            pause = min(RETRY_MOST, pause * 2)
+        await self.host_link.run()
 
-    # ============================================================ the link
+    @property
+    def link(self) -> Link | None:
+        """The link to the host while it is up."""
+        return self.host_link.link
 
-    async def _session(self) -> bool:
-        """One link, until the table ends or the link breaks (False: the fingerprint was
-        just confirmed, so dial again: a person may take longer than the door waits)."""
-        with trio.fail_after(links.HANDSHAKE_SECONDS):
-            try:
-                stream, seen = await self.dial(self.invite.host, self.invite.port)
-            except IdentityError as exc:
-                raise JoinError(str(exc)) from exc
-        link = Link(stream, "the host")
-        link.tap = self.tap
-        try:
-            if not await self._pin(seen):
-                return False
-            with trio.fail_after(links.HANDSHAKE_SECONDS):
-                await self._hello(link)
-            self.dialled = True
-            self.link = link
-            if self.person is not None:
-                self.person.connection(True)
-            while not self.ended:
-                try:
-                    frame = await link.receive()
-                except FrameError as exc:
-                    if exc.kind not in (Kind.CHAT, Kind.WCHAT):
-                        raise
-                    self.say(f"[a chat line was dropped: {exc}]")
-                    continue
-                await self._frame(frame)
-            return True
-        finally:
-            if self.link is not None and self.person is not None:
-                self.person.connection(False)
-            self.link = None
-            await link.aclose()
+    # ============================================================ the link's questions
 
-    async def _pin(self, seen: bytes) -> bool:
-        """The host's device id against the invite's (as a joiner checks it); with none
-        in the invite, confirmed by the person and pinned (False: dial again)."""
-        pinned, self.invite = await pin_host(self.invite, seen, self.confirm, "watching")
-        return pinned
-
-    async def _hello(self, link: Link) -> None:
-        await link.send(Hello())
-        first = await link.receive()
-        if isinstance(first, Error):
-            raise JoinError(f"the host refused: {links.printable(first.reason)}")
-        version = links.negotiate(first)
-        assert isinstance(first, Hello)
+    def speaks(self, version: int) -> None:
+        """A watcher watches at a host whose version knows watchers."""
         if version < WATCH_VERSION:
             raise JoinError("the host's p2pcards is older and takes no watchers (link"
                             f" protocol {version}; watching needs {WATCH_VERSION})")
-        if first.nonce is None or first.name is None:
-            raise FrameError("hello: the host's hello needs a nonce and a name")
-        host_name = links.printable(first.name, MAX_NAME)
-        if self.friends is not None and self.invite.fingerprint is not None:
-            warning = self.friends.check(host_name, self.invite.fingerprint)
-            if warning:
-                self.say(warning)
-        assert self.invite.fingerprint is not None
-        nonce, token = first.nonce, self.invite.token
-        await link.send(Auth(key=self.identity.public, name=self.name, token=token, bot="",
-                             sig=proof(self.identity.key, nonce, self.invite.fingerprint,
-                                       token), watch=True))
-        answer = await link.receive()
-        if isinstance(answer, Error):
-            raise JoinError(f"the host refused: {links.printable(answer.reason)}")
+
+    def auth(self, nonce: bytes, host_id: bytes, token: bytes) -> Auth:
+        """Its identity's proof, asking to watch (no seat, no bot)."""
+        return Auth(key=self.identity.public, name=self.name, token=token, bot="",
+                    sig=proof(self.identity.key, nonce, host_id, token), watch=True)
+
+    async def admitted(self, link: Link, answer: Frame, host: str) -> None:
+        """Taken: the host's ``watching`` (whether it may chat)."""
         if not isinstance(answer, Watching):
             raise FrameError(f"expected watching, got {kind_of(answer)!r}")
         self.may_chat = answer.chat
         chat = "you may chat (say TEXT)" if answer.chat else "watchers do not chat here"
-        self.say(f"watching {host_name}'s table ({chat})")
+        self.say(f"watching {host}'s table ({chat})")
+
+    def first_link(self, admitted: bool) -> bool:
+        """A watcher the host has taken comes back, even to a table still in its lobby;
+        one it never took, with no game shown yet, stops."""
+        return self.session is None and not admitted
+
+    def gone_after_game(self, dialled: bool) -> str | None:
+        """A watcher whose game is over when the host is gone does not wait for the
+        next."""
+        if self.session is not None and self.session.over:
+            return "the host is gone after the game: the watch ends"
+        return None
+
+    def last_heard(self, seen: float | None, admitted: bool) -> float | None:
+        """A watcher counts its time without the host from the loss of a link the host
+        had taken."""
+        return trio.current_time() if admitted else None
+
+    def dropped(self, exc: FrameError) -> None:
+        """A chat line that does not read: said, not shown."""
+        self.say(f"[a chat line was dropped: {exc}]")
+
+    async def take(self, frame: Frame) -> bool:
+        """A frame from the host: read on until the host ends the table."""
+        await self._frame(frame)
+        return not self.ended
 
     # ============================================================ what comes
 
@@ -234,7 +180,7 @@ class Watch:
             await self._message(frame.wire)
         elif isinstance(frame, Start):
             self._started(frame.roster, frame.settings)
-        elif isinstance(frame, Lobby):
+        elif isinstance(frame, LobbyFrame):
             self.say(f"lobby: {len(frame.seats)} of {frame.players} seats taken: "
                      + ", ".join(links.printable(s.name, MAX_NAME) for s in frame.seats))
         elif isinstance(frame, ChatLine):
@@ -249,7 +195,7 @@ class Watch:
         elif isinstance(frame, WatchChat):
             self.say(f"{links.printable(frame.name or '?', 32)} (watching):"
                      f" {links.printable(frame.text, MAX_CHAT)}")
-        elif isinstance(frame, Watchers):
+        elif isinstance(frame, WatchersFrame):
             self.watching = [f"{links.printable(w.name, 32)} ({show_id(w.id, 4)})"
                              for w in frame.watchers]
             if self.person is not None:

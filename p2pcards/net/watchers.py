@@ -34,6 +34,7 @@ import contextlib
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import trio
 
@@ -48,15 +49,14 @@ from p2pcards.net.frames import (
     Notice,
     WatchChat,
     WatcherSeen,
+    WatchersFrame,
     Watching,
     kind_of,
-)
-from p2pcards.net.frames import (
-    Watchers as WatchersFrame,
 )
 from p2pcards.net.gate import PREAUTH_FRAME
 from p2pcards.net.identity import device_id, show_id
 from p2pcards.net.lobby import WatchRequest
+from p2pcards.net.pump import DRAIN_SECONDS, Pump
 from p2pcards.net.wire import Link, LinkClosed
 
 DEFAULT_WATCHERS = 4
@@ -70,23 +70,20 @@ WATCH_CHATS = 5
 """Chat lines a watcher may send in WATCH_CHAT_WINDOW seconds (where the host allows
 watchers to chat): more is a flood, and cuts the watcher off."""
 WATCH_CHAT_WINDOW = 10.0
-DRAIN_SECONDS = 2.0
 
 
 @dataclass(eq=False)
 class Watcher:
-    """One watcher's link: who it is, its queue, and its chat so far."""
+    """One watcher's link: who it is, its queue and tasks, and its chat so far."""
 
-    link: Link
+    pump: Pump
     key: bytes
     name: str
-    out: trio.MemorySendChannel[Frame]
-    out_read: trio.MemoryReceiveChannel[Frame]
-    backlog: list[Frame]
-    """What brings it up to date, sent before anything queued."""
-    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
-    drained: trio.Event = field(default_factory=trio.Event)
     said: deque[float] = field(default_factory=lambda: deque(maxlen=WATCH_CHATS + 1))
+
+    @property
+    def link(self) -> Link:
+        return self.pump.link
 
 
 class Watchers:
@@ -146,7 +143,7 @@ class Watchers:
         """Queue ``frame`` for every watcher; one whose queue is full is dropped."""
         for watcher in list(self.links):
             try:
-                watcher.out.send_nowait(frame)
+                watcher.pump.put(frame)
             except trio.WouldBlock:
                 self.dropped += 1
                 self._drop(watcher, f"its queue of {WATCH_QUEUE} frames is full (it reads too"
@@ -162,8 +159,8 @@ class Watchers:
             name = links.printable(watcher.name, 32)
             with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError,
                                      trio.BrokenResourceError):
-                watcher.out.send_nowait(Error(reason=reason))
-            watcher.out.close()  # (its writer sends what is queued, then ends the link)
+                watcher.pump.put(Error(reason=reason))
+            watcher.pump.let_go()  # (its writer sends what is queued, then ends the link)
             self.links.remove(watcher)
             self.log(f"closed the link of the watcher {name}: {reason}")
             self.closed(reason)
@@ -175,8 +172,7 @@ class Watchers:
         self.links.remove(watcher)
         self.log(f"dropped the watcher {links.printable(watcher.name, 32)}: {reason}")
         self.closed(reason)
-        watcher.out.close()
-        watcher.scope.cancel()
+        watcher.pump.cancel()
         self._changed(f"{links.printable(watcher.name, 32)} no longer watches")
 
     # ============================================================ a watcher's link
@@ -190,26 +186,16 @@ class Watchers:
             stale = next((w for w in self.links if w.key == request.key), None)
             if stale is not None:  # its old link is dead but not yet noticed: replaced
                 self.links.remove(stale)
-                stale.out.close()
-                stale.scope.cancel()
+                stale.pump.cancel()
             self.check(request)  # (again: others may have come meanwhile)
             await link.send(Watching(chat=self.chat, most=self.most))
             self.door.rejoins.seated(request.key, trio.current_time())
-            out, out_read = trio.open_memory_channel[Frame](WATCH_QUEUE)
-            watcher = Watcher(link, request.key, request.name, out, out_read,
-                              self.catch_up())
+            watcher = Watcher(Pump.open(link, WATCH_QUEUE, self.catch_up()), request.key,
+                              request.name)
             self.links.append(watcher)
             self._changed(f"{links.printable(request.name, 32)}"
                           f" ({show_id(device_id(request.key), 4)}) watches the table")
-            cut = ""
-            with watcher.scope:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(self._writer, watcher, nursery.cancel_scope)
-                    try:
-                        await self._reader(watcher)
-                    except FrameError as exc:
-                        cut = str(exc)
-                    nursery.cancel_scope.cancel()
+            cut = await watcher.pump.run(partial(self._said, watcher), most=PREAUTH_FRAME)
             if cut:
                 self._cut(watcher, cut)
                 with trio.move_on_after(1), contextlib.suppress(LinkClosed, FrameError):
@@ -240,57 +226,38 @@ class Watchers:
             self.links.remove(watcher)
             self._changed(f"{links.printable(watcher.name, 32)} no longer watches")
 
-    async def _writer(self, watcher: Watcher, scope: trio.CancelScope) -> None:
-        try:
-            for frame in watcher.backlog:
-                await watcher.link.send(frame)
-            watcher.backlog = []
-            async for frame in watcher.out_read:
-                await watcher.link.send(frame)
-            if watcher not in self.links:  # (let go: :meth:`refuse_below`)
-                scope.cancel()
-        except LinkClosed:
-            scope.cancel()
-        finally:
-            watcher.drained.set()
-
-    async def _reader(self, watcher: Watcher) -> None:
-        """What a watcher sends, until it leaves: its chat, where allowed (FrameError for
-        anything else, or a flood)."""
-        while True:
-            try:
-                frame = await watcher.link.receive(PREAUTH_FRAME)
-            except LinkClosed:
-                return
-            if not isinstance(frame, WatchChat):
-                raise FrameError(f"a watcher sends no {kind_of(frame)!r} frame: it watches,"
-                                 " and nothing it sends changes the game")
-            if not self.chat:
-                raise FrameError("this table's watchers do not chat (its host did not set"
-                                 " --watchers-chat)")
-            now = trio.current_time()
-            watcher.said.append(now)
-            if len(watcher.said) > WATCH_CHATS and now - watcher.said[0] < WATCH_CHAT_WINDOW:
-                raise FrameError(f"more than {WATCH_CHATS} chat lines in"
-                                 f" {WATCH_CHAT_WINDOW:g} s: a flood")
-            text = links.printable(frame.text, MAX_CHAT)
-            line = WatchChat(name=watcher.name, text=text)
-            shown = f"{links.printable(watcher.name, 32)} (watching): {text}"
-            self.log(shown)
-            self.tell_seats(line, _notice(shown))
-            for other in list(self.links):
-                if other is not watcher:
-                    with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError,
-                                             trio.BrokenResourceError):
-                        other.out.send_nowait(line)
+    def _said(self, watcher: Watcher, frame: Frame) -> None:
+        """A frame from a watcher: its chat, where allowed (FrameError for anything else,
+        or a flood)."""
+        if not isinstance(frame, WatchChat):
+            raise FrameError(f"a watcher sends no {kind_of(frame)!r} frame: it watches,"
+                             " and nothing it sends changes the game")
+        if not self.chat:
+            raise FrameError("this table's watchers do not chat (its host did not set"
+                             " --watchers-chat)")
+        now = trio.current_time()
+        watcher.said.append(now)
+        if len(watcher.said) > WATCH_CHATS and now - watcher.said[0] < WATCH_CHAT_WINDOW:
+            raise FrameError(f"more than {WATCH_CHATS} chat lines in"
+                             f" {WATCH_CHAT_WINDOW:g} s: a flood")
+        text = links.printable(frame.text, MAX_CHAT)
+        line = WatchChat(name=watcher.name, text=text)
+        shown = f"{links.printable(watcher.name, 32)} (watching): {text}"
+        self.log(shown)
+        self.tell_seats(line, _notice(shown))
+        for other in list(self.links):
+            if other is not watcher:
+                with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError,
+                                         trio.BrokenResourceError):
+                    other.pump.put(line)
 
     async def farewell(self) -> None:
         """The host is leaving: every watcher's queue goes out (bounded by the caller)."""
         for watcher in list(self.links):
-            watcher.out.close()
+            watcher.pump.close()
         for watcher in list(self.links):
             with trio.move_on_after(DRAIN_SECONDS):
-                await watcher.drained.wait()
+                await watcher.pump.drained.wait()
 
 
 def _notice(text: str) -> Frame:
