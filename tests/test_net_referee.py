@@ -9,10 +9,19 @@ import pytest
 from p2pcards.net.frames import FrameError
 from p2pcards.net.links import Chat
 from p2pcards.net.peer import Peer
-from p2pcards.net.referee import CHAT_WINDOW, MAX_CHATS, MAX_REFUSED, Conduct, Referee
+from p2pcards.net.referee import (
+    CHAT_WINDOW,
+    MAX_CHATS,
+    MAX_REFUSED,
+    RELAY,
+    Conduct,
+    Referee,
+    excused,
+)
 from p2pcards.table.codec import public_bytes, seal_envelope
 from p2pcards.table.memory import seat_identity
 from p2pcards.table.roster import make_roster
+from p2pcards.table.state import Rejection, Rule
 
 KEYS = [seat_identity("referee", s) for s in range(3)]
 PUBLICS = [public_bytes(k.public_key()) for k in KEYS]
@@ -147,3 +156,17 @@ def test_coming_back_does_not_reset_the_chat_limit() -> None:
             link = Conduct(PUBLICS[1])  # closed: back at once
             returns += 1
     assert returns > 1000 and shown == MAX_CHATS
+
+
+def test_the_relay_policy_judges_every_rule_of_refusal() -> None:
+    """The host's relay policy is a table over the rules a refusal names: every rule is
+    placed in it (a new rule must be), lateness and evidence keep a link, a claim's
+    race too, anything else closes it."""
+    assert set(RELAY) == set(Rule)
+    late = Rejection(1, Rule.TURN, "out of turn")
+    race = Rejection(1, Rule.ORDER, "a number ahead")
+    fork = Rejection(1, Rule.TRANSCRIPT, "another transcript", evidence=True)
+    bad = Rejection(1, Rule.ILLEGAL, "play AS: it is not yours", detail="not-held")
+    assert excused(late, claim=False) and excused(fork, claim=False)
+    assert excused(race, claim=True) and not excused(race, claim=False)
+    assert not excused(bad, claim=False) and not excused(bad, claim=True)

@@ -1,6 +1,6 @@
 """What the host lets through from a seated link once the game has begun.
 
-No sockets, no Trio, no clock: the relay (:mod:`p2pcards.net.host`) asks, then
+No sockets, no Trio, no clock: the relay (:mod:`p2pcards.net.relay`) asks, then
 sends what is let through to the other links, and closes a link whose frame
 raises :class:`~p2pcards.net.frames.FrameError` (the reason says why).
 
@@ -8,8 +8,9 @@ A table message must verify, be of this table, come from one of the link's
 seats and not be sent twice on the link.  The host then judges it with its own
 sessions, and relays it only if they keep it (taken, held for its turn, or new
 evidence of a fork or of two versions).  A message they refuse closes the link,
-unless the refusal is one an honest peer earns by arriving late (:data:`LATE`) or
-is evidence the host already holds: such a message is not relayed, and counts
+unless the refusal is one an honest peer earns by arriving late or is evidence the
+host already holds (the policy is a table over the rules a refusal names:
+:data:`RELAY`): such a message is not relayed, and counts
 against its sender's identity, which may have :data:`MAX_REFUSED` (a message
 refused once is not counted again when it is sent again after a reconnection).
 A chat line must be signed by one of the link's seats, and an identity may send
@@ -21,7 +22,10 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
+from typing import Final
 
 from p2pcards.net.frames import ChatLine, FrameError
 from p2pcards.net.links import Chat
@@ -29,18 +33,47 @@ from p2pcards.net.lobby import seats_of
 from p2pcards.net.peer import Peer
 from p2pcards.table.codec import CodecError, Envelope, open_envelope, unpack
 from p2pcards.table.kinds import Kind
+from p2pcards.table.state import Rejection, Rule
 
-LATE = frozenset({"silent", "turn"})
-"""Refusals an honest peer can earn by arriving late (a claim of silence, or another
-message, got in first): the message is not relayed, the link stays (up to
-MAX_REFUSED)."""
-CLAIM_LATE = frozenset({"order", "replay", "stale", "deal"})
-"""Refusals a claim earns in a race an honest peer cannot see (its sender has taken a
-message the host has not, or the other way round, while the host was slow): counted as
-late, not closed."""
-HELD = frozenset({"transcript", "equivocation"})
-"""Refusals of evidence (a fork, a second version): new evidence is kept (and relayed);
-a copy of evidence the host holds already is refused, counted, and not relayed."""
+
+class Judgement(Enum):
+    """What the host does with a message its sessions refused, by the rule it breaks."""
+
+    LATE = "late"
+    """An honest peer earns it by arriving late (a claim of silence, or another message,
+    got in first): the message is not relayed, the link stays (up to MAX_REFUSED)."""
+    CLAIM_LATE = "claim late"
+    """A claim earns it in a race an honest peer cannot see (its sender has taken a
+    message the host has not, or the other way round, while the host was slow): counted
+    as late; any other message that earns it closes the link."""
+    EVIDENCE = "evidence"
+    """Evidence (a fork, a second version): new evidence is kept (and relayed); a copy of
+    evidence the host holds already is refused, counted, and not relayed."""
+    CLOSE = "close"
+    """No honest peer sends it: the link is closed."""
+
+
+RELAY: Final[Mapping[Rule, Judgement]] = {
+    Rule.SILENT: Judgement.LATE, Rule.TURN: Judgement.LATE,
+    Rule.ORDER: Judgement.CLAIM_LATE, Rule.REPLAY: Judgement.CLAIM_LATE,
+    Rule.STALE: Judgement.CLAIM_LATE, Rule.DEAL: Judgement.CLAIM_LATE,
+    Rule.TRANSCRIPT: Judgement.EVIDENCE, Rule.EQUIVOCATION: Judgement.EVIDENCE,
+    **{rule: Judgement.CLOSE for rule in (
+        Rule.MALFORMED, Rule.SIGNATURE, Rule.TABLE, Rule.PROOF, Rule.ROSTER, Rule.SEAT,
+        Rule.DRAW, Rule.HELLO, Rule.DECK, Rule.REMIX, Rule.KEYS, Rule.KEY, Rule.SLOTS,
+        Rule.NOT_HELD, Rule.SYNTAX, Rule.ILLEGAL, Rule.AUDIT)},
+}
+"""The host's relay policy: each rule a refused message breaks -> what the host does."""
+
+
+def excused(rejection: Rejection, claim: bool) -> bool:
+    """Whether a message refused for ``rejection`` keeps its link open (``claim``: the
+    message is a claim of silence or of a cheat)."""
+    judgement = RELAY[rejection.rule]
+    return judgement is not Judgement.CLOSE and (judgement is not Judgement.CLAIM_LATE
+                                                 or claim)
+
+
 MAX_REFUSED = 50
 """Messages of one identity that the host's sessions may refuse as late, or as evidence
 they hold already, in a whole game.  An honest peer earns a late refusal only when its
@@ -143,8 +176,8 @@ class Referee:
         kept, refused = self.peer.receive(wire)
         if kept:
             return True
-        excused = LATE | HELD | (CLAIM_LATE if env.kind in (Kind.SILENT, Kind.CHEAT) else set())
-        wrong = [r.rejection for r in refused if r.rejection.rule not in excused]
+        claim = env.kind in (Kind.SILENT, Kind.CHEAT)
+        wrong = [r.rejection for r in refused if not excused(r.rejection, claim)]
         if wrong:
             raise FrameError(f"seat {env.sender}'s message {env.seq} is refused:"
                              f" {wrong[0].code}: {wrong[0].reason}")
