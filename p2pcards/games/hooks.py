@@ -6,7 +6,9 @@ without a dealer makes a chance event, how a person types a move, what the
 table looks like.  :class:`DealHooks` holds them apart from the state tracking
 (:class:`~p2pcards.games.places.Places`) and the rules
 (:class:`~p2pcards.games.core.HandState`, which takes both); its docstring lists
-them with their defaults.
+them with their defaults.  A hook with no default that a game may leave out, it
+declares on its descriptor when it fills it in
+(:class:`~p2pcards.games.capabilities.Capabilities`).
 """
 
 from __future__ import annotations
@@ -83,8 +85,7 @@ class DealHooks:
 
     The arena and the benchmarks:
 
-    * :meth:`exact_bids`: per seat, whether its bid was met exactly (default None:
-      a game without exact bids);
+    * :meth:`exact_bids`: per seat, whether its bid was met exactly (no default);
     * :meth:`card_plays`: cards played so far (default: the moves);
     * :meth:`random_action`: a uniformly random legal action (default: one of
       :meth:`legal_actions`).
@@ -167,10 +168,10 @@ class DealHooks:
         """The phase of the deal in a word or two (the screen's status line)."""
         return "play"
 
-    def exact_bids(self) -> list[bool] | None:
-        """Per seat, whether its bid was met exactly (a finished deal of a game of
-        exact bids; None in other games)."""
-        return None
+    def exact_bids(self) -> list[bool]:
+        """Per seat, whether its bid was met exactly (a finished deal of a game that
+        declares :attr:`~p2pcards.games.capabilities.Capabilities.exact_bids`)."""
+        raise ValueError("this game has no exact bids")
 
     def card_plays(self) -> int:
         """Cards played so far (the benchmarks count plays per second)."""
