@@ -25,12 +25,12 @@ from p2pcards.games.determinize import determinize
 from p2pcards.games.errors import ActionSyntaxError, IllegalAction, KnowledgeError, reading
 from p2pcards.games.hooks import ChanceKind, DealHooks, Draw, TableChance
 from p2pcards.games.places import Places, Proof
-from p2pcards.games.seats import CHANCE, FULL, SPECTATOR, TERMINAL
+from p2pcards.games.seats import CHANCE, FULL, SPECTATOR, TERMINAL, Mover, Observer
 
 __all__ = [
     "CHANCE", "FULL", "SPECTATOR", "TERMINAL", "ActionSyntaxError", "ChanceKind", "DealHooks",
-    "Draw", "HandState", "IllegalAction", "KnowledgeError", "Places", "Proof", "TableChance",
-    "pick", "reading", "whole_number",
+    "Draw", "HandState", "IllegalAction", "KnowledgeError", "Mover", "Observer", "Places", "Proof",
+    "TableChance", "pick", "reading", "whole_number",
 ]
 
 

@@ -21,6 +21,7 @@ from typing import ClassVar, Protocol, Self
 
 from p2pcards.games.cards import Notation
 from p2pcards.games.display import Row, dim
+from p2pcards.games.seats import Observer
 
 
 class ChanceKind(Enum):
@@ -98,7 +99,7 @@ class DealHooks:
 
     notation: ClassVar[Notation]
     may: list[int]
-    observer: int
+    observer: Observer
     moves: int
 
     def legal_actions(self) -> list[int]:

@@ -53,7 +53,7 @@ from typing import ClassVar, Self
 
 from p2pcards.games.cards import Notation, bits, mask_of
 from p2pcards.games.errors import IllegalAction, KnowledgeError
-from p2pcards.games.seats import FULL
+from p2pcards.games.seats import FULL, Observer, observer_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +85,7 @@ class Places:
     """Names of the hidden places after the hands (the kitty, the stock ...)."""
 
     players: int
-    observer: int
+    observer: Observer
     may: list[int]
     count: list[int]
     void: list[int]
@@ -99,8 +99,10 @@ class Places:
     # ------------------------------------------------------------------ setup
 
     def _init_core(self, players: int, places: int, observer: int) -> None:
+        """A deal of ``players`` seats, ``places`` hidden places, as ``observer`` knows
+        it (a seat, FULL or SPECTATOR: ``ValueError`` for anything else)."""
         self.players = players
-        self.observer = observer
+        self.observer = observer_of(observer, players)
         self.may = [0] * places
         self.count = [0] * places
         self.void = [0] * places
@@ -418,11 +420,14 @@ class Places:
     # ------------------------------------------------------------- derivation
 
     def view(self, seat: int) -> Self:
-        """What ``seat`` knows, derived from this full-information state."""
+        """What ``seat`` knows, derived from this full-information state (a seat, or
+        SPECTATOR: what everyone knows; ``ValueError`` for any other value)."""
         if self.observer != FULL:
             raise ValueError("view() derives from a full-information state")
+        if seat == FULL:
+            raise ValueError("view() is a seat's, or a spectator's, not FULL's")
         new = self.clone()
-        new.observer = seat
+        new.observer = observer_of(seat, self.players)
         new.private = {k: w for k, w in self.private.items() if k[0] == seat}
         basis = new._derivation_basis()
         for p in range(len(new.may)):
