@@ -52,6 +52,8 @@ class HandState(Places, DealHooks):
     # ------------------------------------------------ interface of every game
 
     def current_player(self) -> int:
+        """The seat to act, CHANCE or TERMINAL (a :data:`Mover`, kept an int for the
+        search's protocol and its hot path)."""
         raise NotImplementedError
 
     def legal_actions(self) -> list[int]:
@@ -85,11 +87,13 @@ class HandState(Places, DealHooks):
 
     def forced_action(self) -> int | None:
         """An action the table takes for the player to move, who has no choice and
-        may not know it (Nullern's blind card); None when the player decides."""
+        may not know it (Nullern's blind card); None when the player decides.  A
+        game that fills it in declares ``Capabilities.forced_actions``."""
         return None
 
     def chance_action(self, rng: random.Random) -> int:
-        """A chance outcome drawn with ``rng`` (full-information states only)."""
+        """A chance outcome drawn with ``rng`` (full-information states only).  A game
+        in which chance acts declares ``Capabilities.chance``."""
         raise ValueError("no chance event is pending")
 
     def penalize(self, seat: int, code: str) -> None:

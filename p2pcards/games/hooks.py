@@ -66,11 +66,14 @@ class DealHooks:
 
     The table:
 
-    * :meth:`shown_cards`: the cards an action shows to everyone (no default);
-    * :attr:`void_reason`: why the rules void this deal as dealt (default None);
+    * :meth:`shown_cards`: the cards an action shows to everyone (no default;
+      declared: ``Capabilities.shown_cards``);
+    * :attr:`void_reason`: why the rules void this deal as dealt (default None;
+      declared: ``Capabilities.void_deals``);
     * :meth:`table_chance`: the pending chance event of a table without a dealer,
       made by :meth:`drawn_chance`, :meth:`taken_chance` or
-      :meth:`reshuffled_chance` by its kind (default: none is pending).
+      :meth:`reshuffled_chance` by its kind (default: none is pending; declared,
+      with the kinds: ``Capabilities.table_chance``).
 
     A person:
 
@@ -86,7 +89,8 @@ class DealHooks:
 
     The arena and the benchmarks:
 
-    * :meth:`exact_bids`: per seat, whether its bid was met exactly (no default);
+    * :meth:`exact_bids`: per seat, whether its bid was met exactly (no default;
+      declared: ``Capabilities.exact_bids``);
     * :meth:`card_plays`: cards played so far (default: the moves);
     * :meth:`random_action`: a uniformly random legal action (default: one of
       :meth:`legal_actions`).
