@@ -8,7 +8,7 @@ so nothing a peer sends can make a party build more than a deal can need.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NewType
 
 MIN_PARTIES: Final = 2
 MAX_PARTIES: Final = 7
@@ -22,8 +22,18 @@ MAX_SLOTS: Final = 4096
 MAX_ITEMS: Final = 1024
 """Most items in one list of a message (a round of points, of keys, of slots)."""
 
-PUBLIC: Final = -1
+Holder = NewType("Holder", int)
+"""Who can open a slot as a deck knows it: a party, or :data:`PUBLIC`."""
+Party = NewType("Party", int)
+"""A deck's (or a joint draw's) own party, ``me``: a party, or :data:`OBSERVER`."""
+
+PUBLIC: Final = Holder(-3)
 """The ``holder`` of a slot shown to everyone."""
-OBSERVER: Final = -2
+OBSERVER: Final = Party(-2)
 """``me`` of a party that only watches: it checks every step and opens what is
-shown, but holds no secret (offline verification of a transcript)."""
+shown, but holds no secret (offline verification of a transcript).
+
+Neither value is ever sent (a key released to everyone says ``to=None``); each
+has its own type, and both differ from each other and from the games' values
+that stand where no seat does (CHANCE -1, TERMINAL -4, FULL -5, SPECTATOR -6), which
+the table uses beside these (docs/architecture.md)."""

@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .constants import MAX_ROUNDS, MAX_SLOTS, OBSERVER, PUBLIC
+from .constants import MAX_ROUNDS, MAX_SLOTS, OBSERVER, PUBLIC, Party
 from .curve import (
     N,
     Point,
@@ -129,7 +129,7 @@ class Deck:
         if not (0 <= me < context.parties or me == OBSERVER):
             raise LocalProtocolError(f"party {me} is not at this table")
         self.context = context
-        self.me = me
+        self.me = Party(me)
         self._source = SystemSource() if source is None else source
         self.cards = card_points(context.table, context.deal, context.size)
         self.card_of = {point: card for card, point in enumerate(self.cards)}

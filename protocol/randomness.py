@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from .constants import OBSERVER
+from .constants import OBSERVER, Party
 from .curve import SecretSource
 from .errors import LocalProtocolError, RemoteProtocolError
 from .source import SystemSource
@@ -60,7 +60,7 @@ class JointRandom:
             raise LocalProtocolError(f"party {me} is not among {parties}")
         self.label = label
         self.parties = parties
-        self.me = me
+        self.me = Party(me)
         self.commits: dict[int, bytes] = {}
         self._share = b""
         if me != OBSERVER:  # an observer only checks the others' commitments and shares

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from p2pcards.bots import Playbook
 from p2pcards.bots import registry as bot_registry
-from p2pcards.games import GAMES, register
+from p2pcards.games import GAMES, Capabilities, register
 from p2pcards.games.cards import STANDARD, bits, mask_of
 from p2pcards.games.core import (
     FULL,
@@ -260,6 +260,7 @@ class Duel(Game):
     player_counts = (2,)
     default_players = 2
     options = {"target": OptionSpec(6, minimum=1, maximum=100, help="points that win")}
+    capabilities = Capabilities(shown_cards=True)
 
     def deck(self, players: int, options: Mapping[str, int]) -> list[int]:
         return list(DECK)

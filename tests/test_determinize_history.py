@@ -232,7 +232,7 @@ def test_controlnut_worlds_replay_from_the_start():
     make every past action legal.
 
     Worlds without such a steal must all replay.  After one, the view's transfer
-    record (only one card crossed; core.py) keeps the world consistent; when a
+    record (only one card crossed; places.py) keeps the world consistent; when a
     taker shows cards that several steals could have brought, the record credits
     them greedily, and a rare world (about 1 in 1,800 over six seeds) is left that
     no choice of stolen cards explains: under 1% is required here (docs/bots.md).

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from p2pcards.bots import SearchBot, arena, heuristic_bot, random_bot
 from p2pcards.cli import repl
-from p2pcards.games import CHANCE, GAMES, HandState, get_game, register
+from p2pcards.games import CHANCE, GAMES, Capabilities, HandState, get_game, register
 from p2pcards.games.cards import STANDARD, bits
 from p2pcards.history import History, load, loads, replay
 from p2pcards.table.memory import MemoryTable
@@ -105,28 +106,53 @@ def test_whole_games_at_the_secure_table(seed: int, deck: str) -> None:
     assert result.totals == first.totals and result.winner == first.winner
 
 
+class Silent(DuelState):
+    """Duel's deals without :meth:`HandState.shown_cards`."""
+
+    __slots__ = ()
+    shown_cards = HandState.shown_cards  # type: ignore[assignment]
+
+
+class Mute(Duel):
+    """Duel dealing :class:`Silent` states; ``capabilities`` as a test declares them."""
+
+    name = "mute"
+
+    def deal(self, *args: Any, **kwargs: Any) -> DuelState:
+        state = super().deal(*args, **kwargs)
+        state.__class__ = Silent
+        return state
+
+
 def test_a_game_the_secure_table_cannot_play_is_refused_at_once() -> None:
-    """A game whose deals do not say which cards an action shows cannot be dealt by the
-    mental-poker deck: the table refuses it before the first message, naming the hook."""
-
-    class Silent(DuelState):
-        __slots__ = ()
-        shown_cards = HandState.shown_cards  # type: ignore[assignment]
-
-    class Mute(Duel):
-        name = "mute"
-
-        def deal(self, *args: Any, **kwargs: Any) -> DuelState:
-            state = super().deal(*args, **kwargs)
-            state.__class__ = Silent
-            return state
-
-    register(Mute())
+    """A game that does not declare which cards an action shows cannot be dealt by the
+    mental-poker deck: the table refuses it before the first message, naming what it
+    lacks.  The local table plays it."""
+    mute = Mute()
+    mute.capabilities = replace(GAME.capabilities, shown_cards=False)
+    register(mute)
     try:
-        with pytest.raises(ValueError, match=r"cannot play Duel.*HandState.shown_cards"):
+        with pytest.raises(ValueError, match=r"cannot play Duel.*Capabilities.shown_cards"):
             MemoryTable("mute", 2, 1, [heuristic_bot] * 2)
+        report = arena.run(arena.Setup("mute", ("heuristic", "random"), seed=2), 2)
+        assert report["games"] == 2
     finally:
         GAMES.pop("mute")
+
+
+def test_a_game_whose_hooks_part_from_its_declaration_is_not_registered() -> None:
+    """Declaring a hook the deals lack, or filling in one not declared, is refused when
+    the game is registered, naming the capability and the hook."""
+    mute = Mute()  # declares shown_cards (Duel's capabilities), its deals lack it
+    with pytest.raises(ValueError, match=r"declares Capabilities.shown_cards but does not fill"
+                                         r" in HandState.shown_cards"):
+        register(mute)
+    loud = Duel()  # its deals show cards, it declares nothing
+    loud.capabilities = Capabilities()
+    with pytest.raises(ValueError, match=r"fills in HandState.shown_cards but does not declare"
+                                         r" Capabilities.shown_cards"):
+        register(loud)
+    assert "mute" not in GAMES and GAMES["duel"] is GAME
 
 
 def test_the_table_bench_plays_it() -> None:

@@ -93,16 +93,9 @@ def played_to_a_decision(game, players: int, number: int, rng: random.Random,
         while not full.is_terminal():
             seat = full.current_player()
             if seat >= 0 and full.forced_action() is None and len(full.legal_actions()) > 1 \
-                    and (not phase_is_play or getattr(full, "phase", None) == _play_phase(full)):
+                    and (not phase_is_play or full.phase_name() == "play"):
                 return full, seat
             full.apply(full.chance_action(rng) if seat < 0 else choose(full, rng))
-
-
-def _play_phase(state):
-    for module in (bidwhist, pasur, nullern, controlnut):
-        if module.__name__.endswith(state.game):
-            return module.PLAY
-    raise AssertionError(state.game)
 
 
 @pytest.mark.parametrize(("game", "players", "number"), [

@@ -274,7 +274,7 @@ def _score_deal(game: Game, state: HandState, seated: Sequence[str],
             continue
         tally.seats.update(s for s in range(players) if seated[s] == kind)
         tally.points.append(means[kind])
-        _count_bids([state], seated, kind, tally)
+        _count_bids(game, [state], seated, kind, tally)
 
 
 def _score_game(game: Game, table: LocalGame, seated: Sequence[str],
@@ -290,16 +290,17 @@ def _score_game(game: Game, table: LocalGame, seated: Sequence[str],
         tally.points.append(statistics.fmean(table.totals[u] for u in units))
         shared = [u for u in winners if u in units]
         tally.wins.append(len(shared) / len(winners) if winners else 0.0)
-        _count_bids(table.finished, seated, kind, tally)
+        _count_bids(game, table.finished, seated, kind, tally)
 
 
-def _count_bids(states: Sequence[HandState], seated: Sequence[str], kind: str,
+def _count_bids(game: Game, states: Sequence[HandState], seated: Sequence[str], kind: str,
                 tally: Tally) -> None:
-    """In a game of exact bids (Nullern): how many of this bot's bids were met exactly."""
+    """In a game of exact bids (Nullern, ``Capabilities.exact_bids``): how many of this
+    bot's bids were met exactly."""
+    if not game.capabilities.exact_bids:
+        return
     for state in states:
         exact = state.exact_bids()
-        if exact is None:
-            continue
         for seat, bot in enumerate(seated):
             if bot == kind:
                 tally.bids += 1

@@ -31,6 +31,7 @@ from p2pcards.cli.helptext import help_text
 from p2pcards.cli.moves import MoveCompleter, Turn, legal_summary, parse_move
 from p2pcards.cli.wording import narration
 from p2pcards.games import Game, HandState
+from p2pcards.games.core import SPECTATOR
 from p2pcards.history import History
 
 LEAVE = ("y", "yes", "quit", "q")
@@ -139,8 +140,15 @@ class Prompt:
         after = before.clone()
         after.apply(code)
         who = name if name is not None else self.names[seat]
-        return [f"  {who}: {before.format_action(code, seat=self.seat)}",
+        return [f"  {who}: {before.format_action(code, seat=self.observer)}",
                 *(f"    {line}" for line in after.narrate(before, code, self.names))]
+
+    @property
+    def observer(self) -> int:
+        """Whose eyes the person sees the moves with: its seat's, or at no seat (a
+        watcher's prompt) a spectator's (the games' SPECTATOR, never the table's
+        WATCHER)."""
+        return self.seat if self.seat >= 0 else SPECTATOR
 
     def show_hand(self, view: HandState | None = None) -> None:
         view = view or self.current()

@@ -52,7 +52,7 @@ def load(name: str, passing: bool = True) -> Any:
     but for hearts without passing when ``passing`` is False (``pass_cards=False``)."""
     if name not in RULES:
         raise ValueError(f"unknown game {name!r}: choose spades or hearts")
-    spec = name if passing or name != "hearts" else "hearts(pass_cards=False)"
+    spec = name if passing or not RULES[name].passing else f"{name}(pass_cards=False)"
     game = GAMES.get(spec)
     if game is None:
         game = GAMES[spec] = pyspiel.load_game(spec)
@@ -96,7 +96,7 @@ class CardTable:
         self._received: dict[int, int] = {}
         history = [] if state is None else state.history()
         self._length = len(history)
-        self._pass_dir = history[0] if rules.name == "hearts" and history else 0
+        self._pass_dir = history[0] if rules.passing and history else 0
 
     # -- building ---------------------------------------------------------------
 
@@ -172,7 +172,7 @@ class CardTable:
     def native(self) -> bool:
         """Whether this view draws native worlds (:data:`WORLDS`)."""
         seen = self.seen
-        return self.worlds == "native" and seen is not None and seen.rules.name == "hearts" \
+        return self.worlds == "native" and seen is not None and seen.rules.native_worlds \
             and seen.pass_dir == 0
 
     def determinize(self, rng: random.Random) -> CardTable | HeartsWorld:
@@ -206,13 +206,13 @@ class CardTable:
 
     def _passing_now(self) -> bool:
         """Whether hearts' passing is under way (in a world)."""
-        if self.rules.name != "hearts":
+        if not self.rules.passing:
             return False
         start = self.rules.prefix + CARDS
         return self._pass_dir != 0 and start <= self._length < start + PLAYERS * PASS_CARDS
 
     def public_action(self, action: int, seat: int) -> int:
-        if self.rules.name != "hearts" or self.current_player() == seat:
+        if not self.rules.passing or self.current_player() == seat:
             return action
         if self.state is None:
             assert self.seen is not None
@@ -227,7 +227,7 @@ class CardTable:
     def observation(self, seat: int) -> int:
         """Hearts: the cards passed to ``seat`` once passing is over; else nothing
         (every other private fact is fixed from the deal on)."""
-        if self.rules.name != "hearts":
+        if not self.rules.passing:
             return 0
         if self.state is None:
             assert self.seen is not None

@@ -268,7 +268,7 @@ class NativeDeals:
 
     def __init__(self, worlds: Worlds, rollouts: str):
         seen = worlds.seen
-        if seen.rules.name != "hearts" or seen.pass_dir != 0:
+        if not seen.rules.native_worlds or seen.pass_dir != 0:
             raise ValueError("native worlds are for hearts without passing")
         public = HeartsWorld([0] * PLAYERS, rollouts)
         for player, card in seen.moves:

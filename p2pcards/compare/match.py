@@ -27,13 +27,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from p2pcards.ai.ismcts import VARIANTS
+from p2pcards.ai.ismcts import EXPLORATION, VARIANTS
 
-EXPLORATION_UNITS = {"spades": 400.0, "hearts": 39.0}
-"""OpenSpiel's returns per unit of our [0, 1] reward: spades, 2 x 200 points of team
-margin per team point; hearts, 2 x 26 / (4/3) (a point more for one seat is 4/3
-of margin over the others' mean).  OpenSpiel's default exploration constant is
-ours (0.7) times this."""
+from .rules import RULES
 
 
 @dataclass(frozen=True)
@@ -56,7 +52,7 @@ def parse(argv: Sequence[str] | None) -> Config:
     parser = argparse.ArgumentParser(
         prog="python -m p2pcards.compare.match",
         description="Our search against OpenSpiel's ISMCTS (duplicate deals, equal time).")
-    parser.add_argument("game", choices=("spades", "hearts"))
+    parser.add_argument("game", choices=tuple(RULES))
     parser.add_argument("--think", type=float, required=True, help="seconds per move, each side")
     parser.add_argument("--deals", type=int, required=True)
     parser.add_argument("--seed", type=int, default=1)
@@ -82,24 +78,26 @@ def parse(argv: Sequence[str] | None) -> Config:
                         help="deals played at once (time budgets are fair only at 1 on an "
                              "idle machine)")
     args = parser.parse_args(argv)
+    rules = RULES[args.game]
     if args.think <= 0 or args.deals <= 0 or args.jobs <= 0:
         parser.error("--think, --deals and --jobs must be positive")
-    if args.game == "spades" and args.opponent == "python" and args.sampler == "shipped":
-        parser.error("OpenSpiel's spades has no resampler (ResampleFromInfostate is not "
+    if not rules.resampler and args.opponent == "python" and args.sampler == "shipped":
+        parser.error(f"OpenSpiel's {rules.name} has no resampler (ResampleFromInfostate is not "
                      "implemented): run the Python bot with --sampler correct")
-    if args.game == "spades" and args.opponent == "cpp":
-        parser.error("OpenSpiel's C++ ISMCTS cannot play spades: the game has no resampler "
-                     "and the bot's Python binding takes none")
+    if not rules.resampler and args.opponent == "cpp":
+        parser.error(f"OpenSpiel's C++ ISMCTS cannot play {rules.name}: the game has no "
+                     "resampler and the bot's Python binding takes none")
     if args.opponent == "cpp" and args.sampler == "correct":
         parser.error("the C++ bot's Python binding has no set_resampler: use --sampler shipped")
-    if args.game == "hearts" and args.sampler == "shipped" and not args.no_pass:
-        parser.error("OpenSpiel's hearts resampler breaks its worlds while cards are being "
-                     "passed (it replays the cards passed to the searcher, unseen yet, from a "
-                     "seat that may not hold them): the Python bot fails and the C++ bot "
+    if rules.passing and args.sampler == "shipped" and not args.no_pass:
+        parser.error(f"OpenSpiel's {rules.name} resampler breaks its worlds while cards are "
+                     "being passed (it replays the cards passed to the searcher, unseen yet, "
+                     "from a seat that may not hold them): the Python bot fails and the C++ bot "
                      "crashes; add --no-pass, or use --sampler correct")
-    if args.game != "hearts" and args.no_pass:
-        parser.error("--no-pass is for hearts")
-    uct_c = args.uct_c if args.uct_c is not None else 0.7 * EXPLORATION_UNITS[args.game]
+    if not rules.passing and args.no_pass:
+        passing = " and ".join(r.name for r in RULES.values() if r.passing)
+        parser.error(f"--no-pass is for {passing}")
+    uct_c = args.uct_c if args.uct_c is not None else EXPLORATION * rules.exploration_unit
     config = Config(args.game, args.think, args.deals, args.seed, args.opponent, args.sampler,
                     args.ours, uct_c, args.jobs, args.no_pass, args.rollouts, args.worlds)
     try:
@@ -173,7 +171,7 @@ class Theirs:
         from . import opponents  # noqa: PLC0415
         from .tally import SideStats  # noqa: PLC0415
 
-        observation = config.game == "spades"
+        observation = not RULES[config.game].information_state
         self.stats = SideStats()
         self.cpp: Any = None
         self.python: Any = None
@@ -202,7 +200,7 @@ class Theirs:
 def play_deal(config: Config, index: int) -> Any:
     """Both seatings of deal ``index``."""
     from .adapters import history_of, load, replay  # noqa: PLC0415
-    from .rules import RULES  # noqa: PLC0415
+    from .rules import CARDS  # noqa: PLC0415
     from .tally import DealResult, GameRecord, tricks_taken  # noqa: PLC0415
 
     rules = RULES[config.game]
@@ -233,11 +231,11 @@ def play_deal(config: Config, index: int) -> Any:
         theirs.finish()
         moves = history_of(state)[len(chance):]
         plays = [(p, a) for p, a in moves if rules.is_card(a)]
-        if rules.name == "spades":
+        if rules.bidding:
             bids = [0] * 4
             for p, a in moves:
                 if not rules.is_card(a):
-                    bids[p] = a - 52
+                    bids[p] = a - CARDS
         else:
             bids = []
         result.games.append(GameRecord(ours_seats, list(state.returns()), bids,
@@ -248,18 +246,17 @@ def play_deal(config: Config, index: int) -> Any:
 
 
 def report(config: Config, results: list[Any]) -> list[str]:
-    from .rules import RULES  # noqa: PLC0415
     from .tally import SideStats, mean_ci, wilson  # noqa: PLC0415
 
     rules = RULES[config.game]
     opponent = f"OpenSpiel {config.opponent} ISMCTS ({config.sampler} sampler, " \
         f"uct_c {config.uct_c:g})" + (", no passing" if config.no_pass else "")
-    unit = "team points per deal" if rules.name == "spades" else \
-        "penalty points per seat per deal (lower is better)"
+    unit = "penalty points per seat per deal (lower is better)" if rules.penalties else \
+        "team points per deal"
     ours_pts = mean_ci([r.points(rules, True) for r in results])
     theirs_pts = mean_ci([r.points(rules, False) for r in results])
     margin = mean_ci([r.margin(rules) for r in results])
-    worlds = f", {config.worlds} worlds" if rules.name == "hearts" else ""
+    worlds = f", {config.worlds} worlds" if rules.native_worlds else ""
     lines = [
         f"{config.game}: ours ({config.ours}, {config.rollouts} rollouts{worlds}) vs {opponent}, "
         f"{config.think:g} s per move, "
@@ -268,7 +265,7 @@ def report(config: Config, results: list[Any]) -> list[str]:
         f"theirs {theirs_pts[0]:.2f} [{theirs_pts[1]:.2f}, {theirs_pts[2]:.2f}]",
         f"  our margin per deal (paired): {margin[0]:+.2f} [{margin[1]:+.2f}, {margin[2]:+.2f}]",
     ]
-    if rules.name == "spades":
+    if rules.bidding:
         parts = []
         for mine, name in ((True, "ours"), (False, "theirs")):
             hits = n = 0
@@ -297,8 +294,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError:
         print("open_spiel is not installed: pip install -e \".[compare]\"", file=sys.stderr)
         return 2
-    from .rules import RULES  # noqa: PLC0415
-
     rules = RULES[config.game]
     indices = range(config.deals)
     results = []

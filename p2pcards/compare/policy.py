@@ -72,7 +72,7 @@ def rollout(rules: Rules, state: Any, rng: random.Random, epsilon: float = EPSIL
     history = [int(a) for a in state.history()]
     start, length = _play_start(rules, history), len(history)
     trick = current_trick(rules, history)
-    hand = _spades_hands(rules, history) if rules.name == "spades" else None
+    hand = _dealt_hands(rules, history) if rules.bidding else None
     steps = 0
     while not state.is_terminal():
         legal = state.legal_actions()
@@ -97,17 +97,18 @@ def rollout(rules: Rules, state: Any, rng: random.Random, epsilon: float = EPSIL
     return steps
 
 
-def _spades_hands(rules: Rules, history: list[int]) -> list[list[int]]:
+def _dealt_hands(rules: Rules, history: list[int]) -> list[list[int]]:
     dealt = history[rules.prefix:rules.prefix + CARDS]
     return [dealt[seat::PLAYERS] for seat in range(PLAYERS)]
 
 
 def _play_start(rules: Rules, history: list[int]) -> int:
-    """Index in ``history`` where the play of cards begins (or would begin)."""
+    """Index in ``history`` where the play of cards begins (or would begin): after the
+    deal, the passes (in a deal that passes) and the four bids."""
     start = rules.prefix + CARDS
-    if rules.name == "hearts":
-        return start + (PLAYERS * PASS_CARDS if history and history[0] != 0 else 0)
-    return start + PLAYERS  # the four bids
+    if rules.passing and history and history[0] != 0:
+        start += PLAYERS * PASS_CARDS
+    return start + PLAYERS if rules.bidding else start
 
 
 def current_trick(rules: Rules, history: list[int]) -> list[tuple[int, int]]:
@@ -128,19 +129,19 @@ def _leader(rules: Rules, history: list[int], start: int, done: int) -> int:
     """Who leads the trick starting at play ``done``: the first leader, then each
     trick's winner."""
     plays = history[start:]
-    if rules.name == "spades":
+    if rules.first_lead is None:
         leader = 0  # OpenSpiel's spades: seat 0 leads the first trick (after the dealer)
-    else:
-        two_of_clubs = rules.card(0, 0)
+    else:  # the holder of the first lead (hearts' two of clubs), passes made
+        first = rules.card(*rules.first_lead)
         dealt = history[rules.prefix:rules.prefix + CARDS]
         hands = [set(dealt[s::PLAYERS]) for s in range(PLAYERS)]
-        if history[0] != 0:
+        if rules.passing and history[0] != 0:
             passes = history[rules.prefix + CARDS:start]
             for index, card in enumerate(passes):
                 giver = index // PASS_CARDS
                 hands[giver].discard(card)
                 hands[(giver + history[0]) % PLAYERS].add(card)
-        leader = next(s for s in range(PLAYERS) if two_of_clubs in hands[s])
+        leader = next(s for s in range(PLAYERS) if first in hands[s])
     for first in range(0, done, PLAYERS):
         trick = [((leader + i) % PLAYERS, c) for i, c in enumerate(plays[first:first + PLAYERS])]
         leader = winner(rules, trick)[0]
@@ -148,7 +149,7 @@ def _leader(rules: Rules, history: list[int], start: int, done: int) -> int:
 
 
 def winner(rules: Rules, trick: list[tuple[int, int]]) -> tuple[int, int]:
-    """The ``(player, card)`` winning ``trick`` so far (spades trump in spades)."""
+    """The ``(player, card)`` winning ``trick`` so far (the trump beats any other suit)."""
     suit = _tables(rules)[0]
     led = suit[trick[0][1]]
     best = trick[0]
@@ -162,23 +163,24 @@ def _beats(rules: Rules, card: int, other: int, led: int) -> bool:
     suit, rank = _tables(rules)
     if suit[card] == suit[other]:
         return rank[card] > rank[other]
-    return rules.name == "spades" and suit[card] == SPADES  # (a trump beats any other suit)
+    return rules.trump is not None and suit[card] == rules.trump  # (a trump beats any other)
 
 
 def _before_play(rules: Rules, player: int, legal: list[int],
                  hands: list[list[int]] | None) -> int:
     """A spades bid, or a hearts pass."""
-    if rules.name == "spades":
+    if rules.bidding:
         assert hands is not None
         return _spades_bid(rules, hands[player], legal)
     return max(legal, key=lambda c: _pass_rank(rules, c))
 
 
 def _play(rules: Rules, player: int, legal: list[int], trick: list[tuple[int, int]]) -> int:
-    """The policy's card among ``legal`` (two or more) for ``trick`` so far."""
-    if rules.name == "spades":
-        return _spades_play(rules, player, legal, trick)
-    return _hearts_play(rules, legal, trick)
+    """The policy's card among ``legal`` (two or more) for ``trick`` so far: in a game of
+    penalty points (hearts) to keep them off, else (spades) to win tricks."""
+    if rules.penalties:
+        return _hearts_play(rules, legal, trick)
+    return _spades_play(rules, player, legal, trick)
 
 
 def _low(rules: Rules, cards: list[int]) -> int:

@@ -15,6 +15,11 @@ obvious case; OpenSpiel's rules reveal more:
 
 Each such fact is a set of cards the player did not hold when it played, so
 does not hold now (hands only shrink once play starts).
+
+What differs between the two games is said by their descriptors (:class:`Rules`:
+the trump, the bids, the passing, the penalty points, the first lead, the suit
+led only once broken, what OpenSpiel ships for each), so that no module asks
+which game it plays.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ PASS_CARDS = 3
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """One OpenSpiel card game as the adapters need it."""
+    """One OpenSpiel card game as the adapters, the worlds, the policy and the match
+    need it: its encoding, and every fact in which the two games differ."""
 
     name: str
     prefix: int
@@ -41,6 +47,35 @@ class Rules:
     partners: bool
     reward_bound: float
     """The margin mapped to the ends of [0, 1] (0.5 + margin / (2 * bound), clipped)."""
+    exploration_unit: float
+    """OpenSpiel's returns per unit of our [0, 1] reward (its bots' exploration
+    constant is ours times this; ``match``)."""
+    trump: int | None = None
+    """The trump suit, which beats any other (spades: spades); None: no trump."""
+    bidding: bool = False
+    """Each seat bids its tricks before play (spades: ``CARDS + n`` bids ``n``)."""
+    passing: bool = False
+    """Each seat passes :data:`PASS_CARDS` cards after the deal, to the seat the first
+    chance outcome names (hearts; 0: no passing in that deal)."""
+    penalties: bool = False
+    """The deal scores penalty points, lower is better: every heart and the queen of
+    spades (:meth:`penalty_cards`; hearts' returns are 26 minus them), which may
+    not be played on the first trick by a hand holding anything else."""
+    first_lead: tuple[int, int] | None = None
+    """The card that leads the first trick, as (suit, rank), so that the lead shows
+    nothing (hearts: the two of clubs); None: seat 0 leads what it likes."""
+    unbroken_lead: int | None = None
+    """The suit that may be led only from a hand of it alone until a penalty card is
+    played (hearts: hearts; spades: spades, and OpenSpiel never marks them broken)."""
+    native_worlds: bool = False
+    """The search's worlds of a deal without passing may be :mod:`.fasthearts`'s
+    (OpenSpiel's rules in pure Python), not OpenSpiel's own states (hearts)."""
+    resampler: bool = False
+    """OpenSpiel ships a resampler for its bots' worlds (``ResampleFromInfostate``:
+    hearts)."""
+    information_state: bool = False
+    """OpenSpiel gives an information-state string to key its bots' trees on (hearts);
+    else they key on the observation string (spades: the whole auction and play)."""
 
     def suit(self, card: int) -> int:
         return card // HAND if self.suit_major else card % PLAYERS
@@ -57,6 +92,11 @@ class Rules:
     def is_card(self, action: int) -> bool:
         return 0 <= action < CARDS
 
+    def penalty_cards(self) -> frozenset[int]:
+        """The cards that score penalty points (none but in a game of
+        :attr:`penalties`)."""
+        return points_cards(self) if self.penalties else frozenset()
+
     def rewards(self, returns: list[float]) -> list[float]:
         """OpenSpiel's returns as the search's [0, 1] rewards: spades, 0.5 plus the
         team's margin over the other team; hearts, 0.5 plus the seat's margin over
@@ -72,10 +112,17 @@ class Rules:
         return out
 
 
-SPADES_RULES = Rules("spades", prefix=0, suit_major=True, partners=True, reward_bound=200.0)
-"""Bound: a hand's usual team margin (the scores run from -330 to 230)."""
-HEARTS_RULES = Rules("hearts", prefix=1, suit_major=False, partners=False, reward_bound=26.0)
-"""Bound: 26, the widest margin (all the points, or the moon shot), so nothing is clipped."""
+SPADES_RULES = Rules("spades", prefix=0, suit_major=True, partners=True, reward_bound=200.0,
+                     exploration_unit=400.0, trump=SPADES, bidding=True, unbroken_lead=SPADES)
+"""Bound: a hand's usual team margin (the scores run from -330 to 230).  Exploration
+unit: 2 x 200 points of team margin per team point."""
+HEARTS_RULES = Rules("hearts", prefix=1, suit_major=False, partners=False, reward_bound=26.0,
+                     exploration_unit=39.0, passing=True, penalties=True,
+                     first_lead=(CLUBS, 0), unbroken_lead=HEARTS, native_worlds=True,
+                     resampler=True, information_state=True)
+"""Bound: 26, the widest margin (all the points, or the moon shot), so nothing is clipped.
+Exploration unit: 2 x 26 / (4/3) (a point more for one seat is 4/3 of margin over the
+others' mean)."""
 RULES = {"spades": SPADES_RULES, "hearts": HEARTS_RULES}
 
 
@@ -90,26 +137,26 @@ def points_cards(rules: Rules) -> frozenset[int]:
 
 def forbidden(rules: Rules, plays: list[tuple[int, int]]) -> list[set[int]]:
     """Per seat, the cards it cannot hold now, from the cards played so far
-    (``plays``: (seat, card) in order, four to a trick)."""
+    (``plays``: (seat, card) in order, four to a trick): a suit not followed; the
+    :attr:`~Rules.unbroken_lead` led before it is broken (but for a forced first
+    lead); a penalty card on the first trick."""
     out: list[set[int]] = [set() for _ in range(PLAYERS)]
     every = frozenset(range(CARDS))
     broken = False
-    qs = queen_of_spades(rules)
-    points = points_cards(rules) if rules.name == "hearts" else frozenset()
+    points = rules.penalty_cards()
+    forced = rules.first_lead is not None
     led = -1
     for index, (seat, card) in enumerate(plays):
         position = index % PLAYERS
         suit = rules.suit(card)
         if position == 0:
             led = suit
-            if rules.name == "spades" and suit == SPADES:
-                out[seat] |= every - rules.of_suit(SPADES)
-            elif rules.name == "hearts" and index > 0 and suit == HEARTS and not broken:
-                out[seat] |= every - rules.of_suit(HEARTS)
+            if suit == rules.unbroken_lead and not broken and not (index == 0 and forced):
+                out[seat] |= every - rules.of_suit(suit)
         elif suit != led:
             out[seat] |= rules.of_suit(led)
-            if rules.name == "hearts" and index < PLAYERS and card in points:
+            if index < PLAYERS and card in points:
                 out[seat] |= every - points
-        if rules.name == "hearts" and (suit == HEARTS or card == qs):
+        if card in points:
             broken = True
     return out

@@ -37,7 +37,7 @@ class Seen:
 
     @property
     def pass_dir(self) -> int:
-        return self.prefix[0] if self.rules.name == "hearts" else 0
+        return self.prefix[0] if self.rules.passing else 0
 
     def plays(self) -> list[tuple[int, int]]:
         return [(p, a) for p, a in self.moves if self.rules.is_card(a)]
@@ -86,7 +86,7 @@ def seen_by(rules: Rules, history: list[tuple[int, int]], seat: int) -> Seen:
     at = start + len(deal)
     passes: list[list[int]] = [[] for _ in range(PLAYERS)]
     received: tuple[int, ...] | None = None
-    if rules.name == "hearts" and prefix and prefix[0] != 0 and len(deal) == CARDS:
+    if rules.passing and prefix and prefix[0] != 0 and len(deal) == CARDS:
         for index, action in enumerate(actions[at:at + PLAYERS * PASS_CARDS]):
             passes[index // PASS_CARDS].append(action)
         at += sum(len(p) for p in passes)

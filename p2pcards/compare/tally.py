@@ -7,7 +7,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .rules import PLAYERS, SPADES, Rules
+from .rules import PLAYERS, Rules
 
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
        9: 2.262, 10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042}
@@ -41,7 +41,7 @@ def wilson(hits: int, n: int) -> tuple[float, float]:
 
 
 def tricks_taken(rules: Rules, plays: list[tuple[int, int]]) -> list[int]:
-    """Tricks each seat won (spades trump; hearts has no trump)."""
+    """Tricks each seat won (the trump beats any other suit: :attr:`Rules.trump`)."""
     won = [0] * PLAYERS
     for start in range(0, len(plays) - PLAYERS + 1, PLAYERS):
         trick = plays[start:start + PLAYERS]
@@ -49,7 +49,7 @@ def tricks_taken(rules: Rules, plays: list[tuple[int, int]]) -> list[int]:
 
         def strength(item: tuple[int, int], led: int = led) -> tuple[int, int]:
             suit = rules.suit(item[1])
-            trump = rules.name == "spades" and suit == SPADES
+            trump = suit == rules.trump
             return (2 if trump else 1 if suit == led else 0, rules.rank(item[1]))
 
         won[max(trick, key=strength)[0]] += 1
@@ -67,9 +67,10 @@ class GameRecord:
     tricks: list[int]
 
     def points(self, rules: Rules, mine: bool) -> float:
-        """Spades: the team's score; hearts: penalty points per seat (lower is better)."""
+        """The side's score (spades: its team's); in a game of penalty points (hearts),
+        its penalty points per seat (lower is better)."""
         seats = [s for s in range(PLAYERS) if (s in self.ours) == mine]
-        if rules.name == "hearts":
+        if rules.penalties:
             return statistics.fmean(26 - self.returns[s] for s in seats)
         return self.returns[seats[0]]
 
@@ -115,7 +116,7 @@ class DealResult:
         return statistics.fmean(g.points(rules, mine) for g in self.games)
 
     def margin(self, rules: Rules) -> float:
-        """Our advantage per deal: spades, our team's points minus theirs; hearts,
-        their penalty points per seat minus ours."""
+        """Our advantage per deal: spades, our team's points minus theirs; hearts (penalty
+        points), their penalty points per seat minus ours."""
         diff = self.points(rules, True) - self.points(rules, False)
-        return -diff if rules.name == "hearts" else diff
+        return -diff if rules.penalties else diff

@@ -33,7 +33,7 @@ class Worlds:
         self.others = [p for p in range(PLAYERS) if p != seen.seat]
         played = seen.played_by()
         self.played = played
-        passing = seen.rules.name == "hearts" and seen.pass_dir != 0
+        passing = seen.rules.passing and seen.pass_dir != 0
         self.passing = passing
         self.in_pass = passing and seen.received is None
         # the cards the seat knows another seat holds: its own passes, once received

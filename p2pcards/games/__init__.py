@@ -8,6 +8,7 @@ positions in (``p2pcards bench ai``).
 from __future__ import annotations
 
 from p2pcards.games import bidwhist, controlnut, nullern, pasur
+from p2pcards.games.capabilities import Capabilities
 from p2pcards.games.core import (
     CHANCE,
     FULL,
@@ -27,9 +28,11 @@ GAMES: dict[str, Game] = {}
 def register(game: Game) -> None:
     """Make ``game`` known by its name everywhere: the local table, the secure table,
     the network, the bots, the arena and the benchmarks (replacing a game of that
-    name)."""
+    name).  ``ValueError`` for a game whose declared capabilities and hooks part
+    (:meth:`Game.check_capabilities`)."""
     if not game.name or not game.name.isidentifier():
         raise ValueError(f"a game's name is a word of letters and digits, not {game.name!r}")
+    game.check_capabilities()
     GAMES[game.name] = game
 
 
@@ -45,6 +48,6 @@ for _module in (bidwhist, nullern, pasur, controlnut):
     register(_module.GAME)
 
 __all__ = [
-    "CHANCE", "FULL", "GAMES", "TERMINAL", "ActionSyntaxError", "Game", "HandState",
+    "CHANCE", "FULL", "GAMES", "TERMINAL", "ActionSyntaxError", "Capabilities", "Game", "HandState",
     "IllegalAction", "KnowledgeError", "OptionError", "Proof", "get_game", "register",
 ]

@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 
+from p2pcards.games.capabilities import Capabilities
 from p2pcards.games.cards import (
     BIG_JOKER,
     LITTLE_JOKER,
@@ -687,6 +688,7 @@ Cards: rank then suit; T or 10; suits S H D C or the symbols; jokers BJ LJ."""
     units = "teams"
     player_counts = (4,)
     default_players = 4
+    capabilities = Capabilities(shown_cards=True)
     options = {
         "kitty": OptionSpec(6, choices=(5, 6), help="kitty size: 6 (54 cards, bids 4-7) or 5"
                             " (53 cards with the big joker only, bids 3-7)"),

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations, permutations
 from math import ceil
 
+from p2pcards.games.capabilities import Capabilities
 from p2pcards.games.cards import Notation, bits, mask_of
 from p2pcards.games.core import (
     CHANCE,
@@ -1087,6 +1088,8 @@ STAR, BONUS and ORDER alone are moves of their own: play TRUMP plays the card.""
     units = "teams"
     player_counts = (4,)
     default_players = 4
+    capabilities = Capabilities(shown_cards=True, chance=True,
+                                table_chance=frozenset({ChanceKind.DRAW, ChanceKind.TAKE}))
     split_search = False  # two trees of half the iterations lost 4.9 points a deal to one
     options = {
         "target": OptionSpec(300, minimum=1, maximum=100_000,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from p2pcards.games.cards import bits
+from p2pcards.games.seats import FULL
 
 if TYPE_CHECKING:
     from p2pcards.games.core import HandState
@@ -159,7 +160,7 @@ def determinize(view: S, rng: random.Random) -> S:
         rng.shuffle(free)
         for card, place in zip(left, free, strict=False):
             world.may[place] |= 1 << card
-    world.observer = -1  # core.FULL
+    world.observer = FULL
     world.awaiting = 0
     world._finish_world(rng)
     return world
@@ -211,7 +212,7 @@ def _deal_unknown(view: S, world: S, unknown: int, room: list[int], *,
             taken |= dealt
             at += room[place]
         may[largest] = unknown & ~taken
-    world.observer = -1  # core.FULL
+    world.observer = FULL
     world.awaiting = 0
     world._finish_world(rng)
     return world

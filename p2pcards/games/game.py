@@ -7,6 +7,8 @@ totals, the dealer, the winner) is run by whoever holds the table (the local
 table, each peer's table session) through the hooks here; every fact about
 one game that the rest of the program needs is a hook of its descriptor or of
 its state class, so that nothing outside the game's module names the game.
+Which hooks with no default it fills in, a game declares
+(:attr:`Game.capabilities`), and nothing asks its classes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from p2pcards.games.capabilities import Capabilities, mismatches
 from p2pcards.games.cards import Notation
 from p2pcards.games.core import FULL, HandState
 
@@ -71,6 +74,9 @@ class Game:
     player_counts: tuple[int, ...] = (4,)
     default_players: int = 4
     options: Mapping[str, OptionSpec] = {}
+    capabilities: Capabilities = Capabilities()
+    """What its deals and this descriptor fill in beyond what every game has: which
+    cards an action shows, chance and how a table makes it, ... (:class:`Capabilities`)."""
     numbered_deals: int = 1
     """How many places in a match deal differently (Nullern's 20 rounds of different
     sizes); 1 when a deal does not depend on its place."""
@@ -108,6 +114,17 @@ class Game:
     def non_default(self, options: Mapping[str, int]) -> dict[str, int]:
         """The options that differ from the defaults (what a hand history records)."""
         return {k: v for k, v in options.items() if self.options[k].default != v}
+
+    def check_capabilities(self) -> None:
+        """Raise ``ValueError`` where :attr:`capabilities` and the hooks this game fills
+        in part (:func:`~p2pcards.games.capabilities.mismatches`): its deal states'
+        class is read off a deal of :meth:`blank_deck`."""
+        players, options = self.default_players, self.resolve_options({})
+        deals = type(self.deal(self.blank_deck(players, options), 0, players, options))
+        problems = mismatches(self.capabilities, deals, HandState, type(self), Game)
+        if problems:
+            raise ValueError(f"{self.title or self.name} does not do what it declares: "
+                             + "; ".join(problems))
 
     def check_players(self, players: int) -> None:
         if players not in self.player_counts:

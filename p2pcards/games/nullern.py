@@ -23,6 +23,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 
+from p2pcards.games.capabilities import Capabilities
 from p2pcards.games.cards import Notation, bits
 from p2pcards.games.core import (
     FULL,
@@ -372,7 +373,7 @@ class NullernState(HandState):
     def shown_cards(self, action: int) -> list[int]:
         return [action] if action < BID else []
 
-    def exact_bids(self) -> list[bool] | None:
+    def exact_bids(self) -> list[bool]:
         return [self.bids[seat] == self.tricks[seat] for seat in range(self.players)]
 
     def card_plays(self) -> int:
@@ -461,6 +462,7 @@ Cards: colour then rank, R Y G B and 1-20 (R12, B3)."""
     units = "seats"
     player_counts = (2, 3, 4, 5, 6, 7)
     default_players = 4
+    capabilities = Capabilities(shown_cards=True, forced_actions=True, exact_bids=True)
     options = {}
     numbered_deals = ROUNDS
     representative_deal = 9  # the 10-card round

@@ -17,6 +17,7 @@ from functools import cache
 from itertools import combinations
 from math import comb
 
+from p2pcards.games.capabilities import Capabilities
 from p2pcards.games.cards import STANDARD, bits, mask_of
 from p2pcards.games.core import (
     CHANCE,
@@ -596,6 +597,9 @@ Cards: rank then suit; T or 10; suits S H D C or the symbols (7♥, 10♦)."""
     units = "seats"
     player_counts = (2, 3, 4)
     default_players = 4
+    capabilities = Capabilities(shown_cards=True, chance=True,
+                                table_chance=frozenset({ChanceKind.RESHUFFLE}),
+                                void_deals=True, cards_change_deal=True)
     bench_players = (2, 3, 4)
     options = {
         "clubs": OptionSpec(7, choices=(7, 13), help="points for most clubs"),

@@ -74,14 +74,14 @@ forged stops trusting its own view (it raises the alarm on its next turn)."""
 
 def unplayable(game: Game, players: int, options: Mapping[str, int]) -> str | None:
     """What a game lacks that a table without a dealer needs (None: nothing): which
-    cards an action shows, and how a chance event is made without a dealer."""
-    state = type(game.deal(game.deck(players, options), 0, players, options))
-    if state.shown_cards is HandState.shown_cards:
-        return "its deals do not say which cards an action shows (HandState.shown_cards)"
-    if state.chance_action is not HandState.chance_action \
-            and state.table_chance is HandState.table_chance:
+    cards an action shows, and how a chance event is made without a dealer, as the
+    game declares them (``Game.capabilities``)."""
+    can = game.capabilities
+    if not can.shown_cards:
+        return "its deals do not say which cards an action shows (Capabilities.shown_cards)"
+    if can.chance and not can.table_chance:
         return ("its deals have chance events but do not say how a table without a dealer"
-                " makes them (HandState.table_chance)")
+                " makes them (Capabilities.table_chance)")
     return None
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..constants import MAX_ROUNDS, MAX_SLOTS, OBSERVER, PUBLIC
+from ..constants import MAX_ROUNDS, MAX_SLOTS, OBSERVER, PUBLIC, Party
 from ..curve import SecretSource
 from ..errors import EarlyMessage, LocalProtocolError, RemoteProtocolError
 from ..source import SystemSource
@@ -89,7 +89,7 @@ class ProvedDeck:
         if not (0 <= me < context.parties or me == OBSERVER):
             raise LocalProtocolError(f"party {me} is not at this table")
         self.context = context
-        self.me = me
+        self.me = Party(me)
         self._source = SystemSource() if source is None else source
         self.cards = card_points(context.table, context.deal, context.size)
         self.card_of = {point: card for card, point in enumerate(self.cards)}
