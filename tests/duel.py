@@ -217,6 +217,11 @@ class DuelState(HandState):
     def shown_cards(self, action: int) -> list[int]:
         return [action] if action < 64 else []
 
+    def face_down(self, action: int) -> list[int | None]:
+        if action == UNSEEN:
+            return [None]
+        return [action - DISCARDS] if action >= DISCARDS else []
+
     def table_rows(self, names: Sequence[str]) -> list[Row]:
         if self.phase != PLAY:
             return []
@@ -260,7 +265,7 @@ class Duel(Game):
     player_counts = (2,)
     default_players = 2
     options = {"target": OptionSpec(6, minimum=1, maximum=100, help="points that win")}
-    capabilities = Capabilities(shown_cards=True)
+    capabilities = Capabilities(shown_cards=True, face_down=True)
 
     def deck(self, players: int, options: Mapping[str, int]) -> list[int]:
         return list(DECK)

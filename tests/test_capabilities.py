@@ -4,7 +4,8 @@ Registering a game holds its declaration against its hooks (a game refused for
 it: tests/test_fifth_game.py).  Here every registered game, Duel among them,
 plays random deals of each player count at its first, typical and last deal
 numbers, and its declaration shows in play: chance acts only where declared, a
-table's chance event is only of a declared kind, the table forces a move, voids
+table's chance event is only of a declared kind, a move puts cards face down (as
+many as its public form hides, of its mover's hand), the table forces a move, voids
 a deal or has a deal's cards change its mapping only where declared, exact bids
 are asked only of a game of exact bids; and each thing declared happens.  Any
 one capability declared otherwise is caught against the hooks.
@@ -21,6 +22,7 @@ import pytest
 from p2pcards.games import CHANCE, GAMES, Capabilities, Game, HandState
 from p2pcards.games.capabilities import mismatches
 from p2pcards.games.hooks import ChanceKind
+from p2pcards.games.seats import SPECTATOR
 from tests.duel import register_duel, unregister_duel
 
 DEALS = 30
@@ -72,6 +74,15 @@ def played(game: Game, rng: random.Random) -> set[object]:
                         action = forced
                     else:
                         action = state.random_action(rng)
+                        down = state.face_down(action)
+                        hidden = state.format_action(action, seat=SPECTATOR).split().count("?")
+                        assert len(down) == hidden  # (as the public form of the move hides)
+                        if down:
+                            mover = state.current_player()
+                            assert can.face_down and all(
+                                card is not None and state.may[mover] >> card & 1
+                                for card in down)  # (the mover's own cards, known to FULL)
+                            seen.add("face_down")
                     if can.shown_cards:
                         shown = state.shown_cards(action)
                         assert set(shown) <= set(deck)

@@ -550,6 +550,12 @@ class BidWhistState(HandState):
     def shown_cards(self, action: int) -> list[int]:
         return [action] if action < 64 else []
 
+    def face_down(self, action: int) -> list[int | None]:
+        if action < DISCARD:
+            return []
+        mask = action >> 9
+        return list(bits(mask)) if mask else [None] * self.kitty_size
+
     def multi_card_rule(self) -> tuple[int, int]:
         return self.kitty_size, self.may[self.observer]
 
@@ -688,7 +694,7 @@ Cards: rank then suit; T or 10; suits S H D C or the symbols; jokers BJ LJ."""
     units = "teams"
     player_counts = (4,)
     default_players = 4
-    capabilities = Capabilities(shown_cards=True)
+    capabilities = Capabilities(shown_cards=True, face_down=True)
     options = {
         "kitty": OptionSpec(6, choices=(5, 6), help="kitty size: 6 (54 cards, bids 4-7) or 5"
                             " (53 cards with the big joker only, bids 3-7)"),

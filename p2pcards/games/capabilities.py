@@ -41,6 +41,11 @@ class Capabilities:
     (:meth:`~p2pcards.games.hooks.DealHooks.table_chance`, and by kind
     ``drawn_chance``, ``taken_chance``, ``reshuffled_chance``).  A game in which
     chance acts needs them at the secure table."""
+    face_down: bool = False
+    """Some of its actions move cards of the mover's hand face down to a place the
+    others do not see (a Bid Whist discard): the deal names them
+    (:meth:`~p2pcards.games.hooks.DealHooks.face_down`), so that the secure table names
+    their slots without reading the action's text."""
     forced_actions: bool = False
     """The table sometimes acts for a seat that has no choice and may not see what
     it plays (:meth:`~p2pcards.games.core.HandState.forced_action`: Nullern's
@@ -63,6 +68,7 @@ class Capabilities:
 
 DEAL_HOOKS: Mapping[str, tuple[str, ...]] = {
     "shown_cards": ("shown_cards",),
+    "face_down": ("face_down",),
     "chance": ("chance_action",),
     "forced_actions": ("forced_action",),
     "exact_bids": ("exact_bids",),

@@ -68,6 +68,8 @@ class DealHooks:
 
     * :meth:`shown_cards`: the cards an action shows to everyone (no default;
       declared: ``Capabilities.shown_cards``);
+    * :meth:`face_down`: the cards an action moves face down from its mover's hand
+      (default: none; declared: ``Capabilities.face_down``);
     * :attr:`void_reason`: why the rules void this deal as dealt (default None;
       declared: ``Capabilities.void_deals``);
     * :meth:`table_chance`: the pending chance event of a table without a dealer,
@@ -115,6 +117,12 @@ class DealHooks:
         """The cards ``action`` shows to everyone (a card played, a bid of cards);
         the secure table opens them.  A face-down card is not shown."""
         raise NotImplementedError
+
+    def face_down(self, action: int) -> list[int | None]:
+        """The cards ``action`` moves face down from its mover's hand to a place the
+        others do not see (a Bid Whist discard), each None where this observer does
+        not know it; the secure table names their slots."""
+        return []
 
     @property
     def void_reason(self) -> str | None:

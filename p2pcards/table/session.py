@@ -32,7 +32,7 @@ than by play.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import partial
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -72,7 +72,7 @@ keeps the seat's own deck in step with what it sends).  A seat whose move is
 forged stops trusting its own view (it raises the alarm on its next turn)."""
 
 
-def unplayable(game: Game, players: int, options: Mapping[str, int]) -> str | None:
+def unplayable(game: Game) -> str | None:
     """What a game lacks that a table without a dealer needs (None: nothing): which
     cards an action shows, and how a chance event is made without a dealer, as the
     game declares them (``Game.capabilities``)."""
@@ -96,7 +96,7 @@ class Session:
         takes the seat the roster gives that identity, when a ``seat`` message does:
         a bot's stand-in session, docs/protocol.md "Seats that change hands").
         ``forge``: a cheat, for tests (:data:`Forge`)."""
-        problem = unplayable(roster.rules, roster.players, roster.resolved_options())
+        problem = unplayable(roster.rules)
         if problem:
             raise ValueError(f"the table session cannot play {roster.rules.title}: {problem}")
         if me != WATCHER:

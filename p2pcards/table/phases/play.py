@@ -54,7 +54,7 @@ def on_act(m: PhaseMachine, env: Envelope, message: Act | ProvedAct, step: Step)
         except IllegalAction as error:
             raise RefusedMessage(Rule.ILLEGAL, f"{message.action}: {error.reason}",
                                  error.code) from None
-    hidden = message.action.split().count("?")
+    hidden = len(public.face_down(code))
     if len(message.slots) != hidden or len(set(message.slots)) != hidden:
         raise RefusedMessage(Rule.SLOTS, f"{hidden} face-down cards need {hidden} distinct"
                                          " slots")
@@ -179,13 +179,10 @@ def move(m: PhaseMachine, view: HandState, code: int) -> Act | ProvedAct:
     its face-down cards, the slots of the cards it shows and what opens them."""
     run = m.run
     assert run is not None
-    public = view.format_action(code, seat=SPECTATOR)
-    full = view.format_action(code)
-    hidden = [w for w, p in zip(full.split(), public.split(), strict=True) if p == "?"]
     place, opened = run.ledger.place, run.deck.opened
     mine = {run.ids[opened[s]]: s for s in place if place[s] == m.me and s in opened}
-    name = m.game.notation.name
-    by_name = {name(card): slot for card, slot in mine.items()}
+    hidden = view.face_down(code)
     run.own_code = code
-    return run.deck.move(public, [mine[card] for card in view.shown_cards(code)],
-                         tuple(by_name[word] for word in hidden))
+    return run.deck.move(view.format_action(code, seat=SPECTATOR),
+                         [mine[card] for card in view.shown_cards(code)],
+                         tuple(mine[card] for card in hidden if card is not None))
