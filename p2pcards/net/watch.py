@@ -345,8 +345,3 @@ def _named(text: str, names: Sequence[str]) -> str:
     """An event's text with its seats by name."""
     return _SEAT.sub(lambda m: names[int(m[1])] if int(m[1]) < len(names) else m[0], text)
 
-
-def watched_by(names: Sequence[str]) -> str:
-    """Who watches, as one line."""
-    return "watching: " + (", ".join(names) if names else "no one")
-
