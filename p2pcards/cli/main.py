@@ -1,4 +1,5 @@
-"""The ``p2pcards`` command: play, replay, bench."""
+"""The ``p2pcards`` command: its parser and the commands play, replay, arena, table,
+verify and bench (host, join, lan and id: :mod:`p2pcards.cli.netcmd`)."""
 
 from __future__ import annotations
 
