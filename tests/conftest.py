@@ -8,7 +8,12 @@ are not in the group."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
+
+from p2pcards.net.journal import Journal
 
 IN_PROCESS = frozenset({"test_table.py", "test_deck.py", "test_verify_explain.py"})
 """Test modules whose ``slow`` tests start no process and no terminal."""
@@ -19,3 +24,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.get_closest_marker("slow") is not None \
                 and item.path.name not in IN_PROCESS:
             item.add_marker(pytest.mark.xdist_group("processes"))
+
+
+@pytest.fixture(autouse=True)
+def _journals_closed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every journal a test opens in this process is closed when the test ends, as the
+    program closes its own: a file left to the garbage collector warns, and the warning
+    (an error in this suite) would fall on whichever test runs at that moment."""
+    opened: list[Journal] = []
+    open_journal = Journal.open
+
+    def tracked(path: Path) -> Journal:
+        journal = open_journal(path)
+        opened.append(journal)
+        return journal
+
+    monkeypatch.setattr(Journal, "open", tracked)
+    yield
+    for journal in opened:
+        journal.close()

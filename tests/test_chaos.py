@@ -93,6 +93,7 @@ GAMES = [  # (game, fault): each strikes early in the first deal, so that it is 
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # the harness allows a game 240 s, then stops it and reports
 @pytest.mark.parametrize(("game", "fault"), GAMES, ids=[f"{g}-{f.kind}" for g, f in GAMES])
 def test_a_game_under_a_fault_ends_as_the_rules_say(tmp_path: Path, game: str,
                                                      fault: Fault) -> None:
@@ -116,6 +117,7 @@ def test_a_game_under_a_fault_ends_as_the_rules_say(tmp_path: Path, game: str,
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # as above
 @pytest.mark.parametrize("item", ["fork-silent", "evidence-flood"])
 def test_a_hostile_seat_cannot_stop_the_game(tmp_path: Path, item: str) -> None:
     """A seated hostile peer (its process, tests/hostile.py): the others finish the game,

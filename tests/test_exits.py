@@ -106,9 +106,10 @@ class Peers:
 
     def start(self, name: str) -> None:
         env = {**os.environ, "P2PCARDS_HOME": str(self.tmp / name)}
-        self.procs[name] = subprocess.Popen(
-            self.command(name), env=env, stdout=(self.tmp / f"{name}.out").open("a"),
-            stderr=(self.tmp / f"{name}.err").open("a"), text=True)
+        with (self.tmp / f"{name}.out").open("a") as out, \
+                (self.tmp / f"{name}.err").open("a") as err:  # (the process has its own)
+            self.procs[name] = subprocess.Popen(self.command(name), env=env, stdout=out,
+                                                stderr=err, text=True)
         if name == "host":
             self.wait_for("host", "invite:")
 

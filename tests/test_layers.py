@@ -14,15 +14,13 @@ import re
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SOURCES = {"p2pcards": ROOT / "p2pcards", "p2pcards.protocol": ROOT / "protocol",
-           "p2pcards.ai": ROOT / "ai"}
-"""Package -> its folder (pyproject's package-dir puts protocol/ and ai/ inside p2pcards)."""
+from tests.imports import ROOT, from_base, modules
+
 WATCHED = ("trio", "prompt_toolkit", "cryptography", "msgpack")
+"""Third-party packages whose use is part of the layering."""
 MAPPED_AWAY = ("protocol", "ai")
 """Folder names that are not import names (they work from the source tree, not
 from an installed wheel)."""
-"""Third-party packages whose use is part of the layering."""
 
 
 def layers() -> dict[str, set[str]]:
@@ -49,34 +47,15 @@ def part_of(module: str, parts: set[str]) -> str | None:
     return best
 
 
-def modules() -> dict[str, Path]:
-    out = {}
-    for package, folder in SOURCES.items():
-        for path in folder.rglob("*.py"):
-            rel = path.relative_to(folder).with_suffix("")
-            parts = [p for p in rel.parts if p != "__init__"]
-            name = ".".join([package, *parts])
-            if package == "p2pcards" and parts and parts[0] in ("protocol", "ai"):
-                continue  # (not a folder of p2pcards/)
-            out[name] = path
-    return out
-
-
 def imports(module: str, path: Path) -> set[str]:
     """Every module ``module`` imports, anywhere in it (relative imports resolved)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    is_package = path.name == "__init__.py"
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = module.split(".")
-                base = base[:len(base) - node.level + (1 if is_package else 0)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = from_base(module, path, node)
             found.add(target)
             found.update(f"{target}.{alias.name}" for alias in node.names)
     return found

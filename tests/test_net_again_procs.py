@@ -49,11 +49,12 @@ def test_again_at_a_real_terminal_with_headless_joiners(tmp_path: Path) -> None:
             assert host.isalive() and time.monotonic() < deadline, "no invite"
             time.sleep(0.05)
         for name in ("ben", "cy"):
-            joiners.append(subprocess.Popen(
-                [str(script), "join", invite.read_text().strip(), "--bot", "heuristic",
-                 "--name", name, "--seed", "3", *outputs(name)],
-                env={**os.environ, "P2PCARDS_HOME": str(tmp_path / name)},
-                stdout=(tmp_path / f"{name}.log").open("w"), stderr=subprocess.STDOUT))
+            with (tmp_path / f"{name}.log").open("w") as log:  # (the process has its own)
+                joiners.append(subprocess.Popen(
+                    [str(script), "join", invite.read_text().strip(), "--bot", "heuristic",
+                     "--name", name, "--seed", "3", *outputs(name)],
+                    env={**os.environ, "P2PCARDS_HOME": str(tmp_path / name)},
+                    stdout=log, stderr=subprocess.STDOUT))
         host.expect(OFFER)  # the first game is over
         host.sendline("again bidwhist")
         host.expect("again: Bid Whist needs 4 seats; this table has 3")

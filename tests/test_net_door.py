@@ -13,7 +13,7 @@ import pytest
 import trio
 import trio.testing
 
-from p2pcards.cli.netcmd import leaf
+from p2pcards.cli.netrun import leaf
 from p2pcards.net import door, gate, wire
 from p2pcards.net.client import HostLost
 from p2pcards.net.frames import MAX_FRAME, HelloFrame, Msg, Welcome

@@ -104,6 +104,8 @@ def test_lan_and_join_lan_commands(tmp_path: Path) -> None:
         if host.poll() is None:
             host.kill()
         host.wait()
+        assert host.stdout is not None
+        host.stdout.close()
     assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
 
 

@@ -69,13 +69,13 @@ class Table:
         env.pop(CRASH_VARIABLE, None)
         if crash:
             env[CRASH_VARIABLE] = crash
-        log = (self.tmp / f"{name}.log").open("a")
         command = self.command(name)
         if files is not None:  # python -m p2pcards, within the limit
             assert command[1:3] == ["-m", "p2pcards"]
             command[1:3] = ["-c", LIMITED.format(files=files)]
-        self.procs[name] = subprocess.Popen([*command, *extra], env=env, stdout=log,
-                                            stderr=subprocess.STDOUT, text=True)
+        with (self.tmp / f"{name}.log").open("a") as log:  # (the process has its own copy)
+            self.procs[name] = subprocess.Popen([*command, *extra], env=env, stdout=log,
+                                                stderr=subprocess.STDOUT, text=True)
         if name == "host" and not self.invite_file.exists():
             deadline = time.monotonic() + 30
             while not self.invite_file.exists():

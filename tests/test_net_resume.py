@@ -222,6 +222,9 @@ def test_join_lan_resumes_without_asking_again(tmp_path: Path) -> None:
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
+        for pipe in (joined.stdout, joined.stderr):
+            assert pipe is not None
+            pipe.close()
     assert (tmp_path / "h.json").read_bytes() == (tmp_path / "j.json").read_bytes()
 
 

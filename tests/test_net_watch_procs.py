@@ -51,10 +51,10 @@ class Procs:
 
     def start(self, name: str, args: list[str], *, home: str | None = None,
               record: bool = False) -> subprocess.Popen[str]:
-        log = (self.tmp / f"{name}.log").open("a")
-        proc = subprocess.Popen([*RUN, *args], env=self.env(home or name, record),
-                                stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, text=True)
+        with (self.tmp / f"{name}.log").open("a") as log:  # (the process has its own copy)
+            proc = subprocess.Popen([*RUN, *args], env=self.env(home or name, record),
+                                    stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT, text=True)
         self.procs[name] = proc
         return proc
 

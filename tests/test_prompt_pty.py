@@ -113,13 +113,13 @@ class Host:
 
     def start(self) -> None:
         env = dict(os.environ, P2PCARDS_HOME=str(self.tmp / "host"))
-        log = (self.tmp / "host.log").open("a")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "p2pcards", "host", "pasur", "--players", "2", "--bind",
-             "127.0.0.1", "--port", str(self.port), "--bot", "heuristic", "--seed", "5",
-             "-o", "target=60", "--invite-file", str(self.invite), "--grace", "120",
-             "--save", str(self.tmp / "host.json")],
-            env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+        with (self.tmp / "host.log").open("a") as log:  # (the process has its own copy)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "p2pcards", "host", "pasur", "--players", "2",
+                 "--bind", "127.0.0.1", "--port", str(self.port), "--bot", "heuristic",
+                 "--seed", "5", "-o", "target=60", "--invite-file", str(self.invite),
+                 "--grace", "120", "--save", str(self.tmp / "host.json")],
+                env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + 30
         while not self.invite.exists():
             assert self.proc.poll() is None and time.monotonic() < deadline, self.log()

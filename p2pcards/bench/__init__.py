@@ -15,7 +15,7 @@ from p2pcards.bench.ai import bench_ai
 from p2pcards.bench.deck import bench_deck
 from p2pcards.bench.engines import bench_engines
 from p2pcards.bench.proved import bench_proved
-from p2pcards.bench.record import Record
+from p2pcards.bench.record import Record, format_table
 from p2pcards.bench.table import bench_table
 from p2pcards.bench.wait import bench_wait
 
@@ -29,14 +29,6 @@ def bench_net(seconds: float = 2.0) -> list[Record]:
 SUITES: dict[str, Callable[[float], list[Record]]] = {
     "engines": bench_engines, "ai": bench_ai, "deck": bench_deck, "table": bench_table,
     "net": bench_net, "wait": bench_wait, "proved": bench_proved}
-
-
-def format_table(records: list[Record]) -> str:
-    width = max(len(r.name) for r in records)
-    lines = [f"{'measurement':<{width}}  {'value':>12}  unit"]
-    for r in records:
-        lines.append(f"{r.name:<{width}}  {r.value:>12,.1f}  {r.unit}")
-    return "\n".join(lines)
 
 
 __all__ = ["SUITES", "Record", "format_table"]

@@ -80,6 +80,8 @@ def play_game(game: str, directory: Path, players: int | None = None,
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+            if proc.stderr is not None:
+                proc.stderr.close()
     stats: dict[str, Any] = json.loads((directory / "host.json").read_text())
     return stats
 

@@ -1,4 +1,4 @@
-"""The one record type every benchmark reports."""
+"""The one record type every benchmark reports, and the table ``p2pcards bench`` prints."""
 
 from __future__ import annotations
 
@@ -17,3 +17,12 @@ class Record:
     def as_json(self) -> dict[str, object]:
         """``{"name": ..., "value": ..., "unit": ...}`` (``bench --json``)."""
         return asdict(self)
+
+
+def format_table(records: list[Record]) -> str:
+    """``records`` as an aligned table, one line each (``bench`` without ``--json``)."""
+    width = max(len(r.name) for r in records)
+    lines = [f"{'measurement':<{width}}  {'value':>12}  unit"]
+    for r in records:
+        lines.append(f"{r.name:<{width}}  {r.value:>12,.1f}  {r.unit}")
+    return "\n".join(lines)

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 
-from p2pcards.bench.record import Record
+from p2pcards.bench.record import Record, format_table
 from p2pcards.bots import BOT_NAMES
 from p2pcards.bots.waiting import WaitSetup, measure, quantile
 from p2pcards.games import GAMES
@@ -93,7 +93,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps([r.as_json() for r in records]))
     else:
-        from p2pcards.bench import format_table  # noqa: PLC0415
-
         print(format_table(records))
     return 0

@@ -25,11 +25,15 @@ from typing import Any
 
 from p2pcards.ai.parallel import sigint_ignored, stop_pools, worker_signals
 from p2pcards.bots import Bot, SearchBot, make_bot
-from p2pcards.bots.arenalog import ResultsFile, SetResult, Tally
+from p2pcards.bots.arenalog import ResultsFile, SetResult, Setup, Tally
 from p2pcards.games import CHANCE, GAMES, Game, HandState, get_game
 from p2pcards.games.game import DealSetup
 from p2pcards.history import HandRecord, History
 from p2pcards.local import LocalGame
+
+__all__ = ["SetSpec", "Setup",  # (Setup: arenalog.py, which records it)
+           "check_lineup", "format_report", "plan", "play_deal", "play_set", "progress_bar",
+           "report", "rotations", "run"]
 
 
 def play_deal(setup: DealSetup, deck: Sequence[int], bots: Sequence[Bot],
@@ -80,21 +84,6 @@ class SetSpec:
     dealer: int = 0
     number: int = 0
     shifts: tuple[int, ...] = (0,)
-
-
-@dataclass(frozen=True)
-class Setup:
-    """An arena run: the game (by name), the bots seat by seat, the seed, duplicate deals
-    (``deals``) or whole games, the search's budget, where to keep the hand histories;
-    what every process of the arena needs to play any set (picklable)."""
-
-    game: str
-    lineup: tuple[str, ...]
-    seed: int = 0
-    deals: bool = True
-    iterations: int | None = None
-    think: float | None = None
-    save: str | None = None
 
 
 _BOTS: dict[tuple[str, int | None, float | None], Bot] = {}

@@ -1,6 +1,7 @@
-"""An arena run's results file (``--results FILE``): one JSON line per set played,
-so that a long run stopped part way (killed, the machine restarted) goes on
-where it stopped, and one run can be played in several sittings.
+"""An arena run (:class:`Setup`, what :mod:`p2pcards.bots.arena` plays) and its
+results file (``--results FILE``): one JSON line per set played, so that a long
+run stopped part way (killed, the machine restarted) goes on where it stopped,
+and one run can be played in several sittings.
 
 The first line names the run: the game, the line-up, the seed, duplicate deals
 or whole games, and the search budget.  Every other line is one set: its number,
@@ -17,13 +18,24 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from p2pcards.bots.arena import Setup
+from typing import Any
 
 FORMAT = "p2pcards-arena/1"
 
+
+@dataclass(frozen=True)
+class Setup:
+    """An arena run: the game (by name), the bots seat by seat, the seed, duplicate deals
+    (``deals``) or whole games, the search's budget, where to keep the hand histories;
+    what every process of the arena needs to play any set (picklable)."""
+
+    game: str
+    lineup: tuple[str, ...]
+    seed: int = 0
+    deals: bool = True
+    iterations: int | None = None
+    think: float | None = None
+    save: str | None = None
 
 
 @dataclass

@@ -83,11 +83,6 @@ class Pondering:
         """Iterations pondered so far (all bots, all turns)."""
 
     @property
-    def enabled(self) -> bool:
-        """Whether any bot at the table ponders."""
-        return any(ponders(bot) for bot in self.bots)
-
-    @property
     def running(self) -> bool:
         """Whether the bots are pondering now."""
         return self._thread is not None and self._thread.is_alive()

@@ -58,7 +58,6 @@ class WaitReport:
     searches: int = 0
     iterations: int = 0
     reused: int = 0
-    pondered: int = 0
     deals: int = 0
 
 
@@ -127,8 +126,6 @@ def measure(setup: WaitSetup) -> WaitReport:
             report.reused += bot.reused
     if pool is not None:
         pool.close()
-    if pondering is not None:
-        report.pondered = pondering.iterations
     return report
 
 

@@ -1,4 +1,5 @@
-"""The ``p2pcards`` command: play, replay, bench."""
+"""The ``p2pcards`` command: its parser and the commands play, replay, arena, table,
+verify and bench (host, join, lan and id: :mod:`p2pcards.cli.netcmd`)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from p2pcards.bots import (
     share_pool,
     unsplit_games,
 )
-from p2pcards.cli import netcmd, outputs, repl
+from p2pcards.cli import netcmd, netrun, outputs, repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import DEFAULT_NAMES, LocalGame
 from p2pcards.table.events import Moved, tell
@@ -196,9 +197,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except BaseException as exc:  # (Trio wraps what its tasks raise in exception groups)
-        if netcmd.leaf(exc, KeyboardInterrupt) is not None:
+        if netrun.leaf(exc, KeyboardInterrupt) is not None:
             return EXIT_INTERRUPTED
-        if netcmd.leaf(exc, BrokenPipeError) is not None:
+        if netrun.leaf(exc, BrokenPipeError) is not None:
             return 0
         raise
 

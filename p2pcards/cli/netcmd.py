@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -13,7 +12,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import trio
-from prompt_toolkit.patch_stdout import patch_stdout
 
 from p2pcards.bots import (
     BOT_NAMES,
@@ -27,8 +25,23 @@ from p2pcards.bots import (
     share_pool,
     unsplit_games,
 )
-from p2pcards.cli import guest, outputs
-from p2pcards.cli.netrepl import Left, NetPrompt
+from p2pcards.cli import outputs
+from p2pcards.cli.netrepl import NetPrompt
+from p2pcards.cli.netrun import (
+    EXIT_AWAY,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_USAGE,
+    SIGNALS,
+    ask_yes,
+    fail,
+    game_outputs,
+    leaf,
+    run_table,
+    show_line,
+)
+from p2pcards.cli.watchcmd import cmd_watch
 from p2pcards.games import GAMES, OptionError
 from p2pcards.games.game import Game
 from p2pcards.net import lan
@@ -58,12 +71,6 @@ from p2pcards.net.watchers import DEFAULT_WATCHERS
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, PROVED_DECK
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REFUSED, EXIT_AWAY = 0, 1, 2, 3, 4
-"""The exit statuses of host and join (docs/networking.md, "Exit statuses"): the game
-over and verified (or left with quit); over but its transcript does not verify; a bad
-option, an output that cannot be written, a port that cannot be listened on; refused
-by the host; the game not over, the host or the other player away (the same command
-resumes it).  Stopped by a signal: 128 + its number (130 Ctrl-C, 143 SIGTERM)."""
 DEFAULT_PORT = 45450
 
 
@@ -201,11 +208,6 @@ class _BotMaker:
             self.pool.close()
 
 
-def _fail(message: str) -> int:
-    print(f"p2pcards: {message}", file=sys.stderr)
-    return EXIT_USAGE
-
-
 async def _hear(listen: tuple[str, int], name: str | None, seconds: float
                 ) -> lan.Heard | None:
     """The table of host ``name`` once heard (None: not within ``seconds``; of several,
@@ -242,11 +244,11 @@ def cmd_lan(args: argparse.Namespace) -> int:
     try:
         listen = lan.parse_address(args.listen)
     except ValueError as exc:
-        return _fail(f"--listen: {exc}")
+        return fail(f"--listen: {exc}")
     try:
         trio.run(_hear, listen, None, args.seconds)
     except OSError as exc:
-        return _fail(f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror}")
+        return fail(f"cannot listen on {listen[0]}:{listen[1]}: {exc.strerror}")
     return EXIT_OK
 
 
@@ -255,7 +257,7 @@ def cmd_id(args: argparse.Namespace) -> int:
         identity = load_or_create()
         friends = Friends.load()
     except IdentityError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     print(f"device id: {show_id(identity.id)}")
     print(f"short:     {show_id(identity.id, 4)}")
     print(f"stored in: {data_dir()}")
@@ -288,31 +290,6 @@ def _finish(peer: Peer, args: argparse.Namespace, driver: Driver | None, started
     if args.stats:
         written = _stats(args, driver, started, number) and written
     return EXIT_FAILED if not ok else EXIT_OK if written else outputs.EXIT_OUTPUT
-
-
-def game_outputs(args: argparse.Namespace, transcript: bytes, number: int,
-                 say: Callable[[str], None]) -> tuple[bool, bool]:
-    """A finished game's transcript verified, its report said, and ``--transcript`` and
-    ``--save`` written (named with the game's ``number`` past the first); whether it
-    verified, and whether every output was written (one that cannot be is said, and the
-    others are still written)."""
-    from p2pcards.table.verify import format_report, verify  # noqa: PLC0415
-
-    report = verify(transcript)
-    say(format_report(report))
-    written = True
-    if args.transcript:
-        path = numbered(args.transcript, number)
-        written = outputs.write("--transcript", path, transcript)
-        if written:
-            say(f"transcript written to {path}")
-    if args.save and report.history is not None:
-        path = numbered(args.save, number)
-        if outputs.write("--save", path, report.history.dumps()):
-            say(f"hand history saved to {path}")
-        else:
-            written = False
-    return report.ok, written
 
 
 class Games:
@@ -395,18 +372,18 @@ def cmd_host(args: argparse.Namespace) -> int:
         game.check_players(players)
         options = game.non_default(game.resolve_options(dict(args.option)))
     except (OptionError, ValueError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     unwritable = _check_outputs(args)
     if unwritable:
-        return _fail(unwritable)
+        return fail(unwritable)
     if args.think is not None and args.think <= 0:
-        return _fail("--think must be more than 0 seconds")
+        return fail("--think must be more than 0 seconds")
     if not 0 <= args.watchers <= MAX_WATCHERS:
-        return _fail(f"--watchers must be 0 to {MAX_WATCHERS}")
+        return fail(f"--watchers must be 0 to {MAX_WATCHERS}")
     if args.bots < 0 or args.bots >= players:
-        return _fail(f"--bots must leave a seat: 0 to {players - 1}")
+        return fail(f"--bots must leave a seat: 0 to {players - 1}")
     if args.grace <= 0 or args.timer < 0 or (args.timer and args.timer >= args.grace):
-        return _fail("--grace must be positive and longer than --timer")
+        return fail("--grace must be positive and longer than --timer")
     settings = Settings(args.grace, args.timer, args.hint,
                         "" if args.replace == "none" else args.replace)
     try:
@@ -414,28 +391,28 @@ def cmd_host(args: argparse.Namespace) -> int:
         first = data_dir() / "tables" / f"host-{args.game}-{args.port}.journal"
         series, journal, number = _open_series(first, args.new)
     except (IdentityError, JournalError, OSError, ValueError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     address = args.address or (args.bind if args.bind not in ("0.0.0.0", "::") else
                                _this_machine())
     if args.beacon and not args.lan:
-        return _fail("--beacon goes with --lan (without --lan nothing is announced)")
+        return fail("--beacon goes with --lan (without --lan nothing is announced)")
     try:
         beacon = lan.parse_address(args.beacon) if args.lan else None
     except ValueError as exc:
-        return _fail(f"--beacon: {exc}")
+        return fail(f"--beacon: {exc}")
     config = HostConfig(args.game, players, options, args.name, args.bot,
                         [args.bots_kind] * args.bots, settings, args.bind, args.port, address,
                         beacon, args.deck, once=args.once, watchers=args.watchers,
                         watchers_chat=args.watchers_chat)
     prompt = _prompt(args)
-    say = prompt.show if prompt is not None else _say
+    say = prompt.show if prompt is not None else show_line
     games = Games(args, series, prompt, say)
     bots = _BotMaker(args)
     try:
         host = Host(identity, config, bots, journal, say=say, person=prompt,
                     seed=args.seed, place=games.place(number, first))
     except JournalError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     if prompt is not None and not args.once:
         prompt.node = host
 
@@ -466,22 +443,22 @@ def cmd_join(args: argparse.Namespace) -> int:
     from p2pcards.net.join import Joiner  # noqa: PLC0415
 
     if (args.invite is None) == (args.lan is None):
-        return _fail("give an invite, or --lan NAME")
+        return fail("give an invite, or --lan NAME")
     try:
         invite = parse_invite(args.invite) if args.invite else None
     except InviteError as exc:
-        return _fail(f"the invite: {exc}")
+        return fail(f"the invite: {exc}")
     unwritable = _check_outputs(args)
     if unwritable:
-        return _fail(unwritable)
+        return fail(unwritable)
     if args.think is not None and args.think <= 0:
-        return _fail("--think must be more than 0 seconds")
+        return fail("--think must be more than 0 seconds")
     table = None
     if invite is None:
         try:
             listen = lan.parse_address(args.listen)
         except ValueError as exc:
-            return _fail(f"--listen: {exc}")
+            return fail(f"--listen: {exc}")
         table = trio.run(_hear, listen, args.lan, args.wait)
         if table is None:
             print(f"p2pcards: no table of {args.lan!r} heard in {args.wait:g} s",
@@ -491,8 +468,6 @@ def cmd_join(args: argparse.Namespace) -> int:
               f" {table.address}:{table.port}")
         invite = table.invite()
     if args.watch:
-        from p2pcards.cli.watchcmd import cmd_watch  # noqa: PLC0415
-
         return cmd_watch(args, invite, table)
     try:
         identity = load_or_create()
@@ -500,7 +475,7 @@ def cmd_join(args: argparse.Namespace) -> int:
         first = _journal_path(invite.token)
         series, journal, number = _open_series(first)
     except (IdentityError, JournalError, OSError, ValueError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     if table is not None:
         refused = _trust_heard(table, journal, args.yes)
         if refused is not None:
@@ -517,10 +492,10 @@ def cmd_join(args: argparse.Namespace) -> int:
         if prompt is not None:  # (the prompt reads the terminal: it asks)
             return await prompt.yes_or_no(f"{question} Trust it?")
         print(question)
-        return await trio.to_thread.run_sync(_yes, "type yes to trust it: ",
+        return await trio.to_thread.run_sync(ask_yes, "type yes to trust it: ",
                                              abandon_on_cancel=True)  # (Ctrl-C meanwhile)
 
-    say = prompt.show if prompt is not None else _say
+    say = prompt.show if prompt is not None else show_line
     games = Games(args, series, prompt, say)
     bots = _BotMaker(args)
     try:
@@ -528,7 +503,7 @@ def cmd_join(args: argparse.Namespace) -> int:
                         bots, journal, friends, confirm, say, prompt,
                         seed=args.seed, place=games.place(number, first), once=args.once)
     except JournalError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     if prompt is not None and not args.once:
         prompt.node = joiner
     try:
@@ -567,17 +542,9 @@ def _trust_heard(table: lan.Heard, journal: Journal, yes: bool) -> str | None:
                 " (only its players may come back)")
     print(f"its fingerprint is {show_id(table.fingerprint)}; is it the one the host"
           " shows?")
-    if not yes and not _yes("type yes to join: "):
+    if not yes and not ask_yes("type yes to join: "):
         return "the fingerprint was not confirmed; not joining"
     return None
-
-
-def _yes(question: str) -> bool:
-    """Whether the person types yes (no input left, as from /dev/null: no)."""
-    try:
-        return input(question).strip().lower() == "yes"
-    except EOFError:
-        return False
 
 
 class _Seat(Protocol):
@@ -595,7 +562,7 @@ def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
     groups) is said as its prefix and its text, and ends with its status.  ``again``:
     what the same command does if this one stops before the game begins."""
     try:
-        stopped = _run(play, prompt)
+        stopped = run_table(play, prompt)
     except Exception as exc:  # Trio wraps what its tasks raise in groups
         for kind, prefix, status in expected:
             found = leaf(exc, kind)
@@ -610,17 +577,13 @@ def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
     if peer is not None and peer.over:  # (a signal in the farewell: the game is over)
         games.finish(peer, seat.driver, seat.number)
         return games.status()
-    if stopped in _SIGNALS:
+    if stopped in SIGNALS:
         return _interrupted(stopped, journal, peer is not None, again)
     if stopped == "left" or peer is None:
         return _left(journal)
     print(f"p2pcards: the game stopped before its end; the same command resumes it"
           f" (journal {journal.path})", file=sys.stderr)
     return EXIT_AWAY
-
-
-_SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM}
-"""The signals a headless peer leaves the table on (its status: 128 + the number)."""
 
 
 def _interrupted(name: str, journal: Journal, begun: bool, again: str) -> int:
@@ -631,7 +594,7 @@ def _interrupted(name: str, journal: Journal, begun: bool, again: str) -> int:
     else:
         print(f"p2pcards: stopped by {name} before the game began; nothing is kept (the"
               f" same command {again})", file=sys.stderr)
-    return 128 + int(_SIGNALS[name])
+    return 128 + int(SIGNALS[name])
 
 
 def _prompt(args: argparse.Namespace) -> NetPrompt | None:
@@ -644,87 +607,9 @@ def _prompt(args: argparse.Namespace) -> NetPrompt | None:
     return prompt
 
 
-def _run(play: Callable[[], Awaitable[None]], prompt: NetPrompt | None) -> str:
-    """Play to the end of the game (or until it stops); with a person, under the
-    prompt.  "left" if the person left before the end; the name of the signal that
-    stopped it (SIGINT, SIGTERM; at a prompt SIGTERM, since Ctrl-C asks); else ""."""
-    if prompt is None:
-        return trio.run(_headless, play)
-    left = False
-
-    async def seated() -> None:
-        nonlocal left
-        async with trio.open_nursery() as nursery:
-            asking = trio.CancelScope()
-
-            closed = trio.Event()
-
-            async def the_prompt() -> None:
-                nonlocal left
-                with asking:
-                    try:
-                        await prompt.run()
-                    except Left:
-                        left = True
-                        nursery.cancel_scope.cancel()
-                    finally:
-                        closed.set()
-
-            nursery.start_soon(the_prompt)
-            await play()
-            asking.cancel()
-            await closed.wait()
-            if not left and prompt.table is not None and prompt.table.over:
-                await prompt.finish()  # (the save prompt, with the line prompt closed)
-            nursery.cancel_scope.cancel()
-
-    with patch_stdout(raw=True):
-        guest.run(seated)
-    return "SIGTERM" if prompt.terminated else "left" if left else ""
-
-
-async def _headless(play: Callable[[], Awaitable[None]]) -> str:
-    """Play with no prompt, until the game ends or SIGINT or SIGTERM arrives (then the
-    play is cancelled: what it journaled is committed by the caller, and the same
-    command resumes it).  The signal's name, or ""."""
-    stopped = ""
-    async with trio.open_nursery() as nursery:
-
-        async def signals(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
-                          ) -> None:
-            nonlocal stopped
-            with trio.open_signal_receiver(*_SIGNALS.values()) as received:
-                task_status.started()
-                async for number in received:
-                    stopped = signal.Signals(number).name
-                    nursery.cancel_scope.cancel()
-                    return
-
-        await nursery.start(signals)
-        await play()
-        nursery.cancel_scope.cancel()
-    return stopped
-
-
 def _left(journal: Journal) -> int:
     print(f"left the table; the same command resumes it (journal {journal.path})")
     return EXIT_OK
-
-
-def leaf(error: BaseException, kind: type[BaseException]) -> BaseException | None:
-    """The first ``kind`` in ``error`` or the exception groups around it."""
-    if isinstance(error, kind):
-        return error
-    if isinstance(error, BaseExceptionGroup):
-        for inner in error.exceptions:
-            found = leaf(inner, kind)
-            if found is not None:
-                return found
-    return None
-
-
-def _say(line: str) -> None:
-    print(line, flush=True)
 
 
 def _this_machine() -> str:

@@ -18,18 +18,18 @@ from pathlib import Path
 import trio
 
 from p2pcards.cli import outputs
-from p2pcards.cli.netcmd import (
-    _SIGNALS,
+from p2pcards.cli.netrun import (
     EXIT_AWAY,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_REFUSED,
-    _fail,
-    _run,
-    _say,
-    _yes,
+    SIGNALS,
+    ask_yes,
+    fail,
     game_outputs,
     leaf,
+    run_table,
+    show_line,
 )
 from p2pcards.cli.watchrepl import WatchPrompt
 from p2pcards.net import lan
@@ -50,25 +50,25 @@ def cmd_watch(args: argparse.Namespace, invite: Invite, heard: lan.Heard | None)
     from p2pcards.net.watch import Watch  # noqa: PLC0415
 
     if args.bot is not None or args.bots:
-        return _fail("--watch takes no seat: --bot and --bots do not go with it")
+        return fail("--watch takes no seat: --bot and --bots do not go with it")
     unwritable = outputs.check([("--save", args.save), ("--transcript", args.transcript)])
     if unwritable:
-        return _fail(unwritable)
+        return fail(unwritable)
     try:
         identity = load_or_create()
         friends = Friends.load()
     except IdentityError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     if heard is not None:
         print(f"its fingerprint is {show_id(heard.fingerprint)}; is it the one the host"
               " shows?")
-        if not args.yes and not _yes("type yes to watch: "):
+        if not args.yes and not ask_yes("type yes to watch: "):
             print("p2pcards: the fingerprint was not confirmed; not watching", file=sys.stderr)
             return EXIT_REFUSED
     prompt = WatchPrompt("", hint_bot=None) if sys.stdin.isatty() else None
     if prompt is not None:
         prompt.save_to = args.save
-    say = prompt.show if prompt is not None else _say
+    say = prompt.show if prompt is not None else show_line
     statuses: list[int] = []
     results: list[GameResult] = []
 
@@ -94,13 +94,13 @@ def cmd_watch(args: argparse.Namespace, invite: Invite, heard: lan.Heard | None)
         if prompt is not None:
             return await prompt.yes_or_no(f"{question} Trust it?")
         print(question)
-        return await trio.to_thread.run_sync(_yes, "type yes to trust it: ",
+        return await trio.to_thread.run_sync(ask_yes, "type yes to trust it: ",
                                              abandon_on_cancel=True)
 
     watch = Watch(identity, invite, args.name, friends, confirm, say, prompt, on_over=over,
                   tap=_recorder())
     try:
-        stopped = _run(watch.run, prompt)
+        stopped = run_table(watch.run, prompt)
     except Exception as exc:  # Trio wraps what its tasks raise in groups
         for kind, status in ((HostLost, EXIT_AWAY), (JoinError, EXIT_REFUSED)):
             found = leaf(exc, kind)
@@ -108,9 +108,9 @@ def cmd_watch(args: argparse.Namespace, invite: Invite, heard: lan.Heard | None)
                 print(f"p2pcards: {found}", file=sys.stderr)
                 return status
         raise
-    if stopped in _SIGNALS:
+    if stopped in SIGNALS:
         print(f"p2pcards: stopped by {stopped}: no longer watching", file=sys.stderr)
-        return 128 + int(_SIGNALS[stopped])
+        return 128 + int(SIGNALS[stopped])
     if stopped == "left":
         print("stopped watching; the same command watches again")
         return EXIT_OK

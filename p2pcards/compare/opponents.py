@@ -50,11 +50,6 @@ def exact_resampler(rng: random.Random) -> Any:
     return resample
 
 
-def shipped_resampler(state: Any, player: int) -> Any:
-    """OpenSpiel's own (what the Python bot calls without ``set_resampler``)."""
-    return state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0., 1.))
-
-
 class TimedPythonISMCTS(ismcts.ISMCTSBot):  # type: ignore[misc]
     """OpenSpiel's Python ISMCTS searching for ``seconds`` per move."""
 

@@ -71,7 +71,6 @@ class Notation:
         self.deck = deck
         self.names: tuple[str, ...] = tuple(names)
         self.size = len(self.names)
-        self.full_mask = (1 << self.size) - 1
         self._index: dict[str, int] = {name.upper(): i for i, name in enumerate(self.names)}
         if aliases:
             self._index.update({k.upper(): v for k, v in aliases.items()})

@@ -19,15 +19,41 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import Protocol, Self, TypeVar
 
 from p2pcards.games.cards import bits
-from p2pcards.games.seats import FULL
+from p2pcards.games.seats import FULL, Observer
 
-if TYPE_CHECKING:
-    from p2pcards.games.core import HandState
 
-S = TypeVar("S", bound="HandState")
+class Determinizable(Protocol):
+    """What the determinizer reads and writes of a view (a deal state's places, as
+    :class:`~p2pcards.games.places.Places` keeps them, and two of the deal's own
+    questions): every :class:`~p2pcards.games.core.HandState` is one."""
+
+    observer: Observer
+    may: list[int]
+    count: list[int]
+    transfers: list[tuple[int, int, int, int, int]]
+    awaiting: int
+    moves: int
+
+    @property
+    def is_full(self) -> bool: ...
+
+    def visible(self, place: int, seat: int) -> bool: ...
+
+    def clone(self) -> Self: ...
+
+    def hidden_mask(self) -> int:
+        """Every card in a hidden place."""
+        ...
+
+    def _finish_world(self, rng: random.Random) -> None:
+        """Complete a world: what only a full state keeps (Pasur's stock order)."""
+        ...
+
+
+S = TypeVar("S", bound=Determinizable)
 
 
 def assign(candidates: dict[int, list[int]], room: list[int], rng: random.Random
@@ -95,7 +121,7 @@ _LAST: list[tuple[tuple[object, ...], _Plan]] = []
 the key holds everything the plan is worked out from."""
 
 
-def _plan(view: HandState) -> _Plan:
+def _plan(view: Determinizable) -> _Plan:
     key = (id(view), view.moves, view.observer, tuple(view.may), tuple(view.count),
            len(view.transfers), view.hidden_mask())
     if _LAST and _LAST[0][0] == key:

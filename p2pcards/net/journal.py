@@ -115,7 +115,10 @@ class Journal:
         """Let go of the file as a killed process would: what was not committed is lost."""
         self.pending = []
         if self._file is not None:
-            os.close(self._file.fileno())
+            # closed here, not left to the garbage collector, which would close its
+            # descriptor again, whatever file holds that number by then (every commit
+            # flushes it: closing writes nothing)
+            self._file.close()
             self._file = None
         if self._lock_fd is not None:
             os.close(self._lock_fd)

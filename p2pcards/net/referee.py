@@ -140,9 +140,9 @@ class Referee:
         return env if env.sender in home else None
 
     def screen(self, conduct: Conduct, wire: bytes) -> Envelope | None:
-        """A table message from a link, checked: its envelope if it is new here (relay
-        it, then :meth:`judge` it); None if the host has it already (sent again after a
-        reconnection: nothing to do)."""
+        """A table message from a link, checked: its envelope if it is new here
+        (:meth:`judge` it, then relay it if the host's sessions keep it); None if the
+        host has it already (sent again after a reconnection: nothing to do)."""
         if self.earlier and table_of(wire) in self.earlier:
             return None  # (a game over before this one: nothing to do)
         try:

@@ -284,8 +284,3 @@ class Watch:
         except (LinkClosed, FrameError):
             self.say("the link to the host broke: nothing was said")
 
-
-def watched_by(names: Sequence[str]) -> str:
-    """Who watches, as one line."""
-    return "watching: " + (", ".join(names) if names else "no one")
-

@@ -49,7 +49,6 @@ KEY_SHARE, SHUFFLE, REMIX, SHARES = 1, 2, 3, 4
 EVERYONE = 0xFF
 """``to`` of shares shown to everyone, on the wire."""
 DIGEST_BYTES = 32
-SHARE_ENTRY_BYTES = 2 + 3 * POINT_BYTES + SCALAR_BYTES
 
 
 def _party(value: object, what: str = "party") -> None:
