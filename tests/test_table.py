@@ -7,13 +7,16 @@ today's deck's (``deck=LOCK_DECK``): the proved deck reveals nothing after the d
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import pytest
 
 from p2pcards.bots import heuristic_bot, random_bot
 from p2pcards.history import History, loads, replay
 from p2pcards.table.events import Alarmed, Disagreed, RosterSigned
 from p2pcards.table.memory import MemoryTable
-from p2pcards.table.roster import LOCK_DECK, PIPELINED_DECK
+from p2pcards.table.roster import LOCK_DECK, PIPELINED_DECK, PROVED_DECK
 from p2pcards.table.session import Session
 from tests.table_helpers import told
 
@@ -274,3 +277,25 @@ def test_control_nut_chance_is_joint_and_a_steal_stays_between_victim_and_thief(
                 assert not opened or shown_later
         # the victim re-mixed every card it held just before the draw
         assert [e for e in run.envelopes if e.kind == "remix" and e.sender == victim]
+
+
+def test_a_table_dropped_is_freed_at_once() -> None:
+    """A session and its parts (the claim desk, the intake, the phase machine, the
+    decks) hold no reference cycle: a table dropped is freed by reference counting,
+    not left to the cycle collector, which a long game would keep busy."""
+    gc.collect()
+    gc.disable()
+    try:
+        for deck in (LOCK_DECK, PROVED_DECK):
+            table = MemoryTable("pasur", 4, 5, [heuristic_bot] * 4, deck=deck)
+            table.play(deals=1)
+            session = table.sessions[0]
+            parts = [weakref.ref(part) for part in (
+                session, session.desk, session.intake, session.machine, session.bench)]
+            run = session.run
+            assert run is not None and session.finished
+            parts += [weakref.ref(run), weakref.ref(run.deck), weakref.ref(session.finished[0])]
+            del table, session, run
+            assert [ref() for ref in parts] == [None] * len(parts)
+    finally:
+        gc.enable()

@@ -1,12 +1,14 @@
-"""What is due next, and the phase: the one place that changes either.
+"""What is due next, and the phase: the one record of either.
 
 Every message of the table is due from one seat at a time.  The agenda holds
 the protocol steps queued (signing the roster, the draws, each deal's hellos,
 key releases, re-mixes, audits and agreements) and the phase the game is in;
 the deck and the game say what is due when the queue is empty (their passes,
-the player to move).  The phase machine (:mod:`p2pcards.table.phases`) is the
-only writer: the ledger returns the steps it needs, and the handlers ask the
-machine to queue steps or to stop the deal for its audit.
+the player to move).  The phase machine (:mod:`p2pcards.table.phases.machine`)
+is its only writer, and checks each change of phase against the flow's
+transitions: the ledger returns the steps it needs, a message's handler
+returns what it needs (:class:`~p2pcards.table.state.Needs`), and the machine
+queues them.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 "Checking a message").
 
 :class:`Intake` is one of a :class:`~p2pcards.table.session.Session`'s parts: each of
-its :attr:`Intake.checks`, named for the rule it keeps, refuses the message (a
+its checks (:data:`CHECKS`), each named for the rule it keeps, refuses the message (a
 :class:`~p2pcards.table.state.Rejection` naming the rule), settles it (held until its
 turn comes, or taken by the claim desk or the bench) or passes it on; a message
 that passes every check goes to its phase's handler and into the transcript.
@@ -74,20 +74,15 @@ class Intake:
         self.rejections = rejections
         self._pump = pump
         self._settle_round = settle_round
-        self.checks: tuple[Callable[[Incoming], Checked], ...] = (
-            self._opens, self._of_this_table, self._a_claim, self._not_claimed_silent,
-            self._not_own, self._in_sequence, self._decodes, self._on_this_transcript,
-            self._in_turn, self._of_this_deal)
-        """The checks of :meth:`receive`, in order."""
 
     def receive(self, wire: bytes) -> Rejection | None:
-        """A message from the network through :attr:`checks`, in order, then taken:
+        """A message from the network through :data:`CHECKS`, in order, then taken:
         None if it was taken (or held until its turn comes), else the
         :class:`Rejection` (nothing changed)."""
         self._settle_round()  # (at a round's end its deferred proofs come before any
         incoming = Incoming(wire)  # message)
-        for check in self.checks:
-            checked = check(incoming)
+        for check in CHECKS:
+            checked = check(self, incoming)
             if checked is not ON:
                 return checked
         return self._take(incoming)
@@ -273,3 +268,10 @@ class Intake:
                         self.rejections.append(rejection)
                     progress = True
                     break
+
+
+CHECKS: tuple[Callable[[Intake, Incoming], Checked], ...] = (
+    Intake._opens, Intake._of_this_table, Intake._a_claim, Intake._not_claimed_silent,
+    Intake._not_own, Intake._in_sequence, Intake._decodes, Intake._on_this_transcript,
+    Intake._in_turn, Intake._of_this_deal)
+"""The checks of :meth:`Intake.receive`, in order."""

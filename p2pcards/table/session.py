@@ -16,11 +16,10 @@ The session is the seat's front door; the work is done by its parts:
   following the game's cards;
 * :class:`~p2pcards.table.claiming.ClaimDesk`: claims of silence and of cheats
   (their record: :class:`~p2pcards.table.claims.Claims`);
-* :class:`~p2pcards.table.benched.Bench`: a benched seat's return.
-
-A message from the network goes through a sequence of named checks
-(:meth:`Session._receive`), each of which may refuse it, hold it for its turn, or
-pass it on; then its phase's handler applies it.
+* :class:`~p2pcards.table.benched.Bench`: a benched seat's return;
+* :class:`~p2pcards.table.intake.Intake`: a message from the network through a
+  sequence of named checks, each of which may refuse it, hold it for its turn, or
+  pass it on; then its phase's handler applies it.
 
 The session keeps two engine views: its seat's own, and the public one that
 every move is checked against (so that honest seats never part over what only
@@ -31,9 +30,11 @@ than by play.
 
 from __future__ import annotations
 
+import weakref
 from collections import deque
 from collections.abc import Callable
 from functools import partial
+from typing import ParamSpec, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -61,6 +62,8 @@ from p2pcards.table.state import (
 )
 from p2pcards.table.transcript import Transcript
 
+P = ParamSpec("P")
+R = TypeVar("R")
 TRANSCRIPT_FORMAT = "p2pcards-transcript/1"
 MAX_REJECTIONS = 200
 """Refusals a session remembers (the newest): bounded whatever another peer sends."""
@@ -70,6 +73,21 @@ sends for ``step`` in place of the honest one, which ``make()`` returns (calling
 moves the deck on for a deck step; a deck step forged with ``Deck.step(forge)``
 keeps the seat's own deck in step with what it sends).  A seat whose move is
 forged stops trusting its own view (it raises the alarm on its next turn)."""
+
+
+def weak(method: Callable[P, R]) -> Callable[P, R]:
+    """``method`` (a session's own, handed to one of its parts) called through a weak
+    reference, so that the part holds no reference back to the session: a session and
+    its parts are freed as soon as they are dropped, not by the cycle collector (which a
+    table of thousands of messages would keep busy)."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        bound = ref()
+        assert bound is not None, "a session's part outlived its session"
+        return bound(*args, **kwargs)
+
+    return call
 
 
 def unplayable(game: Game) -> str | None:
@@ -117,11 +135,12 @@ class Session:
         self.rejections: deque[Rejection] = deque(maxlen=MAX_REJECTIONS)  # the newest
         self.outbox: list[bytes] = []
         self.desk = ClaimDesk(self.transcript, self.claims, self.machine, self.outbox,
-                              self.rejections, pump=self._pump, receive=self._receive)
+                              self.rejections, pump=weak(self._pump),
+                              receive=weak(self._receive))
         self.bench = Bench(self.transcript, self.machine, self.outbox)
         self.intake = Intake(self.transcript, self.claims, self.machine, self.desk,
-                             self.bench, rejections=self.rejections, pump=self._pump,
-                             settle_round=self._resolve)
+                             self.bench, rejections=self.rejections, pump=weak(self._pump),
+                             settle_round=weak(self._resolve))
         self._pump()
 
     # ================================================================ the state
