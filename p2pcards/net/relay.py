@@ -127,7 +127,8 @@ class TableRelay:
             raise FrameError("a table message before the game began")
         env = self.referee.screen(seated.conduct, wire)
         if env is None:
-            return  # sent again after a reconnection: already relayed
+            return  # nothing to do: the host has it (sent again after a reconnection),
+            # it is of a game before this one, or its seat was taken while it was away
         # judged here first: only what the host's own sessions keep goes on (a message
         # refused as late, or evidence already held, is counted against its sender)
         if self.referee.judge(seated.conduct, wire, env):

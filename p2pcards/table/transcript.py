@@ -68,7 +68,7 @@ class Transcript:
         with its number on another transcript."""
         self.dropped: list[bytes] = []
         """This seat's messages dropped when the transcript was taken back (never to be
-        sent again: :meth:`take_dropped`)."""
+        sent again: its peer forgets them, :meth:`p2pcards.net.peer.Peer._forget_dropped`)."""
 
     def __iter__(self) -> Iterator[Envelope]:
         return iter(self.envelopes)
