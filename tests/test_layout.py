@@ -55,9 +55,7 @@ def entries(block: str) -> dict[str, str]:
 def files() -> list[str]:
     """Every module of the program, as a path from the top of the tree."""
     return sorted(path.relative_to(ROOT).as_posix() for folder in SOURCES.values()
-                  for path in folder.rglob("*.py")
-                  if not path.relative_to(ROOT).as_posix().startswith(("p2pcards/protocol/",
-                                                                      "p2pcards/ai/")))
+                  for path in folder.rglob("*.py"))
 
 
 def unnamed(block: str, modules: list[str]) -> list[str]:

@@ -4,15 +4,21 @@ Every public class name is defined once in the project, so that a name read in a
 traceback, a doc or a review means one thing; no class of the table session or of
 the network node is longer than a few hundred lines (:data:`MOST_LINES`); and the
 table never asks which deck it has: both decks satisfy one interface
-(``TableDeck``), so no ``isinstance`` in ``p2pcards/table/`` names a deck class.
+(``TableDeck``), so no ``isinstance`` in ``p2pcards/table/`` names a deck class;
+and every message class of the table has exactly one handler.
 """
 
 from __future__ import annotations
 
 import ast
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
+from p2pcards.bots import heuristic_bot
+from p2pcards.table.kinds import KIND_OF, Back, Cheat, Silent
+from p2pcards.table.memory import MemoryTable
+from p2pcards.table.phases import FLOW, deal, ending, opening, play
+from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
 from tests.imports import modules
 
 MOST_LINES = 400
@@ -62,3 +68,23 @@ def test_the_table_never_asks_which_deck_it_has() -> None:
                 if named & DECK_CLASSES:
                     asked.append(f"{name}:{node.lineno}")
     assert asked == []
+
+
+def test_every_message_class_has_one_handler() -> None:
+    """The phases' handler tables do not overlap (a class named twice would silently
+    take the last), each deck's own messages are its own, and with the claims and the
+    return the intake takes itself they cover every message class of the table."""
+    tables = [opening.HANDLERS, deal.HANDLERS, play.HANDLERS, ending.HANDLERS]
+    named = Counter(cls for table in tables for cls in table)
+    assert [cls.__name__ for cls, n in named.items() if n > 1] == []
+    assert set(FLOW.handlers) == set(named)
+    decks = []
+    for name in (LOCK_DECK, PROVED_DECK):
+        table = MemoryTable("bidwhist", 4, 3, [heuristic_bot] * 4, deck=name)
+        table.deliver()
+        run = table.sessions[0].run
+        assert run is not None
+        decks.append(set(run.deck.handlers()))
+    assert not (decks[0] & decks[1]) and not (set(named) & (decks[0] | decks[1]))
+    intake = {Silent, Cheat, Back}
+    assert set(named) | decks[0] | decks[1] | intake == set(KIND_OF)

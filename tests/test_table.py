@@ -291,7 +291,7 @@ def test_a_table_dropped_is_freed_at_once() -> None:
             table.play(deals=1)
             session = table.sessions[0]
             parts = [weakref.ref(part) for part in (
-                session, session.desk, session.intake, session.machine, session.bench)]
+                session, session.desk, session.intake, session.machine, session.returns)]
             run = session.run
             assert run is not None and session.finished
             parts += [weakref.ref(run), weakref.ref(run.deck), weakref.ref(session.finished[0])]

@@ -19,7 +19,7 @@ from p2pcards.table.state import WATCHER, Rejection, Rule
 from p2pcards.table.transcript import Transcript
 
 
-class Bench:
+class Returns:
     """Returns from the bench, taken and said, for one seat's session."""
 
     def __init__(self, transcript: Transcript, machine: PhaseMachine, outbox: list[bytes]):

@@ -1,7 +1,7 @@
 """Cards of the deal in progress at one seat: opening slots, moves to both views, chance.
 
 Helpers of the phase machine and the handlers over a
-:class:`~p2pcards.table.state.DealRun`; none of them changes what is due (a
+:class:`~p2pcards.table.run.DealRun`; none of them changes what is due (a
 chance move says which steps it needs, the phase machine queues them).
 """
 

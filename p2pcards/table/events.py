@@ -236,13 +236,14 @@ def tell(event: TableEvent, game: Game, names: Sequence[str] | None = None,
             return f"{who(seat)} {what}: the table breaks up"
         case SeatsChanged(changes, number):
             parts = []
-            for change in changes:
-                held = printable(change.name, 32)
-                parts.append(f"{who(change.seat)} ({held}) is played by"
+            for change in changes:  # (the line as the protocol numbers seats, cut to
+                held = printable(change.name, 32)  # MAX_TEXT; then its seats named)
+                parts.append(f"seat {change.seat} ({held}) is played by"
                              f" {a_or_an(printable(change.bot, 16))} bot run by"
-                             f" {who(change.run_by)}" if change.bot
-                             else f"{who(change.seat)} ({held}) is back")
-            return printable("; ".join(parts) + f"; new safety number {number}", MAX_TEXT)
+                             f" seat {change.run_by}" if change.bot
+                             else f"seat {change.seat} ({held}) is back")
+            line = printable("; ".join(parts) + f"; new safety number {number}", MAX_TEXT)
+            return line if names is None else name_seats(cards(line), names)
     raise AssertionError(event)
 
 

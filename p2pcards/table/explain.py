@@ -2,7 +2,7 @@
 
 :func:`p2pcards.table.verify.verify` has a watching session check every message
 and keeps what it took (:attr:`~p2pcards.table.verify.Report.runs`, one
-:class:`~p2pcards.table.state.DealRun` a deal).  This module checks nothing
+:class:`~p2pcards.table.run.DealRun` a deal).  This module checks nothing
 again: it tells, deal by deal and with counts, what those checks were (the
 roster and its signatures, the seals, the deck's passes and re-mixes, the keys,
 the moves, the audit, the verdict and who signed it), the cards each seat held

@@ -17,7 +17,7 @@ from enum import Enum
 from typing import Final
 
 from p2pcards.table import kinds
-from p2pcards.table.benched import Bench
+from p2pcards.table.benched import Returns
 from p2pcards.table.claiming import ClaimDesk
 from p2pcards.table.claims import Claims
 from p2pcards.table.codec import CodecError, Envelope, open_envelope
@@ -64,13 +64,13 @@ class Intake:
     """The checks of a message from the network, and its taking, for one seat's session."""
 
     def __init__(self, transcript: Transcript, claims: Claims, machine: PhaseMachine,
-                 desk: ClaimDesk, bench: Bench, *, rejections: deque[Rejection],
+                 desk: ClaimDesk, returns: Returns, *, rejections: deque[Rejection],
                  pump: Callable[[], None], settle_round: Callable[[], None]):
         self.transcript = transcript
         self.claims = claims
         self.machine = machine
         self.desk = desk
-        self.bench = bench
+        self.returns = returns
         self.rejections = rejections
         self._pump = pump
         self._settle_round = settle_round
@@ -93,7 +93,7 @@ class Intake:
         try:
             incoming.env = open_envelope(incoming.wire, self.machine.roster.keys)
         except CodecError as error:
-            back = self.bench.take(incoming.wire, error)
+            back = self.returns.take(incoming.wire, error)
             if back is not None:
                 return back if isinstance(back, Rejection) else None
             return Rejection(error.sender, Rule.MALFORMED if error.sender is None

@@ -28,9 +28,12 @@ from p2pcards.protocol.messages import AuditReveal, KeyRelease, Remixed
 from p2pcards.protocol.steps import DeckContext
 from p2pcards.table import kinds
 from p2pcards.table.codec import CodecError, unseal
+from p2pcards.table.events import ForfeitReason
 from p2pcards.table.kinds import Act, Keys, clip
 from p2pcards.table.replay import Mismatch, Outcome, forfeit, replay_deal
 from p2pcards.table.state import Grants
+
+REFUSED_AUDIT = ForfeitReason.REFUSED_AUDIT.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,23 +103,23 @@ def _judge(deal: Deal, lifted: Mapping[bytes, Point] | None,
         culprit = seat, f"seat {seat} raised a false alarm ({clip(deal.alarms[seat], 80)})"
     setup = deal.setup
     if culprit is not None and not verdict.ok:  # the cards are unknown: no moves kept
-        return forfeit(setup, deal.blank, [], {}, seat=culprit[0], reason="refused audit"), \
+        return forfeit(setup, deal.blank, [], {}, seat=culprit[0], reason=REFUSED_AUDIT), \
             culprit[1]
     assert verdict.order is not None
     if len(verdict.order) < len(deal.ids):  # the deck was never locked: nothing dealt
         seat = culprit[0] if culprit else min(deal.alarms, default=0)
-        return forfeit(setup, deal.blank, [], {}, seat=seat, reason="refused audit"), \
+        return forfeit(setup, deal.blank, [], {}, seat=seat, reason=REFUSED_AUDIT), \
             "the deck was never dealt"
     slot_cards = {s: deal.ids[c] for s, c in enumerate(verdict.order)}
     deck = [slot_cards[s] for s in range(len(deal.ids))]
     if culprit is not None:
         return forfeit(setup, deck, deal.acts, slot_cards, seat=culprit[0],
-                       reason="refused audit"), culprit[1]
+                       reason=REFUSED_AUDIT), culprit[1]
     try:
         outcome = replay_deal(setup, deck, deal.acts, slot_cards, keep_states=keep_states)
     except Mismatch as mismatch:  # a move no honest session takes: its seat forfeits
         return forfeit(setup, deck, [], slot_cards, seat=mismatch.seat,
-                       reason="refused audit"), \
+                       reason=REFUSED_AUDIT), \
             f"seat {mismatch.seat} made a move the audit cannot replay ({mismatch})"
     if outcome.void:
         return outcome, f"void: {outcome.record.reason}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from p2pcards.games.core import CHANCE
 from p2pcards.history import HIDDEN, Actor, HandRecord, PublicPlay, play_public, score_public
+from p2pcards.table.events import ForfeitReason
 from p2pcards.table.kinds import clip
 from p2pcards.table.replay import Outcome
 from p2pcards.table.run import DealRun
@@ -53,7 +54,7 @@ def concluded(run: DealRun) -> tuple[Outcome, str]:
         verdict = f"void: {void}"
     elif run.alarms:
         seat = min(run.alarms)
-        record.forfeit = {"seat": seat, "reason": "refused step"}
+        record.forfeit = {"seat": seat, "reason": ForfeitReason.REFUSED_STEP.value}
         verdict = f"seat {seat} raised a false alarm ({clip(run.alarms[seat], 80)})"
     else:
         verdict = "ok"

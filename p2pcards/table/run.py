@@ -39,7 +39,7 @@ class TableDeck(SlotDeck, Protocol):
 
     @property
     def flavor(self) -> Flavor:
-        """What the table's deck decides of its messages (:mod:`.decks.flavor`)."""
+        """What the table's deck decides of its messages (:mod:`p2pcards.table.decks`)."""
 
     def step(self) -> Message:
         """This seat's deck step due now (a pass, a key share, a shuffle)."""

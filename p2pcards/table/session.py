@@ -16,7 +16,7 @@ The session is the seat's front door; the work is done by its parts:
   following the game's cards;
 * :class:`~p2pcards.table.claiming.ClaimDesk`: claims of silence and of cheats
   (their record: :class:`~p2pcards.table.claims.Claims`);
-* :class:`~p2pcards.table.benched.Bench`: a benched seat's return;
+* :class:`~p2pcards.table.benched.Returns`: a benched seat's return, said and taken;
 * :class:`~p2pcards.table.intake.Intake`: a message from the network through a
   sequence of named checks, each of which may refuse it, hold it for its turn, or
   pass it on; then its phase's handler applies it.
@@ -43,7 +43,7 @@ from p2pcards.games.game import Game
 from p2pcards.protocol.curve import SecretSource
 from p2pcards.protocol.source import SystemSource
 from p2pcards.table import kinds
-from p2pcards.table.benched import Bench
+from p2pcards.table.benched import Returns
 from p2pcards.table.claiming import ClaimDesk
 from p2pcards.table.claims import Claims
 from p2pcards.table.codec import Envelope, pack, public_bytes
@@ -137,9 +137,9 @@ class Session:
         self.desk = ClaimDesk(self.transcript, self.claims, self.machine, self.outbox,
                               self.rejections, pump=weak(self._pump),
                               receive=weak(self._receive))
-        self.bench = Bench(self.transcript, self.machine, self.outbox)
+        self.returns = Returns(self.transcript, self.machine, self.outbox)
         self.intake = Intake(self.transcript, self.claims, self.machine, self.desk,
-                             self.bench, rejections=self.rejections, pump=weak(self._pump),
+                             self.returns, rejections=self.rejections, pump=weak(self._pump),
                              settle_round=weak(self._resolve))
         self._pump()
 
@@ -290,7 +290,7 @@ class Session:
         else:
             self.rejections.append(rejection)
         self.desk.claim_cheats()
-        self.bench.say_back()
+        self.returns.say_back()
         return rejection
 
     def check_pending(self, limit: int | None = None) -> bool:

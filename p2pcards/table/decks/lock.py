@@ -23,6 +23,7 @@ from p2pcards.protocol.messages import KeyRelease, Locked, Remixed, Shuffled, Un
 from p2pcards.protocol.steps import DeckContext
 from p2pcards.table.codec import Envelope, counted, private_bytes, seal
 from p2pcards.table.decks import LOCK, Flavor
+from p2pcards.table.events import ForfeitReason
 from p2pcards.table.judge import Deal, KeyStep, judge, open_sealed
 from p2pcards.table.kinds import Act, Audit, Keys, ProvedAct, clip, printable
 from p2pcards.table.replay import Outcome
@@ -297,7 +298,8 @@ class LockTableDeck(Deck):
             return ["  audit: none, the deal ended before it"]
         if len(run.audits) < players:
             return [f"  audit: {revealed}, not every seat's: no audit"]
-        if record.forfeit is not None and record.forfeit.get("reason") == "refused audit":
+        forfeit = record.forfeit
+        if forfeit is not None and forfeit.get("reason") == ForfeitReason.REFUSED_AUDIT:
             return [f"  audit: {revealed}; it finds a breach: {printable(run.verdict, 200)}"]
         rounds = [e for e in self.log if isinstance(e, Round)]
         remixes = [e for e in self.log if isinstance(e, Remixed)]

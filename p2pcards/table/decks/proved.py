@@ -27,6 +27,7 @@ from p2pcards.protocol.proved.messages import KeyShare, Remix, Shares, Shuffle
 from p2pcards.protocol.steps import DeckContext
 from p2pcards.table.codec import Envelope, counted
 from p2pcards.table.decks import PROVED, Flavor
+from p2pcards.table.events import ForfeitReason
 from p2pcards.table.kinds import Act, Audit, Kind, ProvedAct, ProvedShares, clip, printable
 from p2pcards.table.proved import concluded
 from p2pcards.table.replay import Outcome, forfeit
@@ -223,7 +224,7 @@ class ProvedTableDeck(ProvedDeck):
         setup = run.ledger.setup  # (an alarm before the deal was made: every card was
         seat = min(run.alarms)  # proven, it is false)
         return (forfeit(setup, run.ledger.blank_deck(), [], {}, seat=seat,
-                        reason="refused step"),
+                        reason=ForfeitReason.REFUSED_STEP.value),
                 clip(f"seat {seat} raised a false alarm ({clip(run.alarms[seat], 80)})"))
 
     # ============================================================ --explain

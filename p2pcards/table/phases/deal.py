@@ -22,14 +22,8 @@ from p2pcards.table.state import NOTHING, WATCHER, Needs, Phase, RefusedMessage,
 # ================================================================== handlers
 
 
-def _deal(m: PhaseMachine) -> DealRun:
-    if m.run is None:
-        raise AssertionError("deal message before a deal")
-    return m.run
-
-
 def on_hello(m: PhaseMachine, env: Envelope, message: Hello, step: Step) -> Needs:
-    run = _deal(m)
+    run = m.in_progress()
     if message.seal_key in run.seal_keys.values():
         raise RefusedMessage(Rule.HELLO, "a sealing key already used at this deal")
     if not usable_seal_key(message.seal_key):
@@ -40,7 +34,7 @@ def on_hello(m: PhaseMachine, env: Envelope, message: Hello, step: Step) -> Need
 
 def on_opened(m: PhaseMachine, env: Envelope, message: Opened, step: Step) -> Needs:
     """A seat's report that its cards opened (or the problem: an alarm)."""
-    run = _deal(m)
+    run = m.in_progress()
     if message.problem:
         run.alarms[env.sender] = message.problem
         m.events.append(Alarmed(env.sender, message.problem))
@@ -60,7 +54,7 @@ def greeted(m: PhaseMachine) -> bool:
 
 def shuffled(m: PhaseMachine) -> bool:
     """The deck's rounds are done: the deal's key releases."""
-    run = _deal(m)
+    run = m.in_progress()
     if run.deck.expected() is not None:
         return False
     m.enter(Phase.DEAL, run.ledger.deal_steps())
@@ -69,7 +63,7 @@ def shuffled(m: PhaseMachine) -> bool:
 
 def dealt(m: PhaseMachine) -> bool:
     """Every seat has opened its cards (or raised the alarm)."""
-    run = _deal(m)
+    run = m.in_progress()
     if run.alarms:
         m.alarm()
     else:

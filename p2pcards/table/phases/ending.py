@@ -24,15 +24,9 @@ from p2pcards.table.state import NOTHING, Needs, Phase, RefusedMessage, Rule, St
 # ================================================================== handlers
 
 
-def _deal(m: PhaseMachine) -> DealRun:
-    if m.run is None:
-        raise AssertionError("deal message before a deal")
-    return m.run
-
-
 def on_audit(m: PhaseMachine, env: Envelope, message: Audit, step: Step) -> Needs:
     """A seat's secrets of the deal: its deck secrets and its sealing key."""
-    run = _deal(m)
+    run = m.in_progress()
     sender = env.sender
     try:
         secret = X25519PrivateKey.from_private_bytes(message.seal_secret)
@@ -48,7 +42,7 @@ def on_audit(m: PhaseMachine, env: Envelope, message: Audit, step: Step) -> Need
 
 def on_agree(m: PhaseMachine, env: Envelope, message: Agree, step: Step) -> Needs:
     """A seat's signature of the deal's result; one that differs is on record."""
-    run = _deal(m)
+    run = m.in_progress()
     sender = env.sender
     run.agrees[sender] = message
     mine = (run.agree_hash, tuple(run.points), run.verdict)
@@ -88,7 +82,7 @@ def no_audit(m: PhaseMachine, run: DealRun) -> None:
 
 def audited(m: PhaseMachine) -> bool:
     """Every seat's secrets are in: the verdict, then every seat signs it."""
-    run = _deal(m)
+    run = m.in_progress()
     conclude(m, run)
     run.signers = list(range(m.players))
     m.enter(Phase.AGREE, (Step(Kind.AGREE, s) for s in range(m.players)))
@@ -97,7 +91,7 @@ def audited(m: PhaseMachine) -> bool:
 
 def agreed(m: PhaseMachine) -> bool:
     """Every seat due to has signed the result: the deal is scored."""
-    score(m, _deal(m))
+    score(m, m.in_progress())
     return m.phase != Phase.OVER
 
 

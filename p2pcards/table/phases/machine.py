@@ -163,6 +163,12 @@ class PhaseMachine:
             return None
         return run.ledger.forced(run.public)
 
+    def in_progress(self) -> DealRun:
+        """The deal in progress (a deal's message comes only during one)."""
+        if self.run is None:
+            raise AssertionError("a deal's message before a deal")
+        return self.run
+
     def deal_index(self) -> int:
         return self.run.index if self.run is not None else 0
 

@@ -21,23 +21,16 @@ from p2pcards.table.events import Alarmed, Moved, VoidDeclined, Voided, VoidProp
 from p2pcards.table.kinds import Act, Alarm, Consent, Kind, ProvedAct, Void
 from p2pcards.table.phases.ending import no_audit
 from p2pcards.table.phases.machine import Handler, PhaseMachine
-from p2pcards.table.run import DealRun
 from p2pcards.table.state import NOTHING, SHOWN, Needs, Phase, RefusedMessage, Rule, Step
 
 # ================================================================== handlers
-
-
-def _deal(m: PhaseMachine) -> DealRun:
-    if m.run is None:
-        raise AssertionError("deal message before a deal")
-    return m.run
 
 
 def on_act(m: PhaseMachine, env: Envelope, message: Act | ProvedAct, step: Step) -> Needs:
     """A move: checked against what everyone knows (the public view), so that every
     honest seat takes or refuses it alike; then applied to this seat's own view,
     unless its own cards prove the move false (then it raises the alarm on its turn)."""
-    run = _deal(m)
+    run = m.in_progress()
     sender = env.sender
     public = run.public
     assert public is not None
@@ -97,7 +90,7 @@ def _shown_slots(message: Act | ProvedAct) -> list[int]:
 
 def on_alarm(m: PhaseMachine, env: Envelope, message: Alarm, step: Step) -> Needs:
     """In place of its move, a seat says its own cards disprove a move taken."""
-    run = _deal(m)
+    run = m.in_progress()
     run.alarms[env.sender] = message.problem
     m.events.append(Alarmed(env.sender, message.problem))
     return NOTHING
@@ -105,7 +98,7 @@ def on_alarm(m: PhaseMachine, env: Envelope, message: Alarm, step: Step) -> Need
 
 def on_void(m: PhaseMachine, env: Envelope, message: Void, step: Step) -> Needs:
     """In place of its move, a seat proposes to void the deal: the others answer in turn."""
-    run = _deal(m)
+    run = m.in_progress()
     sender = env.sender
     run.vote = (sender, message.reason)
     m.events.append(VoidProposed(sender, message.reason))
@@ -117,7 +110,7 @@ def on_consent(m: PhaseMachine, env: Envelope, message: Consent, step: Step) -> 
     """An answer to the proposal to void: a refusal ends the vote (the proposer moves
     after all); the last consent voids the deal (audited, so that its cards are known;
     it does not count)."""
-    run = _deal(m)
+    run = m.in_progress()
     sender = env.sender
     assert run.vote is not None
     if not message.agree:
@@ -157,7 +150,7 @@ def watch(m: PhaseMachine) -> None:
 def played(m: PhaseMachine) -> bool:
     """Nothing queued in the play: a chance event made (or what it needs asked for), a
     blind card shown, or the deal's end."""
-    run = _deal(m)
+    run = m.in_progress()
     assert run.public is not None
     player = run.public.current_player()
     if player == CHANCE:
