@@ -9,7 +9,7 @@ import trio
 import trio.testing
 
 from p2pcards.bots import heuristic_bot
-from p2pcards.net.driver import Driver, Settings
+from p2pcards.net.driver import LATE, Driver, Settings
 from p2pcards.net.journal import Journal
 from p2pcards.net.peer import Peer
 from p2pcards.table.events import BrokeUp, Forfeited, GameOver
@@ -129,9 +129,10 @@ async def test_the_game_s_last_message_late_at_one_seat_is_taken_after_all(
         tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
     """The game's last agreement reaches one peer at once and the other only after the
     grace period, when it has claimed the signer silent (and so refuses it).  Nothing
-    follows the game's last message, so nothing shows it was taken elsewhere: at twice
-    the grace period that peer takes it after all, and every peer ends the game with
-    the same transcript.  Its journal says so: restored, the peer is over."""
+    follows the game's last message, so nothing shows it was taken elsewhere: a quarter
+    of the grace period after its claim (driver.LATE), that peer takes it after all, and
+    every peer ends the game with the same transcript.  Its journal says so: restored,
+    the peer is over."""
     relay = Relay(tmp_path, "pasur", 3, "last", {"target": 20})
     drivers = wire_drivers(relay, Settings(grace=60))
     peers = relay.live()
@@ -152,7 +153,7 @@ async def test_the_game_s_last_message_late_at_one_seat_is_taken_after_all(
             while not all(p.over for p in peers):
                 await trio.sleep(1)
         nursery.cancel_scope.cancel()
-    assert len(held) == 1 and 120 <= trio.current_time() < 180
+    assert len(held) == 1 and (1 + LATE) * 60 <= trio.current_time() < 120
     assert any(r.rejection.rule == "silent" for r in peers[0].refusals)
     assert len({p.main.hash for p in peers}) == 1
     assert len({verify(p.main.export()).history.dumps() for p in peers}) == 1  # type: ignore

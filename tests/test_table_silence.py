@@ -345,9 +345,9 @@ def test_a_claimant_takes_the_game_s_last_message_after_all() -> None:
     """The game's last agreement reaches every seat but one, which has claimed its sender
     silent meanwhile and refuses it.  No message will ever be built on it, so the rule
     that takes a late message once another seat builds on it never fires: however much
-    is delivered, that seat stays in the game.  Twice the grace period on, its driver
-    asks for the late last word (:meth:`Session.last_word`) and takes it: the game is
-    over there too, on the same transcript."""
+    is delivered, that seat stays in the game.  A quarter of a grace period after its
+    claim, its driver asks for the late word (:meth:`Session.late_word`) and takes it:
+    the game is over there too, on the same transcript."""
     signer, cut = 2, []
 
     def tamper(sender: int, wire: bytes) -> list[bytes]:
@@ -364,7 +364,7 @@ def test_a_claimant_takes_the_game_s_last_message_after_all() -> None:
         pass
     table.deliver()
     claimant, other, late = table.sessions
-    assert cut and claimant.due() == Step("agree", signer) and claimant.last_word() is None
+    assert cut and claimant.due() == Step("agree", signer) and claimant.late_word() is None
     assert other.receive(cut[0]) is None and other.over and late.over
     claimant.claim_silent()
     for wire in claimant.take_outbox():
@@ -374,8 +374,8 @@ def test_a_claimant_takes_the_game_s_last_message_after_all() -> None:
     assert refused is not None and refused.rule == "silent"
     table.deliver()
     assert not claimant.over  # stuck for ever without the rule
-    assert claimant.last_word() == cut[0]
+    assert claimant.late_word() == cut[0]
     claimant.take_late(cut[0])
-    assert claimant.over and claimant.last_word() is None
+    assert claimant.over and claimant.late_word() is None
     assert len({s.hash for s in table.sessions}) == 1
     assert verify(claimant.export()).ok

@@ -174,11 +174,12 @@ class Driver:
                               " without it: the game stops here, and the same commands"
                               " resume it when both players are back")
             self.say(self.adjourned)
+        elif kind == "late" and item[1] == self.peer.progress:
+            self.peer.take_late_words()  # (the claims stay incomplete: another seat took
+            # the message this peer refused; nothing built on it may come)
         elif kind == "claim" and item[1] == self.peer.progress and self.claimed != item[1:]:
             self.claimed = (item[1], item[2])
             due = self.peer.due()
-            if item[2] and self.peer.take_last_word():
-                return  # (the game's last message, late here: nothing could follow it)
             seats = self.peer.claim_silent(forked=item[2])
             if seats:
                 waited = self.settings.grace * (2 if item[2] else 1)
@@ -307,8 +308,15 @@ class Driver:
                 if waited >= after * self.settings.grace and \
                         self.claimed != (self.peer.progress, forked):
                     self.post("claim", self.peer.progress, forked)
+            if waited >= (1 + LATE) * self.settings.grace \
+                    and self.claimed is not None and self.claimed[0] == self.peer.progress:
+                self.post("late", self.peer.progress)
 
 
+LATE = 0.25
+"""Past the grace period and this fraction of it again, with this peer's claims still
+incomplete, it takes after all the late message of the seat it claimed (Session.late_word):
+every other seat's claim would have come by then."""
 PAUSED = 5
 """A clock tick this many times late means the process was paused (not the table
 silent): the grace period starts again."""

@@ -143,13 +143,13 @@ class Peer:
         self._route()
         return claimed
 
-    def take_last_word(self) -> list[int]:
-        """The seats here that take the game's last message after all, refused once
-        because they had claimed its sender silent
-        (:meth:`~p2pcards.table.session.Session.last_word`)."""
+    def take_late_words(self) -> list[int]:
+        """The seats here that take after all the message of the seat due, refused once
+        because they had claimed its sender silent, with the claims still incomplete
+        (:meth:`~p2pcards.table.session.Session.late_word`)."""
         taken = []
         for seat, session in self.sessions.items():
-            wire = session.last_word()
+            wire = session.late_word()
             if wire is None:
                 continue
             session.take_late(wire)
@@ -313,6 +313,9 @@ class Peer:
         for number, record in enumerate(records[1:], 1):
             kind = record[0]
             try:
+                if kind in DECISIONS:  # (the idle time before a decision: the shares a
+                    peer.check_pending()  # round's proofs held back, made then, as the
+                    # driver did; a decision is only ever taken with none left unchecked)
                 if kind == "in":
                     peer.receive(record[1])
                 elif kind == "act":
@@ -333,6 +336,10 @@ class Peer:
         peer.outgoing = []
         peer.journal = journal
         return peer
+
+
+DECISIONS = frozenset({"act", "answer", "void", "claim", "late"})
+"""The journal's records of what this peer decided (as against what it received or sent)."""
 
 
 def _sent(wire: bytes) -> tuple[int, int, bytes, str]:

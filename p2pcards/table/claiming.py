@@ -315,16 +315,19 @@ class ClaimDesk:
                 self.take_late(wire)
                 return
 
-    def last_word(self) -> bytes | None:
-        """The game's last message (:meth:`PhaseMachine.last_word`), if this seat refused
-        it because it had claimed its sender silent: nothing will ever be built on it,
-        so :meth:`withdraw` would never see that another seat took it.  The driver
-        calls this once twice the grace period has passed with the claims incomplete
-        (they would have completed by then had every other seat claimed), and takes it
-        with :meth:`take_late`; the result is the same either way (a seat silent at
-        the agreement changes no verdict), and the game ends here as it did there."""
+    def late_word(self) -> bytes | None:
+        """The message of the seat due that this seat refused because it had claimed its
+        sender silent, while the claims stay incomplete.  :meth:`withdraw` takes it once
+        another seat is seen building on it; but nothing may ever be built on it by
+        another seat (the game's last message; or the move after it is this seat's
+        own, so that the others wait on this seat).  The driver asks for it once a
+        quarter of the grace period has passed since its own claim with the claims
+        still incomplete (had every other seat claimed, its claim would have come by
+        then: the seats' clocks start within a message's travel of each other), and
+        takes it with :meth:`take_late`, before the others' clocks can claim this seat
+        silent in turn."""
         step = self.machine.due()
-        if step is None or not self.machine.last_word():
+        if step is None:
             return None
         return self.claims.late.get(step.seat)
 

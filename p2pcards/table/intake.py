@@ -107,6 +107,15 @@ class Intake:
             return Rejection(env.sender, Rule.TABLE, "a message of another table")
         return ON
 
+    def _a_return(self, incoming: Incoming) -> Checked:
+        """A return (``back``) is never a message of the transcript: one signed by the key
+        the roster now holds for its seat came after the seat was given back (a benched
+        seat says it once a deal, and one said as the seat changed hands crosses the
+        ``seat`` message): there is nothing left to do."""
+        env = incoming.env
+        assert env is not None
+        return None if env.kind == Kind.BACK else ON
+
     def _a_claim(self, incoming: Incoming) -> Checked:
         """A claim of silence or of a cheat is the claim desk's."""
         env = incoming.env
@@ -271,7 +280,7 @@ class Intake:
 
 
 CHECKS: tuple[Callable[[Intake, Incoming], Checked], ...] = (
-    Intake._opens, Intake._of_this_table, Intake._a_claim, Intake._not_claimed_silent,
-    Intake._not_own, Intake._in_sequence, Intake._decodes, Intake._on_this_transcript,
-    Intake._in_turn, Intake._of_this_deal)
+    Intake._opens, Intake._of_this_table, Intake._a_return, Intake._a_claim,
+    Intake._not_claimed_silent, Intake._not_own, Intake._in_sequence, Intake._decodes,
+    Intake._on_this_transcript, Intake._in_turn, Intake._of_this_deal)
 """The checks of :meth:`Intake.receive`, in order."""

@@ -316,10 +316,10 @@ class Session:
         return pack({"format": TRANSCRIPT_FORMAT, "roster": self.home.encode(),
                      "messages": [env.wire for env in self.transcript]})
 
-    def last_word(self) -> bytes | None:
-        """The game's last message, if this seat refused it because it had claimed its
-        sender silent (:meth:`ClaimDesk.last_word`)."""
-        return self.desk.last_word()
+    def late_word(self) -> bytes | None:
+        """The message of the seat due, if this seat refused it because it had claimed its
+        sender silent and the claims stay incomplete (:meth:`ClaimDesk.late_word`)."""
+        return self.desk.late_word()
 
     def take_late(self, wire: bytes) -> None:
         """Take after all a message refused because this seat had claimed its sender
