@@ -84,6 +84,12 @@ class Stuck:
     def reseated(self, *args: object) -> None:
         pass
 
+    def away(self, back: object) -> None:
+        pass
+
+    def countdown(self, seat: object, left: object) -> None:
+        pass
+
     def report(self, *args: object) -> None:
         pass
 

@@ -211,7 +211,7 @@ def test_a_bot_takes_the_seat_of_a_joiner_gone_and_gives_it_back(tmp_path: Path)
         table.start("p2", "pact:2")
         table.start("p3")
         assert table.wait("p2", 60) == 70, table.log("p2")[-3000:]
-        _wait_for(table, ("host", "p1", "p3"), "played by a heuristic bot run by host")
+        _wait_for(table, ("host", "p1", "p3"), "a heuristic bot run by host stands in")
         assert "new safety number" in table.log("p1")
         table.start("p2")  # back
         _wait_for(table, ("host", "p1", "p3"), "is back")

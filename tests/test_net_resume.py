@@ -51,6 +51,12 @@ class Person:
     def reseated(self, roster: Roster) -> None:
         pass
 
+    def away(self, back: object) -> None:
+        pass
+
+    def countdown(self, seat: object, left: object) -> None:
+        pass
+
     def report(self, table: object, events: object) -> None:
         pass
 

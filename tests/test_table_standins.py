@@ -58,7 +58,7 @@ def test_a_bot_takes_the_seat_of_a_peer_gone_for_good(tmp_path: Path) -> None:
     assert current.seats[2].bot == "heuristic" and current.seats[2].run_by == 0
     assert current.seats[2].identity != relay.roster.seats[2].identity
     changed = told(runner.main, SeatsChanged)
-    assert len(changed) == 1 and "played by a heuristic bot run by seat 0" in changed[0]
+    assert len(changed) == 1 and "a heuristic bot run by seat 0 stands in" in changed[0]
     assert current.safety_number() in changed[0]
     hands, runs = history(runner).hands, runner.main.finished
     assert len(hands) == len(runs)

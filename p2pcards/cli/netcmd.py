@@ -173,6 +173,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         " 0.5, but one process in " + unsplit_games() + ")")
     parser.add_argument("--save", metavar="FILE",
                         help="write the verified hand history at the end")
+    parser.add_argument("--no-bell", action="store_true",
+                        help="no terminal bell with the warnings at 60, 30 and 10 s before"
+                        " your move is forfeited or played for you")
     parser.add_argument("--transcript", metavar="FILE",
                         help="write the signed transcript at the end (p2pcards verify)")
     parser.add_argument("--seed", type=int, help="seed for the bots' choices (tests)")
@@ -604,6 +607,7 @@ def _prompt(args: argparse.Namespace) -> NetPrompt | None:
     prompt = NetPrompt(args.game if hasattr(args, "game") else "",
                        hint_bot=SearchBot("ismcts", think=SEARCH_SECONDS))
     prompt.save_to = args.save
+    prompt.bell = not args.no_bell
     return prompt
 
 

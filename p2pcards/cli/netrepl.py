@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
 import signal
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 import trio
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
 
 from p2pcards.bots import SearchBot, heuristic_bot
@@ -34,6 +38,7 @@ from p2pcards.history import History
 from p2pcards.net.again import offer
 from p2pcards.net.driver import VoidProposal
 from p2pcards.net.identity import device_id, show_id
+from p2pcards.net.presence import COUNTDOWN, warning
 from p2pcards.net.settings import Settings
 from p2pcards.table.events import DealBegun, GameOver, Moved, Scored, TableEvent, tell
 from p2pcards.table.kinds import printable
@@ -65,13 +70,15 @@ class TableNode(Protocol):
 
 
 class NetPrompt(Prompt):
-    commands = (*Prompt.commands, "who", "say", "void", "again")
+    commands = (*Prompt.commands, "who", "say", "void", "again", "back")
     command_help = (*Prompt.command_help[:-1],
                     ("who", "the roster, its safety number and the table's settings"),
                     ("say TEXT", "chat to the table"),
                     ("void REASON", "propose, at your move, to void the deal (all must agree)"),
                     ("again [GAME] [N=V]", "once the game is over: another game with the same"
                      " players (all must agree)"),
+                    ("back", "after you were away: your seat again from the next deal (any"
+                     " key does it too)"),
                     ("quit", "leave (asks first; Ctrl-C asks too); after a game: no more"
                      " games, for everyone"))
 
@@ -110,6 +117,26 @@ class NetPrompt(Prompt):
         """The table whose hand history the person saved (``save``)."""
         self.watchers: list[str] = []
         """Who watches the table with no seat (``who`` lists them)."""
+        self.back: Callable[[], None] | None = None
+        """Set while the person is away (a stand-in plays their seat): says they are
+        back."""
+        self.bell = True
+        """Ring the terminal's bell with the warnings before a forfeit (``--no-bell``)."""
+        self.due: tuple[int, float, float] | None = None
+        """(the seat due, its seconds left, when that was told) from the driver's clock."""
+        self.warned = float("inf")
+        """The seconds left at the last warning of this turn."""
+        self.asked_at = 0.0
+        """When this seat's move was asked for (its ``--timer`` counts from then)."""
+        self._asking: object = None
+        bindings = KeyBindings()
+
+        @bindings.add(Keys.Any, filter=Condition(lambda: self.back is not None))
+        def _any_key(event: KeyPressEvent) -> None:  # (away: any key says back, and types)
+            self._come_back()
+            event.current_buffer.insert_text(event.data)
+        self.session.key_bindings = merge_key_bindings(
+            [b for b in (self.session.key_bindings, bindings) if b is not None])
 
     def watched(self, names: Sequence[str]) -> None:
         """Who watches the table now."""
@@ -138,11 +165,70 @@ class NetPrompt(Prompt):
     def status(self) -> str:
         if self.chat is None:
             return "waiting for the table to be seated"
-        return "" if self.connected else "reconnecting..."
+        parts = [] if self.connected else ["reconnecting..."]
+        if self.back is not None:
+            parts.append("away: a stand-in plays your seat (type back)")
+        left = self.time_left()
+        if left is not None and self.due is not None and left < COUNTDOWN:
+            seat = self.due[0]
+            who = self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
+            parts.append(f"{who}: {max(0, math.ceil(left))} s left")
+        return " | ".join(parts)
+
+    def time_left(self) -> float | None:
+        """Seconds left to the seat due (this seat's: before its forfeit, or its
+        ``--timer``, whichever comes first)."""
+        if self.due is None:
+            return None
+        seat, left, told = self.due
+        left -= trio.current_time() - told
+        if seat == self.seat and self.turn is not None and self.timer:
+            left = min(left, self.timer - (trio.current_time() - self.asked_at))
+        return left
+
+    def countdown(self, seat: int | None, left: float | None) -> None:
+        """The driver's clock: the seat due and its seconds left.  The person whose move
+        it is hears a line (and the bell) at 60, 30 and 10 seconds left."""
+        if seat is None or left is None:
+            self.due, self.warned = None, float("inf")
+            return
+        if self.due is None or self.due[0] != seat or left > self.due[1]:
+            self.warned = float("inf")  # (another seat, or another turn: the clock anew)
+        self.due = (seat, left, trio.current_time())
+        own = self.time_left()
+        if seat == self.seat and self.turn is not None and own is not None:
+            threshold = warning(own, self.warned)
+            if threshold is not None:
+                self.warned = threshold
+                then = "the heuristic bot moves for you" if own < left - 0.5 else \
+                    "you forfeit the deal and a stand-in takes your seat"
+                self.echo([("class:error", f"your move: {max(1, round(own))} s left,"
+                                           f" then {then}")])
+                if self.bell:
+                    self.session.output.bell()
+                    self.session.output.flush()
+        self._refresh()
+
+    def away(self, back: Callable[[], None] | None) -> None:
+        """Away (``back``: how to say they are back), or no more (None)."""
+        was, self.back = self.back, back
+        if back is not None and was is None:
+            self.echo("you were away: a stand-in plays your seat from the next deal."
+                      " Press any key or type back to come back")
+        self._refresh()
+
+    def _come_back(self) -> None:
+        back, self.back = self.back, None
+        if back is not None:
+            back()
+            self.echo("welcome back: your seat is yours again from the next deal")
+            self._refresh()
 
     # ---------------------------------------------------------- the driver's side
 
     async def move(self, view: HandState) -> int | VoidProposal:
+        asking = self._asking = object()
+        self.asked_at = trio.current_time()
         self.seat = view.observer
         self.turn = Turn.of(view, self.names)
         self.choices = None
@@ -158,10 +244,11 @@ class NetPrompt(Prompt):
             self.echo(f"time is up: {self.turn.text(code)} is played for you")
             return code
         finally:
-            self.turn = None
-            self.choices = None
-            self.chosen = None
-            self._refresh()
+            if self._asking is asking:  # (a turn asked again since keeps its state)
+                self.turn = None
+                self.choices = None
+                self.chosen = None
+                self._refresh()
 
     async def answer(self, question: str) -> bool:
         """The person's answer to a proposal to void the deal (``question``: its reason)."""
@@ -210,7 +297,10 @@ class NetPrompt(Prompt):
         """Seats changed hands (a stand-in bot came, or a player came back): ``who``
         shows the roster as it stands and its new safety number."""
         self.real_names = [printable(e.name, 32) for e in roster.seats]
-        self.names = ["you" if i == self.seat else n for i, n in enumerate(self.real_names)]
+        standing_in = 0 <= self.seat < len(roster.seats) and bool(
+            roster.seats[self.seat].bot) and roster.seats[self.seat].run_by != self.seat
+        me = "your stand-in" if standing_in else "you"
+        self.names = [me if i == self.seat else n for i, n in enumerate(self.real_names)]
         self.roster_text = "\n".join(
             [f"{i}: {self.real_names[i]} [{show_id(device_id(e.identity), 4)}]"
              + (f" ({printable(e.bot, 16)} bot run by seat {e.run_by})" if e.bot else "")
@@ -316,6 +406,8 @@ class NetPrompt(Prompt):
     def _message(self) -> str:
         if self.confirming:
             return CONFIRM
+        if self.back is not None:
+            return "away (type back)> "
         if self.turn is not None:
             return self.move_message()
         if self.question is not None:
@@ -387,6 +479,10 @@ class NetPrompt(Prompt):
                 raise Left
             self.echo("staying at the table")
             return
+        if self.back is not None:
+            self._come_back()  # (a line typed while away: the person is back)
+            if lower == "back":
+                return
         if not word:
             return
         if self.question is not None and lower in ("y", "yes", "n", "no"):
@@ -425,6 +521,8 @@ class NetPrompt(Prompt):
                 self.echo("watching (no seat): " + ", ".join(self.watchers))
         elif word == "say":
             await self._say(rest)
+        elif word == "back":
+            self.echo("back: you are at the table (it is for after you were away)")
         elif word == "void":
             if self.turn is None:
                 self.echo("void: you propose it in place of a move, at your turn")

@@ -27,7 +27,7 @@ _VERBS = {
 }
 """The verbs of the games' lines and refusals, third person to second."""
 _VERB = "|".join(sorted(_VERBS, key=len, reverse=True))
-_YOU_VERB = re.compile(rf"\byou ({_VERB})\b")
+_YOU_VERB = re.compile(rf"\byou( \([^()]*\))? ({_VERB})\b")
 _AND_VERB = re.compile(rf"\b(you (?:{'|'.join(_VERBS.values())})\b[^;:()]*? and )({_VERB})\b")
 _UNSEEN = re.compile(r"\?( \?){7,}")
 _WORD = re.compile(r"[^\s,;:()]+")
@@ -38,7 +38,7 @@ def second_person(line: str) -> str:
     ... and takes the kitty" reads "you win the bid ... and take the kitty"."""
     if YOU not in line:
         return line
-    line = _YOU_VERB.sub(lambda m: f"you {_VERBS[m.group(1)]}", line)
+    line = _YOU_VERB.sub(lambda m: f"you{m.group(1) or ''} {_VERBS[m.group(2)]}", line)
     return _AND_VERB.sub(lambda m: m.group(1) + _VERBS[m.group(2)], line)
 
 

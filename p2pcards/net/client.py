@@ -114,6 +114,9 @@ class Caller(Protocol):
     def dropped(self, exc: FrameError) -> None:
         """A chat line from the host that does not read (it is not shown)."""
 
+    def linked(self, up: bool) -> None:
+        """The link to the host is up (True) or lost (False)."""
+
     def first_link(self, admitted: bool) -> bool:
         """Whether a link lost now leaves nothing to come back to, so that the command
         stops ("cannot reach the host: ..."); ``admitted``: the host had taken it."""
@@ -268,6 +271,7 @@ class HostLink:
                 await self._handshake(link)
             self.admitted = True
             self.link = link
+            caller.linked(True)
             if caller.person is not None:
                 caller.person.connection(True)
             while True:
@@ -283,8 +287,10 @@ class HostLink:
                 if not await caller.take(frame):
                     return True
         finally:
-            if self.link is not None and caller.person is not None:
-                caller.person.connection(False)
+            if self.link is not None:
+                caller.linked(False)
+                if caller.person is not None:
+                    caller.person.connection(False)
             self.link = None
             await link.aclose()
 

@@ -26,11 +26,13 @@ import trio
 from p2pcards.bots import Bot, MakeBot
 from p2pcards.games import HandState
 from p2pcards.net.peer import Peer, SeatRefusal
+from p2pcards.net.presence import Presence
 from p2pcards.net.settings import Settings
-from p2pcards.table.events import SeatsChanged, TableEvent, tell
+from p2pcards.table.events import Forfeited, ForfeitReason, SeatsChanged, TableEvent, tell
 from p2pcards.table.kinds import Kind, printable
 from p2pcards.table.roster import Roster
 from p2pcards.table.session import Session
+from p2pcards.table.state import Rule
 
 __all__ = ["CRASH_VARIABLE", "Driver", "Person", "Settings",  # (Settings: net/settings.py)
            "VoidProposal"]
@@ -65,6 +67,15 @@ class Person(Protocol):
     def connection(self, up: bool) -> None:
         """The link to the table broke (False) or is back (True)."""
 
+    def away(self, back: Callable[[], None] | None) -> None:
+        """The person stayed at the prompt past the grace period: a stand-in plays
+        their seat until they act, which they say by calling ``back`` (None: they are
+        not away, or no more)."""
+
+    def countdown(self, seat: int | None, left: float | None) -> None:
+        """The seat whose move (or step) is due and its seconds left before the table
+        claims it silent (None: none due)."""
+
 
 @dataclass
 class Driver:
@@ -97,6 +108,11 @@ class Driver:
     person_seat: int | None = None
     """The seat the person plays (this run's choice: a seat that began with a bot is the
     person's when its peer comes back without ``--bot``)."""
+    presence: Presence = field(default_factory=Presence)
+    """Whether the person is at the table (away: their seat's return waits for them)."""
+    asking: dict[int, tuple[Any, trio.CancelScope]] = field(default_factory=dict)
+    """Seat -> the turn the person is asked to move in, and the scope of the asking
+    (cancelled once the turn has passed: a forfeit, a void)."""
     timeline: list[tuple[float, int, str]] = field(default_factory=list)
     """(monotonic time, deal, "deal" or "dealt"): when each deal's first hello became
     due, and when its first move did (its cards shuffled, locked and dealt; with the
@@ -155,9 +171,9 @@ class Driver:
         elif kind == "poke":
             pass  # the host took a message itself: flush, report and decide
         elif kind == "act":
-            _, seat, code, progress = item
+            _, seat, code, turn = item
             self.thinking.discard(seat)
-            if progress == self.peer.progress and seat in self.peer.decisions():
+            if turn is not None and turn == self.peer.turn(seat):
                 if isinstance(code, VoidProposal):
                     self.peer.propose_void(seat, code.reason)
                 else:
@@ -174,6 +190,14 @@ class Driver:
                               " without it: the game stops here, and the same commands"
                               " resume it when both players are back")
             self.say(self.adjourned)
+        elif kind == "back":
+            if self.presence.acted():  # (the person acted: their seat's return is said)
+                self.peer.hold_returns(False)
+        elif kind == "interrupted":
+            if self.presence.interrupted(item[1], item[2]):  # (stopped or cut off: never
+                self.peer.hold_returns(False)  # away, back as soon as it hears the table)
+                if self.person is not None:
+                    self.person.away(None)
         elif kind == "late" and item[1] == self.peer.progress:
             self.peer.take_late_words()  # (the claims stay incomplete: another seat took
             # the message this peer refused; nothing built on it may come)
@@ -214,6 +238,7 @@ class Driver:
         if self.person is not None and events[self.events_shown:]:
             self.person.report(self.peer.main, events[self.events_shown:])
         for event in events[self.events_shown:]:
+            self._seat_life(event)
             if self.person is None:  # (seats by name: "ana: play AS", "dealer ana"; events
                 self.say(printable(tell(event, rules, names), SHOWN_LINE))  # quote other
             elif isinstance(event, SeatsChanged):  # seats' text)
@@ -224,15 +249,43 @@ class Driver:
         if new > len(kept):
             self.say(f"({new - len(kept)} more refusals, not kept, are not shown)")
         for refusal in kept[len(kept) - min(new, len(kept)):]:
-            self.say(printable(_refusal_text(refusal), SHOWN_LINE))
+            if refusal.rejection.rule not in RACES:
+                self.say(printable(_refusal_text(refusal), SHOWN_LINE))
         self.refusals_shown = self.peer.refused
 
+    def _seat_life(self, event: TableEvent) -> None:
+        """The person's seat forfeited for silence (away, if they sat at a live prompt
+        all along), or given back (docs/playing.md, "Away and back")."""
+        seat = self.person_seat
+        if self.person is None or seat is None:
+            return
+        if isinstance(event, Forfeited) and event.seat == seat \
+                and event.reason == ForfeitReason.SILENT:
+            if self.presence.forfeited(trio.current_time()):
+                self.peer.hold_returns(True)
+                self.person.away(lambda: self.post("back"))
+        elif isinstance(event, SeatsChanged) and any(
+                change.seat == seat and not change.bot for change in event.changes):
+            self.presence.acted()
+            self.person.away(None)
+
+    def linked(self, up: bool) -> None:
+        """The link to the table broke or came back: the person, if their seat forfeits
+        meanwhile, is back as soon as the table is heard again."""
+        now = trio.current_time()
+        self.post("interrupted", now, now)
+
     def _decide(self) -> None:
-        progress = self.peer.progress
+        for seat, (turn, scope) in list(self.asking.items()):
+            if self.peer.turn(seat) != turn:  # (the turn passed without the person: the
+                scope.cancel()  # prompt stops asking; its words would be for no move)
+                del self.asking[seat]
+                self.thinking.discard(seat)
         for seat, view in self.peer.decisions().items():
             if seat not in self.thinking:
                 self.thinking.add(seat)
-                self.nursery.start_soon(self._think, seat, view.clone(), progress)
+                self.nursery.start_soon(self._think, seat, view.clone(), self.peer.turn(seat))
+        progress = self.peer.progress
         for seat, question in self.peer.questions().items():
             if seat not in self.thinking:
                 self.thinking.add(seat)
@@ -249,16 +302,23 @@ class Driver:
             bot = self.bots[seat] = self.make_bot(entry.bot, self.peer.current.rules)
         return bot
 
-    async def _think(self, seat: int, view: HandState, progress: bytes) -> None:
+    async def _think(self, seat: int, view: HandState, turn: Any) -> None:
         bot = self._bot(seat)
         if bot is None:
             assert self.person is not None, f"seat {seat} has neither a bot nor a person"
-            code = await self.person.move(view)
+            with trio.CancelScope() as scope:
+                self.asking[seat] = (turn, scope)
+                self.presence.asked(trio.current_time())
+                code = await self.person.move(view)
+            if scope.cancelled_caught:
+                return
+            self.asking.pop(seat, None)
+            self.presence.answered()
         else:
             rng = self._rng(seat)
             code = bot(view, rng) if self.inline else \
                 await trio.to_thread.run_sync(bot, view, rng)
-        self.post("act", seat, code, progress)
+        self.post("act", seat, code, turn)
 
     def _crash_test(self, sent: list[bytes]) -> None:
         assert self.crash is not None
@@ -291,11 +351,17 @@ class Driver:
         while True:
             await trio.sleep(tick)
             now = trio.current_time()
-            paused, last = now - last > PAUSED * tick, now
+            before, last = last, now
+            paused = now - before > PAUSED * tick
             if paused:  # this process was paused (a laptop asleep, a stopped process):
                 self.moved_at = now  # what it did not hear meanwhile is not silence yet
+                self.post("interrupted", before, now)
                 continue
             due = self.peer.due()
+            if self.person is not None:
+                self.person.countdown(
+                    None if due is None else due.seat, None if due is None else
+                    self.settings.grace - (trio.current_time() - self.moved_at))
             if due is None or due.seat in self.peer.sessions:
                 continue
             waited = trio.current_time() - self.moved_at
@@ -313,6 +379,10 @@ class Driver:
                 self.post("late", self.peer.progress)
 
 
+RACES = frozenset({Rule.SILENT, Rule.STALE})
+"""Refusals of a race between a seat's late message and the claims that it is silent,
+which the rules of silence settle alike at every seat (docs/protocol.md, "Silence and
+consent"): kept, but never shown as if a seat had misbehaved."""
 LATE = 0.25
 """Past the grace period and this fraction of it again, with this peer's claims still
 incomplete, it takes after all the late message of the seat it claimed (Session.late_word):

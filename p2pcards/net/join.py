@@ -337,6 +337,11 @@ class Joiner:
         if self.peer is not None:
             self.say(f"[a chat line was dropped: {exc}]")
 
+    def linked(self, up: bool) -> None:
+        """The link to the host broke or came back (the driver's :class:`Presence`)."""
+        if self.driver is not None:
+            self.driver.linked(up)
+
     async def _word(self, word: Again) -> None:
         """A word the host took (every peer's, this one's too, in the host's order)."""
         if word.table in self.tables:

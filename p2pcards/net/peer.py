@@ -186,6 +186,18 @@ class Peer:
     def due(self) -> Step | None:
         return self.main.due()
 
+    def turn(self, seat: int) -> tuple[bytes, int, int] | None:
+        """Which move of ``seat`` is asked for now (:meth:`Session.turn`)."""
+        session = self.sessions.get(seat)
+        return None if session is None else session.turn()
+
+    def hold_returns(self, hold: bool) -> None:
+        """Hold the returns of this peer's benched seats until its person acts (True), or
+        say them now (False) (docs/playing.md, "Away and back")."""
+        for session in self.sessions.values():
+            session.hold_return(hold)
+        self._route()
+
     def decisions(self) -> dict[int, HandState]:
         return {seat: view for seat, s in self.sessions.items()
                 if (view := s.decision()) is not None}

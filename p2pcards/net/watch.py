@@ -168,6 +168,9 @@ class Watch:
         """A chat line that does not read: said, not shown."""
         self.say(f"[a chat line was dropped: {exc}]")
 
+    def linked(self, up: bool) -> None:
+        """A watcher has no seat to be away from."""
+
     async def take(self, frame: Frame) -> bool:
         """A frame from the host: read on until the host ends the table."""
         await self._frame(frame)

@@ -4,7 +4,9 @@ the taking of it (docs/protocol.md, "Seats that change hands").
 A person whose seat a bot took keeps its session, with no seat (its identity is
 no longer in the roster), checking the table as a watcher does.  Once a deal it
 says it is back, signed with its seat's own identity; every seat notes it, and
-the runner gives the seat back at the next deal boundary.  Part of a
+the runner gives the seat back at the next deal boundary.  A person who was at
+the prompt all along and did not move is not back until they act
+(:attr:`Returns.ready`).  Part of a
 :class:`~p2pcards.table.session.Session`, sharing its transcript, phase machine
 and outbox.
 """
@@ -28,6 +30,10 @@ class Returns:
         self.outbox = outbox
         self.back_sent = -1
         """The deal in which this seat, benched, last said it is back."""
+        self.ready = True
+        """Whether this seat's person is back: False while a person who stayed at a live,
+        connected prompt past the grace period has not acted since (the driver's
+        :class:`~p2pcards.net.presence.Presence`); nothing is said until then."""
 
     def take(self, wire: bytes, error: CodecError) -> Rejection | bool | None:
         """A ``back`` from a person whose seat a stand-in holds (signed with the seat's
@@ -61,7 +67,8 @@ class Returns:
         takes the seat again at the next boundary)."""
         machine = self.machine
         identity = machine.identity
-        if machine.me != WATCHER or identity is None or machine.due() is None:
+        if not self.ready or machine.me != WATCHER or identity is None \
+                or machine.due() is None:
             return
         mine = public_bytes(identity.public_key())
         home = [s for s, e in enumerate(machine.seats.home.seats) if e.identity == mine]

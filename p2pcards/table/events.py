@@ -238,9 +238,9 @@ def tell(event: TableEvent, game: Game, names: Sequence[str] | None = None,
             parts = []
             for change in changes:  # (the line as the protocol numbers seats, cut to
                 held = printable(change.name, 32)  # MAX_TEXT; then its seats named)
-                parts.append(f"seat {change.seat} ({held}) is played by"
+                parts.append(f"seat {change.seat} ({held}) is away:"
                              f" {a_or_an(printable(change.bot, 16))} bot run by"
-                             f" seat {change.run_by}" if change.bot
+                             f" seat {change.run_by} stands in" if change.bot
                              else f"seat {change.seat} ({held}) is back")
             line = printable("; ".join(parts) + f"; new safety number {number}", MAX_TEXT)
             return line if names is None else name_seats(cards(line), names)

@@ -217,6 +217,16 @@ class Session:
             return None
         return run.view
 
+    def turn(self) -> tuple[bytes, int, int] | None:
+        """Which of this seat's moves :meth:`decision` asks for: (the table, the deal,
+        the moves made in it); None when it asks for none.  A move decided for one turn
+        is taken while the turn is the same, whatever else came meanwhile (a chat, a
+        share of the shuffle ahead)."""
+        run = self.machine.run
+        if run is None or self.decision() is None:
+            return None
+        return self.machine.table, run.index, len(run.acts)
+
     def act(self, code: int) -> None:
         """Make this seat's move ``code``; :class:`IllegalAction` (nothing changes) if
         the rules forbid it."""
@@ -320,6 +330,13 @@ class Session:
         """The message of the seat due, if this seat refused it because it had claimed its
         sender silent and the claims stay incomplete (:meth:`ClaimDesk.late_word`)."""
         return self.desk.late_word()
+
+    def hold_return(self, hold: bool) -> None:
+        """Hold this benched seat's return (``back``) until its person acts (True), or
+        say it now (False) (:attr:`Returns.ready`)."""
+        self.returns.ready = not hold
+        if not hold:
+            self.returns.say_back()
 
     def take_late(self, wire: bytes) -> None:
         """Take after all a message refused because this seat had claimed its sender
