@@ -247,3 +247,4 @@ def test_a_beacon_naming_another_host_is_refused_to_a_seated_player(tmp_path: Pa
     assert refused is not None and "someone may be pretending" in refused
     assert _trust_heard(replace(impostor, fingerprint=pinned), journal, yes=False) is None
     journal.close()
+

@@ -12,9 +12,11 @@ import pytest
 
 from p2pcards.history import History
 from p2pcards.net.peer import Peer
+from p2pcards.table import kinds
 from p2pcards.table.codec import seal_envelope
 from p2pcards.table.decks import ACTS
 from p2pcards.table.events import SeatsChanged
+from p2pcards.table.kinds import Back
 from p2pcards.table.memory import seat_identity
 from p2pcards.table.roster import LOCK_DECK
 from p2pcards.table.state import WATCHER
@@ -198,3 +200,30 @@ def test_what_was_held_from_a_seat_that_changed_hands_is_dropped(tmp_path: Path)
     drive(relay, until=3)  # every message taken retries what is held
     assert 2 not in session.claims.held
     assert all(len(p.main.finished) >= 3 for p in relay.live())  # and the table plays on
+
+
+def test_a_return_that_crosses_the_hand_back_is_settled_not_a_fork(tmp_path: Path) -> None:
+    """A benched peer says ``back`` once a deal; one said just as the runner's ``seat``
+    message gave the seat back reaches the others after it, signed by the key the roster
+    holds for the seat again.  It is no message of the transcript: every seat ignores
+    it, and none reads it as a message on another transcript (a fork)."""
+    relay = Relay(tmp_path, "nullern", 3, "crossing", replace="heuristic", deck=LOCK_DECK)
+    assert relay.play(after=lambda seat, kind: seat == 1 and kind in ACTS)
+    drive(relay, until=2)
+    back = relay.restart(1)
+    drive(relay, until=4)  # the seat given back meanwhile
+    assert back.sessions[1].me == 1
+    session = back.sessions[1]
+    kind, body = kinds.encode_body(Back(seat=1))
+    late = seal_envelope(seat_identity("crossing", 1), table=session.table,
+                         deal=session.machine.deal_index() - 1, sender=1,
+                         seq=session.transcript.seq_in[1], prior=relay.live()[0].progress,
+                         kind=kind, body=body).wire
+    for peer in relay.live():
+        if peer is not back:
+            refusals = peer.refused
+            peer.receive(late)
+            assert peer.refused == refusals, [str(r.rejection) for r in peer.refusals]
+    drive(relay)
+    live = relay.live()
+    assert all(p.over for p in live) and len({p.main.hash for p in live}) == 1

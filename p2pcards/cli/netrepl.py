@@ -40,7 +40,15 @@ from p2pcards.net.driver import VoidProposal
 from p2pcards.net.identity import device_id, show_id
 from p2pcards.net.presence import COUNTDOWN, warning
 from p2pcards.net.settings import Settings
-from p2pcards.table.events import DealBegun, GameOver, Moved, Scored, TableEvent, tell
+from p2pcards.table.events import (
+    DealBegun,
+    GameOver,
+    Moved,
+    Scored,
+    SeatsChanged,
+    TableEvent,
+    tell,
+)
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster, describe_deck
 from p2pcards.table.session import Session
@@ -120,6 +128,8 @@ class NetPrompt(Prompt):
         self.back: Callable[[], None] | None = None
         """Set while the person is away (a stand-in plays their seat): says they are
         back."""
+        self.returning = False
+        """The person came back; their seat is theirs again from the next deal."""
         self.bell = True
         """Ring the terminal's bell with the warnings before a forfeit (``--no-bell``)."""
         self.due: tuple[int, float, float] | None = None
@@ -202,7 +212,7 @@ class NetPrompt(Prompt):
                 self.warned = threshold
                 then = "the heuristic bot moves for you" if own < left - 0.5 else \
                     "you forfeit the deal and a stand-in takes your seat"
-                self.echo([("class:error", f"your move: {max(1, round(own))} s left,"
+                self.echo([("class:error", f"your move: {max(1, math.ceil(own))} s left,"
                                            f" then {then}")])
                 if self.bell:
                     self.session.output.bell()
@@ -212,6 +222,8 @@ class NetPrompt(Prompt):
     def away(self, back: Callable[[], None] | None) -> None:
         """Away (``back``: how to say they are back), or no more (None)."""
         was, self.back = self.back, back
+        if back is None:
+            self.returning = False
         if back is not None and was is None:
             self.echo("you were away: a stand-in plays your seat from the next deal."
                       " Press any key or type back to come back")
@@ -221,6 +233,7 @@ class NetPrompt(Prompt):
         back, self.back = self.back, None
         if back is not None:
             back()
+            self.returning = True
             self.echo("welcome back: your seat is yours again from the next deal")
             self._refresh()
 
@@ -393,7 +406,10 @@ class NetPrompt(Prompt):
         """An event as this prompt tells it: printable, its seats by name ("you" for this
         one), its cards by their faces."""
         notation = self.game.notation
-        told = tell(event, self.game, self.names, lambda text: faces(text, notation))
+        names = self.names  # (a change of seats: this seat is "you", stand-in or not)
+        if isinstance(event, SeatsChanged):
+            names = ["you" if i == self.seat else n for i, n in enumerate(self.real_names)]
+        told = tell(event, self.game, names, lambda text: faces(text, notation))
         return printable(second_person(told), SHOWN)
 
     def _named(self, text: str) -> str:
@@ -521,8 +537,10 @@ class NetPrompt(Prompt):
                 self.echo("watching (no seat): " + ", ".join(self.watchers))
         elif word == "say":
             await self._say(rest)
-        elif word == "back":
+        elif word == "back" and not self.returning:
             self.echo("back: you are at the table (it is for after you were away)")
+        elif word == "back":
+            pass  # (the first key of "back" said it: the welcome is on the screen)
         elif word == "void":
             if self.turn is None:
                 self.echo("void: you propose it in place of a move, at your turn")

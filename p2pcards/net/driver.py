@@ -8,7 +8,7 @@ to every link; a joiner sends it to the host).
 
 The clock: when the seat due is not this peer's and the table has not moved
 for the grace period, every seat here claims it silent (the claims count once
-every other seat has made one: docs/protocol.md "Silence and consent").
+every other seat has made one: docs/protocol.md "Silence, cheats and consent").
 """
 
 from __future__ import annotations
@@ -381,8 +381,8 @@ class Driver:
 
 RACES = frozenset({Rule.SILENT, Rule.STALE})
 """Refusals of a race between a seat's late message and the claims that it is silent,
-which the rules of silence settle alike at every seat (docs/protocol.md, "Silence and
-consent"): kept, but never shown as if a seat had misbehaved."""
+which the rules of silence settle alike at every seat (docs/protocol.md, "Silence,
+cheats and consent"): kept, but never shown as if a seat had misbehaved."""
 LATE = 0.25
 """Past the grace period and this fraction of it again, with this peer's claims still
 incomplete, it takes after all the late message of the seat it claimed (Session.late_word):
