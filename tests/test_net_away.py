@@ -27,6 +27,8 @@ from tests.net_helpers import Relay
 
 GRACE = 20.0
 PERSON = 1
+LINK = 0.05
+"""Seconds each send takes (the clock moves as the bots play, as on a network)."""
 
 
 class Person:
@@ -116,6 +118,7 @@ def table(tmp_path: Path, game: str, person: Person, cut: Callable[[], bool]
 
     def sender(seat: int) -> Callable[[list[bytes]], Awaitable[None]]:
         async def send(wires: list[bytes]) -> None:
+            await trio.sleep(LINK)
             for wire in wires:
                 if seat == PERSON:
                     sent.append((trio.current_time(), wire))
@@ -124,9 +127,10 @@ def table(tmp_path: Path, game: str, person: Person, cut: Callable[[], bool]
                         continue
                     if cut() and PERSON in (seat, other):
                         held.append((other, wire))
-                    else:
+                        continue
+                    if not cut():
                         flush()
-                        drivers[other].post("msg", wire)
+                    drivers[other].post("msg", wire)
         return send
 
     for seat, peer in enumerate(relay.peers):
@@ -223,7 +227,7 @@ async def test_a_person_cut_off_past_the_grace_is_back_when_the_link_returns(
         if "from" not in window and person.asked:
             window["from"] = now
             drivers[PERSON].linked(False)
-        if "from" in window and "to" not in window and now - window["from"] > 3 * GRACE:
+        if "from" in window and "to" not in window and now - window["from"] > 1.5 * GRACE:
             window["to"] = now
             drivers[PERSON].linked(True)
         return "from" in window and "to" not in window
@@ -263,3 +267,31 @@ def test_warnings_come_at_60_30_and_10_seconds() -> None:
             warned = threshold
     assert said == [59.5, 30, 9.9]
     assert warning(15, float("inf")) == 30  # (a short grace: the first warning at once)
+
+
+async def test_a_person_back_who_steps_away_again_forfeits_again(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
+    """Back after a deal away, the person misses their first move too.  The seat is
+    due, its stand-in's runner holds a benched session for it (the stand-in it gave
+    back), and must claim it silent all the same: the seat forfeits again and a
+    stand-in takes it again, and the game goes on to its end."""
+    state: dict[str, float] = {}
+    relay_box: list[Relay] = []
+
+    def comes_back() -> bool:
+        peer = relay_box[0].peers[0]
+        assert peer is not None
+        if peer.main.finished and "back" not in state:
+            state["back"] = trio.current_time()
+            return True
+        return False
+
+    person = Person(lambda: False, comes_back)
+    relay, drivers, lines, _ = table(tmp_path, "pasur", person, lambda: False)
+    relay_box.append(relay)
+    await play(relay, drivers, person)
+    assert len(person.aways) == 2
+    changes = [e for e in person.events if isinstance(e, SeatsChanged)]
+    assert [c.bot != "" for e in changes for c in e.changes if c.seat == PERSON] \
+        == [True, False, True]
+    check_clean(relay, lines)

@@ -128,6 +128,8 @@ class NetPrompt(Prompt):
         self.back: Callable[[], None] | None = None
         """Set while the person is away (a stand-in plays their seat): says they are
         back."""
+        self.stood_in = False
+        """A stand-in holds this person's seat (the roster as it stands)."""
         self.returning = False
         """The person came back; their seat is theirs again from the next deal."""
         self.bell = True
@@ -312,6 +314,7 @@ class NetPrompt(Prompt):
         self.real_names = [printable(e.name, 32) for e in roster.seats]
         standing_in = 0 <= self.seat < len(roster.seats) and bool(
             roster.seats[self.seat].bot) and roster.seats[self.seat].run_by != self.seat
+        self.stood_in = standing_in
         me = "your stand-in" if standing_in else "you"
         self.names = [me if i == self.seat else n for i, n in enumerate(self.real_names)]
         self.roster_text = "\n".join(
@@ -546,6 +549,9 @@ class NetPrompt(Prompt):
                 self.echo("void: you propose it in place of a move, at your turn")
             else:
                 self._choose(VoidProposal(rest[:VOID_REASON] or "voided by every seat"))
+        elif word == "hand" and self.stood_in:
+            self.echo("hand: a stand-in plays your seat this deal and holds its cards; you"
+                      " see its plays as everyone does")
         elif word in ("hand", "table") and self.turn is not None:
             (self.show_hand if word == "hand" else self.show_table)(self.turn.view)
         else:

@@ -155,6 +155,10 @@ class Prompt:
         if view is None:
             self.echo("hand: no deal is in progress")
             return
+        if view.observer != self.seat:  # (a stand-in holds the seat: its cards are its own)
+            self.echo("hand: a stand-in plays your seat this deal and holds its cards; you"
+                      " see its plays as everyone does")
+            return
         if not view.visible(self.seat, self.seat):  # Nullern's blind round
             count = view.count[self.seat]
             self.echo([("class:title", "your hand: "),

@@ -193,10 +193,15 @@ class Driver:
         elif kind == "back":
             if self.presence.acted():  # (the person acted: their seat's return is said)
                 self.peer.hold_returns(False)
+        elif kind == "away" and self.presence.away and not self.presence.told:
+            self.presence.told = True
+            if self.person is not None:
+                self.person.away(lambda: self.post("back"))
         elif kind == "interrupted":
+            told = self.presence.told
             if self.presence.interrupted(item[1], item[2]):  # (stopped or cut off: never
                 self.peer.hold_returns(False)  # away, back as soon as it hears the table)
-                if self.person is not None:
+                if self.person is not None and told:
                     self.person.away(None)
         elif kind == "late" and item[1] == self.peer.progress:
             self.peer.take_late_words()  # (the claims stay incomplete: another seat took
@@ -262,8 +267,8 @@ class Driver:
         if isinstance(event, Forfeited) and event.seat == seat \
                 and event.reason == ForfeitReason.SILENT:
             if self.presence.forfeited(trio.current_time()):
-                self.peer.hold_returns(True)
-                self.person.away(lambda: self.post("back"))
+                self.peer.hold_returns(True)  # (the person is told at the clock's next tick,
+                # once it has seen whether this process was stopped: then it was not away)
         elif isinstance(event, SeatsChanged) and any(
                 change.seat == seat and not change.bot for change in event.changes):
             self.presence.acted()
@@ -357,12 +362,14 @@ class Driver:
                 self.moved_at = now  # what it did not hear meanwhile is not silence yet
                 self.post("interrupted", before, now)
                 continue
+            if self.presence.away and not self.presence.told:
+                self.post("away")
             due = self.peer.due()
             if self.person is not None:
                 self.person.countdown(
                     None if due is None else due.seat, None if due is None else
                     self.settings.grace - (trio.current_time() - self.moved_at))
-            if due is None or due.seat in self.peer.sessions:
+            if due is None or self.peer.holds(due.seat):
                 continue
             waited = trio.current_time() - self.moved_at
             if self.peer.current.players == 2 and self.peer.main.run is not None:

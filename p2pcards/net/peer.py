@@ -186,6 +186,12 @@ class Peer:
     def due(self) -> Step | None:
         return self.main.due()
 
+    def holds(self, seat: int) -> bool:
+        """Whether this peer plays ``seat`` now (a stand-in it ran, given back, keeps a
+        benched session here that does not)."""
+        session = self.sessions.get(seat)
+        return session is not None and session.me == seat
+
     def turn(self, seat: int) -> tuple[bytes, int, int] | None:
         """Which move of ``seat`` is asked for now (:meth:`Session.turn`)."""
         session = self.sessions.get(seat)

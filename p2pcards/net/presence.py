@@ -40,6 +40,9 @@ class Presence:
     back."""
     forfeited_at: float | None = None
     """When the person's seat forfeited for silence with the person away."""
+    told: bool = False
+    """Whether the person has been told they are away (at the clock's tick after the
+    forfeit: a process that was stopped learns it was, and is not away, first)."""
 
     @property
     def away(self) -> bool:
@@ -58,7 +61,7 @@ class Presence:
         """The person's seat forfeited the deal for silence: whether the person is away
         (asked for a move and never interrupted since: a live prompt nobody used)."""
         if self.asked_at is not None and self.interrupted_at < self.asked_at:
-            self.forfeited_at = now
+            self.forfeited_at, self.told = now, False
         self.asked_at = None
         return self.away
 
