@@ -1,0 +1,308 @@
+"""The journal never loses data silently (docs/networking.md, "The journal"): every
+record checksummed; only a last record cut short by a kill dropped on opening; any
+other damage refused with the file, the record and its byte named, and the file left
+as it was; a journal of the earlier format opened and resumed as before."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from p2pcards.net.journal import (
+    HEADER,
+    MAGIC,
+    OLD_HEADER,
+    Journal,
+    JournalError,
+    pack_record,
+    read,
+    read_contents,
+)
+from p2pcards.table.roster import LOCK_DECK
+from tests.net_helpers import Relay
+
+
+def write(path: Path, records: list[list[Any]]) -> bytes:
+    """A journal of ``records``, written as the program writes one; its bytes."""
+    journal = Journal.open(path)
+    for record in records:
+        journal.append(*record)
+    journal.close()
+    return path.read_bytes()
+
+
+def spans(data: bytes) -> list[tuple[int, int]]:
+    """Where each record of a journal of the checksummed format begins and ends."""
+    found, at = [], len(MAGIC)
+    while at < len(data):
+        end = at + HEADER.size + HEADER.unpack_from(data, at)[0]
+        found.append((at, end))
+        at = end
+    return found
+
+
+def many(count: int) -> list[list[Any]]:
+    """``count`` records of various lengths."""
+    return [["table", {"n": 0}]] + [["in", bytes([n % 251]) * (n * 37 % 300 + 1)]
+                                    for n in range(1, count)]
+
+
+def flipped(data: bytes, at: int, mask: int = 0x10) -> bytes:
+    return data[:at] + bytes([data[at] ^ mask]) + data[at + 1:]
+
+
+def refused(path: Path, *expected: str) -> str:
+    """Opening the journal at ``path`` is refused, the error says each of ``expected``
+    and what the person can do, and the file is left as it was."""
+    before = path.read_bytes()
+    with pytest.raises(JournalError) as caught:
+        Journal.open(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ")
+    for text in expected:
+        assert text in message
+    assert "the file is left as it was" in message and "host --new" in message
+    assert path.read_bytes() == before
+    again = Journal.open(path.with_name("other"))  # (the lock let go: no file left open)
+    again.close()
+    return message
+
+
+# ------------------------------------------------------------------ the format
+
+
+def test_a_new_journal_is_written_in_the_checksummed_format(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    data = write(path, [["in", b"one"]])
+    body = msgpack.packb(["in", b"one"], use_bin_type=True)
+    head = struct.pack(">II", len(body), zlib.crc32(body))
+    assert data == MAGIC + head + struct.pack(">I", zlib.crc32(head)) + body
+    journal = Journal.open(path)  # appended: no second marker
+    assert journal.version == 2 and journal.records == [["in", b"one"]]
+    journal.append("in", b"two")
+    journal.close()
+    assert path.read_bytes() == data + pack_record(["in", b"two"])
+    assert read(path) == ([["in", b"one"], ["in", b"two"]], len(path.read_bytes()))
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_one_process_per_journal(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    journal = Journal.open(path)
+    with pytest.raises(JournalError, match="another p2pcards process"):
+        Journal.open(path)  # two processes playing one seat would send two versions
+    journal.close()
+
+
+LAST_CUTS = {"in its header": (1, 6, 11), "in its payload": (12, 13, -1)}
+
+
+@pytest.mark.parametrize("cut", [*LAST_CUTS["in its header"], *LAST_CUTS["in its payload"]])
+def test_a_last_record_cut_short_by_a_kill_is_dropped(tmp_path: Path, cut: int) -> None:
+    path = tmp_path / "j"
+    records = many(5)
+    data = write(path, records)
+    start, end = spans(data)[-1]
+    path.write_bytes(data[:end + cut if cut < 0 else start + cut])
+    journal = Journal.open(path)
+    assert journal.records == records[:-1]
+    assert path.read_bytes() == data[:start]  # truncated to the records that read
+    assert journal.dropped == (end + cut if cut < 0 else start + cut) - start
+    assert "were dropped: it was never sent" in journal.dropped_note()
+    journal.append("in", b"after")
+    journal.close()
+    assert read(path)[0] == [*records[:-1], ["in", b"after"]]
+
+
+def test_what_a_kill_leaves_before_any_record_is_no_journal_yet(tmp_path: Path) -> None:
+    """A file cut inside its marker, or empty, holds nothing yet: the next commit writes
+    the marker again; a whole journal opened has nothing to drop."""
+    path = tmp_path / "j"
+    data = write(path, [["in", b"one"]])
+    for cut in (0, 1, len(MAGIC) - 1):
+        path.write_bytes(data[:cut])
+        journal = Journal.open(path)
+        assert journal.records == [] and path.read_bytes() == b""
+        journal.append("in", b"two")
+        journal.close()
+        assert path.read_bytes() == MAGIC + pack_record(["in", b"two"])
+    journal = Journal.open(path)
+    assert journal.dropped == 0 and journal.dropped_note() == ""
+    journal.close()
+
+
+def test_zeros_where_a_write_was_cut_off_are_dropped(tmp_path: Path) -> None:
+    """(Some file systems grow a file before its bytes reach the disk: a power cut
+    leaves zeros there, which hold no record.)"""
+    path = tmp_path / "j"
+    records = many(4)
+    data = write(path, records)
+    path.write_bytes(data + bytes(300))
+    journal = Journal.open(path)
+    assert journal.records == records and path.read_bytes() == data
+    journal.close()
+    path.write_bytes(data + bytes(300) + b"\x01")  # not only zeros: damage
+    refused(path, f"record 4 (byte {len(data)}) has a header that fails its checksum")
+
+
+# ------------------------------------------------------------------ damage
+
+
+def test_a_length_damaged_in_the_middle_is_refused_not_taken_for_a_kill(
+        tmp_path: Path) -> None:
+    """351 records, the length of record 176 made to run past the end: the earlier
+    format took it for a record cut short and dropped the 175 after it with it."""
+    path = tmp_path / "table.journal"
+    data = write(path, many(351))
+    start, _ = spans(data)[176]
+    for size in (len(data), len(data) - start - HEADER.size + 1, 3):  # past the end, or not
+        damaged = data[:start] + struct.pack(">I", size) + data[start + 4:]
+        path.write_bytes(damaged)
+        refused(path, f"record 176 (byte {start}) has a header that fails its checksum",
+                "the journal is damaged")
+    path.write_bytes(data[:start] + struct.pack(">I", 2 << 20) + data[start + 4:])
+    refused(path, f"record 176 (byte {start}) has a header")
+
+
+@pytest.mark.parametrize("where", ["the length", "the payload's checksum",
+                                   "the header's checksum", "the payload"])
+@pytest.mark.parametrize("which", [1, 176, 349, 350])
+def test_a_flipped_bit_in_a_complete_record_is_refused(tmp_path: Path, which: int,
+                                                       where: str) -> None:
+    """Anywhere in a whole record, the last one included (it is whole: no kill cut it)."""
+    path = tmp_path / "j"
+    data = write(path, many(351))
+    start, end = spans(data)[which]
+    at = {"the length": start + 2, "the payload's checksum": start + 5,
+          "the header's checksum": start + 9, "the payload": (start + HEADER.size + end) // 2}
+    path.write_bytes(flipped(data, at[where], 0x01))
+    message = refused(path, f"record {which} (byte {start}) ")
+    if where == "the payload":
+        assert "fails its checksum" in message and "header" not in message.split(":")[1]
+    else:
+        assert "has a header that fails its checksum" in message
+
+
+def test_a_journal_that_is_not_one_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    path.write_bytes(b"{}\n")
+    refused(path, "not a p2pcards journal")
+    data = write(tmp_path / "whole", many(3))
+    path.write_bytes(flipped(data, 3))
+    refused(path, "not a p2pcards journal")
+    path.write_bytes(flipped(data, 0, data[0]))  # (its first byte zero: the earlier format)
+    refused(path, "record 0 (byte 0) claims")
+
+
+def test_a_record_that_is_not_a_journal_record_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bad.journal"
+    for body, what in ((b"\xc1\xc1\xc1", "is not msgpack"), (b"\x01", "is not a journal"
+                                                               " record")):
+        head = struct.pack(">II", len(body), zlib.crc32(body))
+        path.write_bytes(MAGIC + head + struct.pack(">I", zlib.crc32(head)) + body)
+        refused(path, f"record 0 (byte {len(MAGIC)}) {what}")
+        path.write_bytes(OLD_HEADER.pack(len(body)) + body)  # the earlier format too
+        refused(path, f"record 0 (byte 0) {what}")
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_byte_changed_is_refused_or_in_a_record_cut_short(tmp_path: Path,
+                                                              data: st.DataObject) -> None:
+    """Whatever single byte is changed, in a whole journal or in one a kill cut short:
+    a change in a whole record, or in the marker, is refused; a change in what the kill
+    left of the last record is refused or dropped with it; the records read are never
+    others than the ones written."""
+    path = tmp_path / "j"
+    path.unlink(missing_ok=True)  # (one file for every example)
+    records = data.draw(st.lists(st.tuples(st.sampled_from(["in", "out", "act"]),
+                                           st.binary(max_size=40)), min_size=1, max_size=6))
+    written = [list(r) for r in records]
+    whole = write(path, written)
+    cut = data.draw(st.integers(len(MAGIC), len(whole)))
+    at = data.draw(st.integers(0, cut - 1))
+    damaged = flipped(whole[:cut], at, data.draw(st.integers(1, 255)))
+    path.write_bytes(damaged)
+    complete = [end for _, end in spans(whole) if end <= cut]
+    kept = len(complete)
+    try:
+        journal = Journal.open(path)
+    except JournalError:
+        assert path.read_bytes() == damaged
+        return
+    journal.close()
+    assert at >= (complete[-1] if complete else len(MAGIC)), "a whole record changed"
+    assert journal.records == written[:kept]
+    assert path.read_bytes() == whole[:complete[-1] if complete else len(MAGIC)]
+
+
+# ------------------------------------------------------------------ the earlier format
+
+
+def old_format(records: list[list[Any]]) -> bytes:
+    """``records`` as a journal of the earlier format held them: a length, a payload."""
+    bodies = [msgpack.packb(record, use_bin_type=True) for record in records]
+    return b"".join(OLD_HEADER.pack(len(body)) + body for body in bodies)
+
+
+def killed_at(tmp_path: Path, seat: int, kind: str, count: int) -> Relay:
+    """A table of Pasur (today's deck) whose seat ``seat`` was killed right after its
+    ``count``-th message of kind ``kind``."""
+    relay = Relay(tmp_path, "pasur", 2, "journal", {"target": 20}, deck=LOCK_DECK)
+    seen = 0
+
+    def kill(sender: int, sent: str) -> bool:
+        nonlocal seen
+        seen += sender == seat and sent == kind
+        return sender == seat and sent == kind and seen == count
+
+    assert relay.play(kill) is True
+    return relay
+
+
+def test_a_journal_of_the_earlier_format_opens_and_resumes(tmp_path: Path) -> None:
+    reference = Relay(tmp_path / "reference", "pasur", 2, "journal", {"target": 20},
+                      deck=LOCK_DECK)
+    assert reference.play() is False
+    relay = killed_at(tmp_path / "run", 1, "act", 3)
+    records = read(relay.path(1))[0]
+    old = old_format(records)
+    relay.path(1).write_bytes(old + OLD_HEADER.pack(100) + b"partial")  # cut by the kill
+    restored = relay.restart(1)
+    assert relay.play() is False
+    assert restored.over
+    assert relay.history(1) == relay.history(0) == reference.history()
+    data = relay.path(1).read_bytes()
+    assert data.startswith(old) and data[0] == 0  # the game went on in its format
+    contents = read_contents(relay.path(1))
+    assert contents.version == 1 and contents.records[:len(records)] == records
+    assert len(contents.records) > len(records)
+    assert write(tmp_path / "fresh", records).startswith(MAGIC)  # a new one: checksummed
+
+
+# ------------------------------------------------------------------ writing
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_journal_that_cannot_be_written_stops_every_commit(tmp_path: Path) -> None:
+    """(A disk full: what could not be recorded must not be sent.)"""
+    path = tmp_path / "j"
+    journal = Journal.open(path)
+    path.symlink_to("/dev/full")  # (the file opens at the first commit)
+    journal.append("in", b"one")
+    with pytest.raises(JournalError, match=r"j: cannot write the journal \(No space left on"
+                       r" device\): this peer stops here, before it sends"):
+        journal.commit()
+    journal.append("in", b"two")
+    with pytest.raises(JournalError, match="cannot write the journal"):
+        journal.commit()
+    journal.close()  # lets go, writes nothing
+    assert Journal.open(tmp_path / "other").records == []
