@@ -1,10 +1,12 @@
 """The journal never loses data silently (docs/networking.md, "The journal"): every
 record checksummed; only a last record cut short by a kill dropped on opening; any
 other damage refused with the file, the record and its byte named, and the file left
-as it was; a journal of the earlier format opened and resumed as before."""
+as it was; a journal of the earlier format opened and resumed as before; a record that
+reads but does not replay named, never a traceback."""
 
 from __future__ import annotations
 
+import shutil
 import struct
 import zlib
 from pathlib import Path
@@ -15,6 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from p2pcards.net.driver import Settings
+from p2pcards.net.invite import Invite
 from p2pcards.net.journal import (
     HEADER,
     MAGIC,
@@ -25,8 +29,9 @@ from p2pcards.net.journal import (
     read,
     read_contents,
 )
+from p2pcards.net.peer import Peer
 from p2pcards.table.roster import LOCK_DECK
-from tests.net_helpers import Relay
+from tests.net_helpers import Lines, Relay, make_host, make_joiner
 
 
 def write(path: Path, records: list[list[Any]]) -> bytes:
@@ -286,6 +291,128 @@ def test_a_journal_of_the_earlier_format_opens_and_resumes(tmp_path: Path) -> No
     assert contents.version == 1 and contents.records[:len(records)] == records
     assert len(contents.records) > len(records)
     assert write(tmp_path / "fresh", records).startswith(MAGIC)  # a new one: checksummed
+
+
+def test_a_bit_flipped_in_an_old_journal_is_named_when_it_does_not_replay(
+        tmp_path: Path) -> None:
+    """The earlier format has no checksum: a move's code changed reads, and its replay
+    fails (the rules refuse it), which is named rather than raised."""
+    relay = killed_at(tmp_path, 1, "act", 3)
+    records = read(relay.path(1))[0]
+    number = max(n for n, r in enumerate(records) if r[0] == "act")
+    records[number] = ["act", 1, records[number][2] ^ 1]
+    data = old_format(records)
+    relay.path(1).write_bytes(data)
+    offset = len(old_format(records[:number]))
+    journal = Journal.open(relay.path(1))
+    with pytest.raises(JournalError) as caught:
+        Peer.restore(journal)
+    journal.close()
+    message = str(caught.value)
+    assert message.startswith(f"{relay.path(1)}: record {number} (byte {offset}) does not"
+                              " replay (its kind 'act'; IllegalAction: ")
+    assert "the file is left as it was" in message
+    assert relay.path(1).read_bytes() == data
+
+
+# ------------------------------------------------------------------ replaying
+
+
+UNREPLAYABLE = {
+    "an illegal move": (["act", 1, 1 << 20], "its kind 'act'; IllegalAction: "),
+    "a seat not this peer's": (["act", 7, 0], "its kind 'act'; KeyError: 7"),
+    "a record too short": (["claim", 1], "its kind 'claim'; IndexError: "),
+    "a message sent that is not one": (["out", b"junk"], "its kind 'out'; ValueError: a"
+                                                         " message this peer sent"),
+    "a void not this seat's": (["void", 0, "why"], "its kind 'void'; "),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNREPLAYABLE))
+def test_a_record_that_reads_but_does_not_replay_is_named(tmp_path: Path,
+                                                          case: str) -> None:
+    relay = killed_at(tmp_path, 1, "act", 3)
+    record, expected = UNREPLAYABLE[case]
+    path = relay.path(1)
+    with path.open("ab") as f:
+        f.write(pack_record(record))
+    number = len(read(path)[0]) - 1
+    offset = spans(path.read_bytes())[number][0]
+    journal = Journal.open(path)
+    with pytest.raises(JournalError) as caught:
+        Peer.restore(journal)
+    journal.close()
+    assert str(caught.value).startswith(f"{path}: record {number} (byte {offset}) does not"
+                                        f" replay ({expected}")
+    assert "the journal is damaged; the file is left as it was" in str(caught.value)
+
+
+def test_a_table_record_or_a_kind_that_does_not_read_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    write(path, [["table", {"roster": b"x"}]])
+    journal = Journal.open(path)
+    with pytest.raises(JournalError, match=r"record 0 \(byte 19\) does not replay \(its"
+                       r" table; CodecError: "):
+        Peer.restore(journal)
+    journal.close()
+    path = tmp_path / "short"
+    write(path, [["table"]])
+    journal = Journal.open(path)
+    with pytest.raises(JournalError, match=r"record 0 \(byte 19\) does not replay \(its"
+                       r" table; IndexError: "):
+        Peer.restore(journal)
+    journal.close()
+    path = tmp_path / "empty"
+    path.write_bytes(b"")
+    journal = Journal.open(path)
+    with pytest.raises(JournalError, match="does not begin with its table"):
+        Peer.restore(journal)
+    journal.close()
+    relay = killed_at(tmp_path / "table", 1, "act", 1)
+    with relay.path(1).open("ab") as f:
+        f.write(pack_record(["frob", 1]))
+    journal = Journal.open(relay.path(1))
+    with pytest.raises(JournalError, match=r"is of a kind this p2pcards does not journal"
+                       r" \('frob'\)"):
+        Peer.restore(journal)
+    journal.close()
+
+
+def with_settings(path: Path, settings: dict[str, Any]) -> list[list[Any]]:
+    """The journal at ``path`` written again with ``settings`` in its table record (what
+    a host's or a joiner's holds); its records."""
+    records = read(path)[0]
+    records[0][1]["settings"] = settings
+    path.write_bytes(MAGIC + b"".join(pack_record(r) for r in records))
+    return records
+
+
+def test_a_host_or_joiner_resumed_names_what_does_not_read_and_what_was_dropped(
+        tmp_path: Path) -> None:
+    relay = killed_at(tmp_path / "table", 1, "act", 3)
+    invite = Invite("127.0.0.1", 9, bytes(32), bytes(16))
+    for name, kept in (("host", {"table": {"replace": ""}}),
+                       ("joe", {"table": {"replace": ""}, "token": bytes(16)})):
+        path = tmp_path / f"{name}.journal"
+        shutil.copy(relay.path(1), path)
+        with_settings(path, kept)  # (no grace period, no turn timer)
+        with pytest.raises(JournalError) as caught:
+            make_host(tmp_path) if name == "host" else make_joiner(tmp_path, invite, name)
+        assert str(caught.value).startswith(
+            f"{path}: record 0 does not read (the table's settings; ValueError: table"
+            " settings: grace")
+    path = tmp_path / "kim.journal"  # (joe's is held till the test ends)
+    shutil.copy(relay.path(1), path)
+    with_settings(path, {"table": Settings(grace=60).to_wire(), "token": bytes(16)})
+    with path.open("ab") as f:
+        f.write(pack_record(["in", b"cut short"])[:20])
+    joiner = make_joiner(tmp_path, invite, "kim")
+    said = joiner.say
+    assert isinstance(said, Lines)
+    assert said[0].startswith(f"resuming from {path} (")
+    assert said[0].endswith("; its last 20 bytes, a record cut short when the program"
+                            " stopped, were dropped: it was never sent)")
+    joiner.journal.close()
 
 
 # ------------------------------------------------------------------ writing
