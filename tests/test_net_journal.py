@@ -2,12 +2,16 @@
 record checksummed; only a last record cut short by a kill dropped on opening; any
 other damage refused with the file, the record and its byte named, and the file left
 as it was; a journal of the earlier format opened and resumed as before; a record that
-reads but does not replay named, never a traceback."""
+reads but does not replay named, never a traceback; at the command line, one line and
+status 2."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import struct
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 from typing import Any
@@ -17,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from p2pcards.net.driver import Settings
-from p2pcards.net.invite import Invite
+from p2pcards.net.identity import encode_id
+from p2pcards.net.invite import Invite, parse_invite
 from p2pcards.net.journal import (
     HEADER,
     MAGIC,
@@ -30,8 +34,12 @@ from p2pcards.net.journal import (
     read_contents,
 )
 from p2pcards.net.peer import Peer
+from p2pcards.net.settings import Settings
 from p2pcards.table.roster import LOCK_DECK
 from tests.net_helpers import Lines, Relay, make_host, make_joiner
+from tests.test_net_procs import free_port
+
+P2PCARDS = [sys.executable, "-m", "p2pcards"]
 
 
 def write(path: Path, records: list[list[Any]]) -> bytes:
@@ -433,3 +441,82 @@ def test_a_journal_that_cannot_be_written_stops_every_commit(tmp_path: Path) -> 
         journal.commit()
     journal.close()  # lets go, writes nothing
     assert Journal.open(tmp_path / "other").records == []
+
+
+# ------------------------------------------------------------------ the command line
+
+
+def run(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*P2PCARDS, *argv], env={**os.environ, "P2PCARDS_HOME": str(home)},
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def said_once(done: subprocess.CompletedProcess[str], path: Path, *expected: str) -> None:
+    """The command ended with status 2 and one line naming the journal, no traceback."""
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert done.stderr.startswith(f"p2pcards: {path}: ") and done.stderr.count("\n") == 1
+    for text in expected:
+        assert text in done.stderr
+    assert "the file is left as it was" in done.stderr
+
+
+@pytest.mark.slow
+def test_host_and_join_stop_on_a_damaged_journal_in_one_line(tmp_path: Path) -> None:
+    """In real processes: a host whose journal has a bit flipped in a middle record, a
+    joiner whose journal has a record that reads but does not replay, and a host whose
+    last game, finished, is kept in a damaged journal (a series of games): status 2,
+    one line, and every file the same bytes as before."""
+    tables = tmp_path / "host" / "tables"
+    tables.mkdir(parents=True)
+    relay = killed_at(tmp_path / "table", 1, "act", 3)
+    data = relay.path(1).read_bytes()
+    start, end = spans(data)[5]
+    port = free_port()
+    journal = tables / f"host-pasur-{port}.journal"
+    journal.write_bytes(flipped(data, (start + end) // 2))
+    host = ["host", "pasur", "--players", "2", "--bot", "heuristic", "--bind", "127.0.0.1",
+            "--port", str(port)]
+    said_once(run(tmp_path / "host", *host), journal,
+              f"record 5 (byte {start}) fails its checksum")
+    assert journal.read_bytes() == flipped(data, (start + end) // 2)
+
+    invite = "p2pcards://127.0.0.1:9/" + "A" * 52 + "/" + "A" * 26
+    joined = tmp_path / "joiner" / "tables" / \
+        f"join-{encode_id(parse_invite(invite).token)}.journal"
+    joined.parent.mkdir(parents=True)
+    unreplayable = data + pack_record(["act", 1, 1 << 20])
+    joined.write_bytes(unreplayable)
+    said_once(run(tmp_path / "joiner", "join", invite, "--bot", "heuristic"), joined,
+              f"record {len(spans(data))} (byte {len(data)}) does not replay (its kind"
+              " 'act'; IllegalAction: ")
+    assert joined.read_bytes() == unreplayable
+
+    journal.unlink()
+    done = journal.with_suffix(".done")
+    done.write_bytes(data[:end] + b"\x01" + data[end + 1:])  # the length of record 6
+    series = journal.with_suffix(".series")
+    series.write_text('{"format": "p2pcards-series/1", "ended": "", "games": [{"table":'
+                      ' "00", "result": {"game": "pasur", "names": ["a", "b"], "totals":'
+                      ' [1, 2], "winner": 1}}]}')
+    said_once(run(tmp_path / "host", *host), done,
+              f"record 6 (byte {end}) has a header that fails its checksum")
+    assert done.read_bytes() == data[:end] + b"\x01" + data[end + 1:]
+
+
+@pytest.mark.slow
+def test_a_host_that_cannot_write_its_journal_stops_in_one_line(tmp_path: Path) -> None:
+    """A table of the host and its bot begins at once, and its first commit fails (the
+    journal's directory is gone): status 2, one line, nothing sent."""
+    tables = tmp_path / "home" / "tables"
+    tables.mkdir(parents=True)
+    port = free_port()
+    journal = tables / f"host-pasur-{port}.journal"
+    journal.symlink_to(tmp_path / "gone" / "host.journal")
+    done = run(tmp_path / "home", "host", "pasur", "--players", "2", "--bots", "1", "--bot",
+               "heuristic", "--bind", "127.0.0.1", "--port", str(port))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"p2pcards: {journal}: cannot write the journal (No such file or" \
+        " directory): this peer stops here, before it sends what it could not record;" \
+        " once the journal can be written, the same command goes on from what it holds\n"
+    assert "Traceback" not in done.stdout and "roster:" not in done.stdout

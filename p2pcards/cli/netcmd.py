@@ -361,7 +361,10 @@ def _check_outputs(args: argparse.Namespace) -> str | None:
 
 
 def _settle_journal(journal: Journal, peer: Peer | None) -> None:
-    journal.close()
+    try:
+        journal.close()
+    except JournalError as exc:  # (what it could not write was not sent either)
+        print(f"p2pcards: {exc}", file=sys.stderr)
     if peer is not None and peer.over and journal.path.exists():
         journal.path.replace(journal.path.with_suffix(".done"))
 
@@ -415,6 +418,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         host = Host(identity, config, bots, journal, say=say, person=prompt,
                     seed=args.seed, place=games.place(number, first))
     except JournalError as exc:
+        journal.abandon()  # (untouched)
         return fail(str(exc))
     if prompt is not None and not args.once:
         prompt.node = host
@@ -434,7 +438,8 @@ def cmd_host(args: argparse.Namespace) -> int:
 
     try:
         return _play(args, serve, prompt, host, games,
-                     expected=[(OSError, "cannot host: ", EXIT_USAGE)],
+                     expected=[(JournalError, "", EXIT_USAGE),
+                               (OSError, "cannot host: ", EXIT_USAGE)],
                      again="hosts a new table, with a new invite")
     finally:
         bots.close()
@@ -506,12 +511,14 @@ def cmd_join(args: argparse.Namespace) -> int:
                         bots, journal, friends, confirm, say, prompt,
                         seed=args.seed, place=games.place(number, first), once=args.once)
     except JournalError as exc:
+        journal.abandon()  # (untouched)
         return fail(str(exc))
     if prompt is not None and not args.once:
         prompt.node = joiner
     try:
         return _play(args, joiner.run, prompt, joiner, games,
-                     expected=[(HostLost, "", EXIT_AWAY), (JoinError, "", EXIT_REFUSED)],
+                     expected=[(HostLost, "", EXIT_AWAY), (JoinError, "", EXIT_REFUSED),
+                               (JournalError, "", EXIT_USAGE)],
                      again="sits at the table again")
     finally:
         bots.close()
