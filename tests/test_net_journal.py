@@ -171,7 +171,8 @@ def test_zeros_where_a_write_was_cut_off_are_dropped(tmp_path: Path) -> None:
 def test_a_length_damaged_in_the_middle_is_refused_not_taken_for_a_kill(
         tmp_path: Path) -> None:
     """351 records, the length of record 176 made to run past the end: the earlier
-    format took it for a record cut short and dropped the 175 after it with it."""
+    format (still read as it was) takes it for a record cut short and drops it and
+    every record after it, 175 of 351, without a word."""
     path = tmp_path / "table.journal"
     data = write(path, many(351))
     start, _ = spans(data)[176]
@@ -182,6 +183,12 @@ def test_a_length_damaged_in_the_middle_is_refused_not_taken_for_a_kill(
                 "the journal is damaged")
     path.write_bytes(data[:start] + struct.pack(">I", 2 << 20) + data[start + 4:])
     refused(path, f"record 176 (byte {start}) has a header")
+    old = old_format(many(351))  # the earlier format, read as it always was: dropped
+    start = len(old_format(many(351)[:176]))
+    path.write_bytes(old[:start] + OLD_HEADER.pack(len(old)) + old[start + 4:])
+    journal = Journal.open(path)
+    assert len(journal.records) == 176 and path.read_bytes() == old[:start]
+    journal.close()
 
 
 @pytest.mark.parametrize("where", ["the length", "the payload's checksum",
