@@ -1,9 +1,10 @@
 """The journal never loses data silently (docs/networking.md, "The journal"): every
-record checksummed; only a last record cut short by a kill dropped on opening; any
-other damage refused with the file, the record and its byte named, and the file left
-as it was; a journal of the earlier format opened and resumed as before; a record that
-reads but does not replay named, never a traceback; at the command line, one line and
-status 2."""
+record checksummed; only a last record cut short by a kill dropped on opening (and cut
+off by the first commit, never by opening); any other damage refused with the file,
+the record and its byte named, and the file left as it was; a journal of the earlier
+format opened and resumed, a length of it damaged in the middle refused too; a record
+that reads but does not replay named, never a traceback; at the command line, one line
+and status 2."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import zlib
 from pathlib import Path
 from typing import Any
@@ -21,11 +23,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from p2pcards.cli import netcmd
 from p2pcards.net.identity import encode_id
 from p2pcards.net.invite import Invite, parse_invite
 from p2pcards.net.journal import (
     HEADER,
     MAGIC,
+    MAX_RECORD,
     OLD_HEADER,
     Journal,
     JournalError,
@@ -34,6 +38,7 @@ from p2pcards.net.journal import (
     read_contents,
 )
 from p2pcards.net.peer import Peer
+from p2pcards.net.series import fresh_journal, settle
 from p2pcards.net.settings import Settings
 from p2pcards.table.roster import LOCK_DECK
 from tests.net_helpers import Lines, Relay, make_host, make_joiner
@@ -123,15 +128,22 @@ def test_a_last_record_cut_short_by_a_kill_is_dropped(tmp_path: Path, cut: int) 
     records = many(5)
     data = write(path, records)
     start, end = spans(data)[-1]
-    path.write_bytes(data[:end + cut if cut < 0 else start + cut])
+    left = data[:end + cut if cut < 0 else start + cut]
+    path.write_bytes(left)
     journal = Journal.open(path)
     assert journal.records == records[:-1]
-    assert path.read_bytes() == data[:start]  # truncated to the records that read
-    assert journal.dropped == (end + cut if cut < 0 else start + cut) - start
+    assert journal.dropped == len(left) - start
     assert "were dropped: it was never sent" in journal.dropped_note()
+    journal.close()  # (nothing committed: nothing written, nothing cut)
+    assert path.read_bytes() == left
+    journal = Journal.open(path)
+    assert path.read_bytes() == left  # opening writes nothing
     journal.append("in", b"after")
+    journal.commit()  # the first commit cuts what was dropped, then appends
+    assert path.read_bytes() == data[:start] + pack_record(["in", b"after"])
+    journal.append("in", b"again")
     journal.close()
-    assert read(path)[0] == [*records[:-1], ["in", b"after"]]
+    assert read(path)[0] == [*records[:-1], ["in", b"after"], ["in", b"again"]]
 
 
 def test_what_a_kill_leaves_before_any_record_is_no_journal_yet(tmp_path: Path) -> None:
@@ -142,7 +154,7 @@ def test_what_a_kill_leaves_before_any_record_is_no_journal_yet(tmp_path: Path) 
     for cut in (0, 1, len(MAGIC) - 1):
         path.write_bytes(data[:cut])
         journal = Journal.open(path)
-        assert journal.records == [] and path.read_bytes() == b""
+        assert journal.records == [] and path.read_bytes() == data[:cut]
         journal.append("in", b"two")
         journal.close()
         assert path.read_bytes() == MAGIC + pack_record(["in", b"two"])
@@ -159,8 +171,10 @@ def test_zeros_where_a_write_was_cut_off_are_dropped(tmp_path: Path) -> None:
     data = write(path, records)
     path.write_bytes(data + bytes(300))
     journal = Journal.open(path)
-    assert journal.records == records and path.read_bytes() == data
+    assert journal.records == records and journal.dropped == 300
+    journal.append("in", b"after")
     journal.close()
+    assert path.read_bytes() == data + pack_record(["in", b"after"])
     path.write_bytes(data + bytes(300) + b"\x01")  # not only zeros: damage
     refused(path, f"record 4 (byte {len(data)}) has a header that fails its checksum")
 
@@ -170,9 +184,9 @@ def test_zeros_where_a_write_was_cut_off_are_dropped(tmp_path: Path) -> None:
 
 def test_a_length_damaged_in_the_middle_is_refused_not_taken_for_a_kill(
         tmp_path: Path) -> None:
-    """351 records, the length of record 176 made to run past the end: the earlier
-    format (still read as it was) takes it for a record cut short and drops it and
-    every record after it, 175 of 351, without a word."""
+    """351 records, the length of record 176 made to run past the end: what the earlier
+    rule took for a record cut short, dropping it and every record after it, 175 of
+    351, without a word.  Refused in either format."""
     path = tmp_path / "table.journal"
     data = write(path, many(351))
     start, _ = spans(data)[176]
@@ -183,12 +197,16 @@ def test_a_length_damaged_in_the_middle_is_refused_not_taken_for_a_kill(
                 "the journal is damaged")
     path.write_bytes(data[:start] + struct.pack(">I", 2 << 20) + data[start + 4:])
     refused(path, f"record 176 (byte {start}) has a header")
-    old = old_format(many(351))  # the earlier format, read as it always was: dropped
-    start = len(old_format(many(351)[:176]))
-    path.write_bytes(old[:start] + OLD_HEADER.pack(len(old)) + old[start + 4:])
-    journal = Journal.open(path)
-    assert len(journal.records) == 176 and path.read_bytes() == old[:start]
-    journal.close()
+    old = old_format(many(351))  # the earlier format: no checksum, yet whole records
+    start = len(old_format(many(351)[:176]))  # follow the length, which a kill leaves not
+    for size in (len(old), len(old) - start - OLD_HEADER.size + 1):
+        path.write_bytes(old[:start] + OLD_HEADER.pack(size) + old[start + 4:])
+        refused(path, f"record 176 (byte {start}) claims {size} bytes, past the end of the"
+                " file, yet what follows it is not a record cut short",
+                "the journal is damaged")
+    last = len(old_format(many(351)[:350]))  # the last record's length too: it is whole
+    path.write_bytes(old[:last] + OLD_HEADER.pack(len(old)) + old[last + 4:])
+    refused(path, f"record 350 (byte {last}) claims")
 
 
 @pytest.mark.parametrize("where", ["the length", "the payload's checksum",
@@ -258,10 +276,44 @@ def test_any_byte_changed_is_refused_or_in_a_record_cut_short(tmp_path: Path,
     except JournalError:
         assert path.read_bytes() == damaged
         return
-    journal.close()
+    assert path.read_bytes() == damaged
     assert at >= (complete[-1] if complete else len(MAGIC)), "a whole record changed"
     assert journal.records == written[:kept]
-    assert path.read_bytes() == whole[:complete[-1] if complete else len(MAGIC)]
+    journal.append("in", b"after")
+    journal.close()
+    assert path.read_bytes() == whole[:complete[-1] if complete else len(MAGIC)] + \
+        pack_record(["in", b"after"])
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_earlier_format_drops_a_record_cut_short_and_refuses_a_length_damaged(
+        tmp_path: Path, data: st.DataObject) -> None:
+    """A journal of the earlier format cut anywhere opens with its whole records; one
+    whose length is made to run past the end, but for a record cut short, is refused,
+    the last record's included: what follows it holds a whole record."""
+    path = Path(tempfile.mkdtemp(dir=tmp_path)) / "old.journal"  # (one per example)
+    records = data.draw(st.lists(st.tuples(
+        st.sampled_from(["in", "out", "act"]),
+        st.one_of(st.binary(max_size=300), st.integers(-(1 << 63), (1 << 64) - 1),
+                  st.text(max_size=40))),
+        min_size=1, max_size=6))
+    written = [["table", {"n": 0}], *(list(r) for r in records)]
+    whole = old_format(written)
+    ends = [len(old_format(written[:n])) for n in range(1, len(written) + 1)]
+    cut = data.draw(st.integers(ends[0], len(whole)))
+    path.write_bytes(whole[:cut])
+    journal = Journal.open(path)
+    assert journal.records == written[:sum(end <= cut for end in ends)]
+    assert journal.dropped == cut - max(end for end in ends if end <= cut)
+    journal.close()
+    assert path.read_bytes() == whole[:cut]
+    which = data.draw(st.integers(0, len(written) - 1))
+    start = ends[which - 1] if which else 0
+    size = data.draw(st.integers(len(whole) - start - OLD_HEADER.size + 1, MAX_RECORD))
+    path.write_bytes(whole[:start] + OLD_HEADER.pack(size) + whole[start + 4:])
+    refused(path, f"record {which} (byte {start}) claims {size} bytes, past the end")
 
 
 # ------------------------------------------------------------------ the earlier format
@@ -295,7 +347,8 @@ def test_a_journal_of_the_earlier_format_opens_and_resumes(tmp_path: Path) -> No
     relay = killed_at(tmp_path / "run", 1, "act", 3)
     records = read(relay.path(1))[0]
     old = old_format(records)
-    relay.path(1).write_bytes(old + OLD_HEADER.pack(100) + b"partial")  # cut by the kill
+    cut = old_format([["in", b"x" * 100]])[:60]
+    relay.path(1).write_bytes(old + cut)  # cut short by the kill
     restored = relay.restart(1)
     assert relay.play() is False
     assert restored.over
@@ -383,6 +436,14 @@ def test_a_table_record_or_a_kind_that_does_not_read_is_named(tmp_path: Path) ->
     with pytest.raises(JournalError, match="does not begin with its table"):
         Peer.restore(journal)
     journal.close()
+    path = tmp_path / "in-first"
+    write(path, [["in", b"x"], ["table", {}]])
+    journal = Journal.open(path)
+    with pytest.raises(JournalError, match=r"record 0 \(byte 19\) is not the table's \(its"
+                       r" kind 'in'\): the journal does not begin with its table: the"
+                       r" journal is damaged; the file is left as it was"):
+        Peer.restore(journal)
+    journal.close()
     relay = killed_at(tmp_path / "table", 1, "act", 1)
     with relay.path(1).open("ab") as f:
         f.write(pack_record(["frob", 1]))
@@ -391,6 +452,23 @@ def test_a_table_record_or_a_kind_that_does_not_read_is_named(tmp_path: Path) ->
                        r" \('frob'\)"):
         Peer.restore(journal)
     journal.close()
+
+
+def test_a_journal_refused_on_replay_keeps_even_what_a_kill_cut_short(
+        tmp_path: Path) -> None:
+    """A record that does not replay, then a last record cut short: opening drops the
+    one cut short but writes nothing, so the journal refused keeps every byte."""
+    relay = killed_at(tmp_path, 1, "act", 3)
+    path = relay.path(1)
+    with path.open("ab") as f:
+        f.write(pack_record(["act", 1, 1 << 20]) + pack_record(["in", b"x" * 80])[:40])
+    before = path.read_bytes()
+    journal = Journal.open(path)
+    assert journal.dropped == 40
+    with pytest.raises(JournalError, match=r"does not replay \(its kind 'act'; IllegalAction"):
+        Peer.restore(journal)
+    journal.close()
+    assert path.read_bytes() == before
 
 
 def with_settings(path: Path, settings: dict[str, Any]) -> list[list[Any]]:
@@ -450,6 +528,66 @@ def test_a_journal_that_cannot_be_written_stops_every_commit(tmp_path: Path) -> 
     assert Journal.open(tmp_path / "other").records == []
 
 
+def test_a_record_more_than_a_journal_reads_back_is_not_written(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    before = write(path, [["in", b"one"]])
+    journal = Journal.open(path)
+    with pytest.raises(JournalError, match=r"j: a record of \d+ bytes \(its kind 'in'\) is"
+                       r" more than a journal holds \(1048576\): it is not written"):
+        journal.append("in", bytes(MAX_RECORD))
+    journal.close()
+    assert path.read_bytes() == before
+    big = ["in", bytes(MAX_RECORD - 100)]  # (what fits is written, and reads back)
+    write(tmp_path / "big", [big])
+    assert read(tmp_path / "big")[0] == [big]
+
+
+def test_a_journal_that_cannot_be_locked_or_moved_is_a_journal_error(
+        tmp_path: Path) -> None:
+    """(Each as the command says a journal problem: one line, never a traceback.)"""
+    (tmp_path / "j.lock").mkdir()
+    with pytest.raises(JournalError, match=r"j: cannot lock the journal \(.*j\.lock: Is a"
+                       r" directory\)"):
+        Journal.open(tmp_path / "j")
+    older = tmp_path / "t-2.journal"  # an older table's game 2, moved aside for a new one
+    older.write_bytes(b"older")
+    (tmp_path / "t-2.abandoned").mkdir()
+    (tmp_path / "t-2.abandoned" / "x").touch()  # (nothing can be renamed onto it)
+    with pytest.raises(JournalError, match=r"t-2\.journal: cannot rename the journal to"
+                       r" t-2\.abandoned \("):
+        fresh_journal(tmp_path / "t.journal", 2)
+    assert older.read_bytes() == b"older"
+
+
+def test_a_finished_game_whose_journal_cannot_be_kept_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A game over whose journal cannot be renamed done, or whose last commit fails: a
+    journal error (the command's one line and status 2), and the journal is not kept
+    as done."""
+    relay = Relay(tmp_path, "pasur", 2, "journal", {"target": 20}, deck=LOCK_DECK)
+    assert relay.play() is False
+    peer = relay.peers[0]
+    assert peer is not None and peer.over and peer.journal is not None
+    done = relay.path(0).with_suffix(".done")
+    done.mkdir()
+    (done / "x").touch()
+    with pytest.raises(JournalError, match=r"seat0\.journal: cannot rename the journal to"
+                       r" seat0\.done \("):
+        settle(peer, peer.journal)
+    assert relay.path(0).exists()
+    if not Path("/dev/full").exists():
+        return
+    path = tmp_path / "full.journal"
+    journal = Journal.open(path)
+    path.symlink_to("/dev/full")  # (a disk full: the file opens at the first commit)
+    journal.append("in", b"last")
+    assert netcmd._settle_journal(journal, peer) is False
+    said = capsys.readouterr().err
+    assert said.startswith(f"p2pcards: {path}: cannot write the journal (No space left on"
+                           " device)") and said.count("\n") == 1
+    assert journal.failed and path.is_symlink() and not path.with_suffix(".done").exists()
+
+
 # ------------------------------------------------------------------ the command line
 
 
@@ -470,10 +608,11 @@ def said_once(done: subprocess.CompletedProcess[str], path: Path, *expected: str
 
 @pytest.mark.slow
 def test_host_and_join_stop_on_a_damaged_journal_in_one_line(tmp_path: Path) -> None:
-    """In real processes: a host whose journal has a bit flipped in a middle record, a
-    joiner whose journal has a record that reads but does not replay, and a host whose
-    last game, finished, is kept in a damaged journal (a series of games): status 2,
-    one line, and every file the same bytes as before."""
+    """In real processes: a host whose journal has a bit flipped in a middle record, and
+    one whose journal of the earlier format has a length damaged to run past the end; a
+    joiner whose journal has a record that reads but does not replay, then one a kill
+    cut short; and a host whose last game, finished, is kept in a damaged journal (a
+    series of games): status 2, one line, and every file the same bytes as before."""
     tables = tmp_path / "host" / "tables"
     tables.mkdir(parents=True)
     relay = killed_at(tmp_path / "table", 1, "act", 3)
@@ -487,12 +626,21 @@ def test_host_and_join_stop_on_a_damaged_journal_in_one_line(tmp_path: Path) -> 
     said_once(run(tmp_path / "host", *host), journal,
               f"record 5 (byte {start}) fails its checksum")
     assert journal.read_bytes() == flipped(data, (start + end) // 2)
+    records = read(relay.path(1))[0]
+    old = old_format(records)
+    start = len(old_format(records[:5]))
+    damaged = old[:start] + OLD_HEADER.pack(len(old)) + old[start + 4:]
+    journal.write_bytes(damaged)
+    said_once(run(tmp_path / "host", *host), journal,
+              f"record 5 (byte {start}) claims {len(old)} bytes, past the end of the file")
+    assert journal.read_bytes() == damaged
 
     invite = "p2pcards://127.0.0.1:9/" + "A" * 52 + "/" + "A" * 26
     joined = tmp_path / "joiner" / "tables" / \
         f"join-{encode_id(parse_invite(invite).token)}.journal"
     joined.parent.mkdir(parents=True)
-    unreplayable = data + pack_record(["act", 1, 1 << 20])
+    unreplayable = data + pack_record(["act", 1, 1 << 20]) + \
+        pack_record(["in", b"x" * 80])[:40]
     joined.write_bytes(unreplayable)
     said_once(run(tmp_path / "joiner", "join", invite, "--bot", "heuristic"), joined,
               f"record {len(spans(data))} (byte {len(data)}) does not replay (its kind"

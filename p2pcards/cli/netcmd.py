@@ -62,7 +62,9 @@ from p2pcards.net.series import (
     GameOver,
     Place,
     Series,
+    done_path,
     match_lines,
+    move_journal,
     numbered,
     result_of,
     where,
@@ -360,13 +362,18 @@ def _check_outputs(args: argparse.Namespace) -> str | None:
                           ("--invite-file", getattr(args, "invite_file", None))])
 
 
-def _settle_journal(journal: Journal, peer: Peer | None) -> None:
+def _settle_journal(journal: Journal, peer: Peer | None) -> bool:
+    """The journal closed, and kept as done if its game is over; whether it was (if not,
+    one line says why: what it could not write was not sent either, and a journal whose
+    last records are missing is not kept as done)."""
     try:
         journal.close()
-    except JournalError as exc:  # (what it could not write was not sent either)
+        if peer is not None and peer.over and not journal.failed:
+            move_journal(journal.path, done_path(journal.path))
+    except JournalError as exc:
         print(f"p2pcards: {exc}", file=sys.stderr)
-    if peer is not None and peer.over and journal.path.exists():
-        journal.path.replace(journal.path.with_suffix(".done"))
+        return False
+    return True
 
 
 def cmd_host(args: argparse.Namespace) -> int:
@@ -581,12 +588,15 @@ def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
                 return status
         raise
     finally:
-        _settle_journal(seat.journal, seat.peer)
+        settled = _settle_journal(seat.journal, seat.peer)
     journal = seat.journal
     peer = seat.peer
     if peer is not None and peer.over:  # (a signal in the farewell: the game is over)
         games.finish(peer, seat.driver, seat.number)
-        return games.status()
+        status = games.status()
+        return status if settled or status == EXIT_FAILED else EXIT_USAGE
+    if not settled:
+        return EXIT_USAGE  # (said: the journal could not be written)
     if stopped in SIGNALS:
         return _interrupted(stopped, journal, peer is not None, again)
     if stopped == "left" or peer is None:

@@ -23,13 +23,17 @@ and dropped (and so are zeros after the last whole record, which is what some
 file systems leave of a write a power cut stopped).  Only the last commit can be
 cut short, and nothing of it was sent.  Any other damage stops with
 :class:`JournalError` naming the file, the record and its byte, and the file is
-left as it is.
+left as it is.  Opening writes nothing: what was dropped is cut off by the first
+commit, so a journal refused later (a record that does not replay) is left as it
+was too.
 
 A journal of the earlier format (no marker: a four-byte length, then the
-payload, records the checksums did not yet guard) is read as it always was,
-and the records appended to it keep its format, so a game under way when
-p2pcards was upgraded resumes and finishes in it; every new journal has the
-checksums.
+payload, records the checksums did not yet guard) is read, and the records
+appended to it keep its format, so a game under way when p2pcards was upgraded
+resumes and finishes in it; every new journal has the checksums.  A length of
+that format that runs past the end is believed only if what follows it is the
+beginning of one record and no more (msgpack says where a record ends): a length
+damaged in the middle of the file is refused, not taken for a record cut short.
 """
 
 from __future__ import annotations
@@ -96,6 +100,8 @@ class Contents:
     records: list[list[Any]] = field(default_factory=list)
     offsets: list[int] = field(default_factory=list)
     valid: int = 0
+    size: int = 0
+    """The file's length (past :attr:`valid`: what is dropped)."""
 
     @property
     def fresh(self) -> bool:
@@ -113,7 +119,9 @@ class Journal:
         self.version = 2
         """The file's format: 2 (checksummed) unless it holds a journal of format 1."""
         self.dropped = 0
-        """Bytes of a last record cut short, dropped when the journal was opened."""
+        """Bytes of a last record cut short, dropped when the journal was opened (the
+        file is cut to the records before them by the first commit)."""
+        self._valid = 0  # how many bytes of the file the records read fill
         self._marker = True  # the next commit begins the file with MAGIC
         self._fd: int | None = None  # opened on the first commit
         self._lock_fd: int | None = None
@@ -124,8 +132,8 @@ class Journal:
         """The journal at ``path``, its records read (none if it does not exist), locked
         for this process (:class:`JournalError` if another p2pcards holds it: two
         processes playing one seat would send two versions of its messages).  A last
-        record cut short is dropped and the file truncated before it; any other damage
-        is a :class:`JournalError`, and the file is left as it was."""
+        record cut short is dropped (the first commit cuts the file before it); any
+        other damage is a :class:`JournalError`.  Opening writes nothing to the file."""
         journal = cls(path)
         journal._lock()
         try:
@@ -134,9 +142,8 @@ class Journal:
                 journal.records, journal.offsets = contents.records, contents.offsets
                 if not contents.fresh:  # (else: nothing of a journal yet, a new one)
                     journal.version, journal._marker = contents.version, False
-                journal.dropped = path.stat().st_size - contents.valid
-                if journal.dropped:  # a record cut short: dropped, not extended
-                    os.truncate(path, contents.valid)
+                journal._valid = contents.valid
+                journal.dropped = contents.size - contents.valid
         except BaseException:
             journal.abandon()
             raise
@@ -153,9 +160,13 @@ class Journal:
     def _lock(self) -> None:
         if fcntl is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         lock_path = self.path.with_name(self.path.name + ".lock")
-        fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot lock the journal ({lock_path}:"
+                               f" {exc.strerror or exc})") from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -165,7 +176,16 @@ class Journal:
         self._lock_fd = fd
 
     def append(self, *record: Any) -> None:
-        self.pending.append(pack_record(list(record), self.version))
+        """``record``, to be written by the next commit (:class:`JournalError` if it is
+        more than a journal reads back: it is not written)."""
+        packed = pack_record(list(record), self.version)
+        size = len(packed) - (HEADER.size if self.version == 2 else OLD_HEADER.size)
+        if size > MAX_RECORD:
+            raise JournalError(f"{self.path}: a record of {size} bytes (its kind"
+                               f" {record[0]!r}) is more than a journal holds"
+                               f" ({MAX_RECORD}): it is not written, and this peer stops"
+                               " here, before it sends anything that depends on it")
+        self.pending.append(packed)
 
     def commit(self) -> None:
         """Everything appended is on disk when this returns.  A write that fails (the
@@ -191,6 +211,8 @@ class Journal:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             created = not self.path.exists()
             self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            if self.dropped:  # (what a kill cut short, cut off before anything follows)
+                os.ftruncate(self._fd, self._valid)
             if created:  # the new file's name is on disk too
                 directory = os.open(self.path.parent, os.O_RDONLY)
                 try:
@@ -204,6 +226,11 @@ class Journal:
             view = view[os.write(self._fd, view):]
         os.fsync(self._fd)
         self._marker = False
+
+    @property
+    def failed(self) -> bool:
+        """Whether a commit failed: what the journal holds stops short of the game."""
+        return self._failed is not None
 
     def close(self) -> None:
         """Commit what was appended and let go of the file and the lock (a journal whose
@@ -242,13 +269,16 @@ def read_contents(path: Path) -> Contents:
     except OSError as exc:
         raise JournalError(f"{path}: cannot read the journal ({exc.strerror})") from exc
     if data.startswith(MAGIC):
-        return _read_records(path, data)
-    if MAGIC.startswith(data):  # nothing, or the marker cut short: nothing written yet
-        return Contents()
-    if data[0] == 0:
-        return _read_old_records(path, data)
-    raise JournalError(f"{path}: not a p2pcards journal (it does not begin with"
-                       f" {MAGIC.decode().strip()!r}); {ADVICE}")
+        contents = _read_records(path, data)
+    elif MAGIC.startswith(data):  # nothing, or the marker cut short: nothing written yet
+        contents = Contents()
+    elif data[0] == 0:
+        contents = _read_old_records(path, data)
+    else:
+        raise JournalError(f"{path}: not a p2pcards journal (it does not begin with"
+                           f" {MAGIC.decode().strip()!r}); {ADVICE}")
+    contents.size = len(data)
+    return contents
 
 
 def _read_records(path: Path, data: bytes) -> Contents:
@@ -278,8 +308,9 @@ def _read_records(path: Path, data: bytes) -> Contents:
 
 
 def _read_old_records(path: Path, data: bytes) -> Contents:
-    """A journal of format 1, read as it always was: with no checksum, a length that runs
-    past the end is taken for a record cut short."""
+    """A journal of format 1.  With no checksum, a length that runs past the end is taken
+    for a record cut short only if what follows it is the beginning of one record and
+    no more (:func:`_cut_short`)."""
     contents = Contents(1)
     at = 0
     while at + OLD_HEADER.size <= len(data):
@@ -288,13 +319,33 @@ def _read_old_records(path: Path, data: bytes) -> Contents:
         if size > MAX_RECORD:
             raise damaged(path, number, at, f"claims {size} bytes")
         if at + OLD_HEADER.size + size > len(data):
-            break  # cut short by a kill: the end of the journal
+            if _cut_short(data[at + OLD_HEADER.size:]):
+                break  # cut short by a kill: the end of the journal
+            raise damaged(path, number, at, f"claims {size} bytes, past the end of the"
+                          " file, yet what follows it is not a record cut short")
         body = data[at + OLD_HEADER.size:at + OLD_HEADER.size + size]
         contents.records.append(_decode(path, number, at, body))
         contents.offsets.append(at)
         at += OLD_HEADER.size + size
     contents.valid = at
     return contents
+
+
+def _cut_short(tail: bytes) -> bool:
+    """Whether ``tail`` (what follows a length of format 1, to the end of the file) is
+    the beginning of one msgpack value and no more: what a kill leaves of the last
+    record.  A value ends where msgpack says it does, so a length damaged in the middle
+    of the file, whole records after it, is not taken for one, nor is the length of a
+    whole last record."""
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+    unpacker.feed(tail)
+    try:
+        unpacker.unpack()
+    except msgpack.OutOfData:
+        return True  # (the value goes on past the end: cut short)
+    except Exception:  # (not msgpack at all)
+        return False
+    return False  # (a whole value in it: the length is not the one written)
 
 
 def _decode(path: Path, number: int, at: int, body: bytes) -> list[Any]:

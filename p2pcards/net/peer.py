@@ -306,8 +306,12 @@ class Peer:
         replay (it reads, but it is not what this table made) is a :class:`JournalError`
         naming the journal and the record, whatever its sessions raised."""
         records = journal.records
-        if not records or records[0][0] != "table":
+        if not records:
             raise JournalError(f"{journal.path}: does not begin with its table; {ADVICE}")
+        if records[0][0] != "table":
+            raise damaged(journal.path, 0, _offset(journal, 0), "is not the table's"
+                          f" (its kind {records[0][0]!r}): the journal does not begin with"
+                          " its table")
         try:
             setup = records[0][1]
             roster = decode_roster(setup["roster"])
