@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from p2pcards.net.journal import HEADER, Journal, JournalError, read
-from p2pcards.net.peer import Peer
+from p2pcards.net.journal import read
 from p2pcards.protocol.source import KeyedSource
 from p2pcards.table.codec import open_envelope
 from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
@@ -84,38 +83,6 @@ def test_keyed_source_is_deterministic_and_uniform() -> None:
     assert all(850 < c < 1150 for c in counts), counts
     with pytest.raises(ValueError, match="seed"):
         KeyedSource(b"short")
-
-
-def test_journal_tail_cut_by_a_kill_is_dropped(tmp_path: Path) -> None:
-    path = tmp_path / "j"
-    journal = Journal.open(path)
-    journal.append("in", b"one")
-    journal.append("in", b"two")
-    journal.commit()
-    with pytest.raises(JournalError, match="another p2pcards process"):
-        Journal.open(path)  # one process per journal
-    journal.close()
-    with path.open("ab") as f:
-        f.write(HEADER.pack(100) + b"partial")
-    again = Journal.open(path)
-    assert [r[1] for r in again.records] == [b"one", b"two"]
-    again.append("in", b"three")
-    again.commit()
-    assert [r[1] for r in read(path)[0]] == [b"one", b"two", b"three"]
-    assert path.stat().st_mode & 0o777 == 0o600
-
-
-def test_corrupt_journal_is_named(tmp_path: Path) -> None:
-    path = tmp_path / "bad.journal"
-    path.write_bytes(HEADER.pack(3) + b"\xc1\xc1\xc1")
-    with pytest.raises(JournalError, match=r"bad\.journal: record 0 is not msgpack"):
-        Journal.open(path)
-    path.write_bytes(HEADER.pack(1) + b"\x01")
-    with pytest.raises(JournalError, match="record 0 is not a journal record"):
-        Journal.open(path)
-    path.write_bytes(b"")
-    with pytest.raises(JournalError, match="does not begin with its table"):
-        Peer.restore(Journal.open(path))
 
 
 @pytest.mark.parametrize("weakened", [True, False])

@@ -62,7 +62,9 @@ from p2pcards.net.series import (
     GameOver,
     Place,
     Series,
+    done_path,
     match_lines,
+    move_journal,
     numbered,
     result_of,
     where,
@@ -360,10 +362,18 @@ def _check_outputs(args: argparse.Namespace) -> str | None:
                           ("--invite-file", getattr(args, "invite_file", None))])
 
 
-def _settle_journal(journal: Journal, peer: Peer | None) -> None:
-    journal.close()
-    if peer is not None and peer.over and journal.path.exists():
-        journal.path.replace(journal.path.with_suffix(".done"))
+def _settle_journal(journal: Journal, peer: Peer | None) -> bool:
+    """The journal closed, and kept as done if its game is over; whether it was (if not,
+    one line says why: what it could not write was not sent either, and a journal whose
+    last records are missing is not kept as done)."""
+    try:
+        journal.close()
+        if peer is not None and peer.over and not journal.failed:
+            move_journal(journal.path, done_path(journal.path))
+    except JournalError as exc:
+        print(f"p2pcards: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def cmd_host(args: argparse.Namespace) -> int:
@@ -415,6 +425,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         host = Host(identity, config, bots, journal, say=say, person=prompt,
                     seed=args.seed, place=games.place(number, first))
     except JournalError as exc:
+        journal.abandon()  # (untouched)
         return fail(str(exc))
     if prompt is not None and not args.once:
         prompt.node = host
@@ -434,7 +445,8 @@ def cmd_host(args: argparse.Namespace) -> int:
 
     try:
         return _play(args, serve, prompt, host, games,
-                     expected=[(OSError, "cannot host: ", EXIT_USAGE)],
+                     expected=[(JournalError, "", EXIT_USAGE),
+                               (OSError, "cannot host: ", EXIT_USAGE)],
                      again="hosts a new table, with a new invite")
     finally:
         bots.close()
@@ -506,12 +518,14 @@ def cmd_join(args: argparse.Namespace) -> int:
                         bots, journal, friends, confirm, say, prompt,
                         seed=args.seed, place=games.place(number, first), once=args.once)
     except JournalError as exc:
+        journal.abandon()  # (untouched)
         return fail(str(exc))
     if prompt is not None and not args.once:
         prompt.node = joiner
     try:
         return _play(args, joiner.run, prompt, joiner, games,
-                     expected=[(HostLost, "", EXIT_AWAY), (JoinError, "", EXIT_REFUSED)],
+                     expected=[(HostLost, "", EXIT_AWAY), (JoinError, "", EXIT_REFUSED),
+                               (JournalError, "", EXIT_USAGE)],
                      again="sits at the table again")
     finally:
         bots.close()
@@ -574,12 +588,15 @@ def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
                 return status
         raise
     finally:
-        _settle_journal(seat.journal, seat.peer)
+        settled = _settle_journal(seat.journal, seat.peer)
     journal = seat.journal
     peer = seat.peer
     if peer is not None and peer.over:  # (a signal in the farewell: the game is over)
         games.finish(peer, seat.driver, seat.number)
-        return games.status()
+        status = games.status()
+        return status if settled or status == EXIT_FAILED else EXIT_USAGE
+    if not settled:
+        return EXIT_USAGE  # (said: the journal could not be written)
     if stopped in SIGNALS:
         return _interrupted(stopped, journal, peer is not None, again)
     if stopped == "left" or peer is None:

@@ -62,7 +62,7 @@ from p2pcards.net.frames import (
 from p2pcards.net.identity import Identity
 from p2pcards.net.interval import TABLE_ID_BYTES, Interval
 from p2pcards.net.invite import TOKEN_BYTES, Invite
-from p2pcards.net.journal import Journal, JournalError
+from p2pcards.net.journal import Journal, JournalError, damaged
 from p2pcards.net.lobby import Lobby, describe_roster
 from p2pcards.net.peer import Peer
 from p2pcards.net.referee import Referee
@@ -268,8 +268,16 @@ class Host:
         began its game."""
         self.peer = Peer.restore(self.journal)
         settings = self.peer.settings
-        self.config.settings = Settings.from_wire(settings["table"])
-        self.say(f"resuming the table of {self.journal.path} ({len(self.peer.log)} messages)")
+        try:
+            self.config.settings = Settings.from_wire(settings["table"])
+            token = settings["token"]
+            if not isinstance(token, bytes):
+                raise TypeError("its token is not bytes")
+        except (KeyError, TypeError, ValueError) as exc:
+            raise damaged(self.journal.path, 0, None, "does not read (the table's"
+                          f" settings; {type(exc).__name__}: {exc})") from exc
+        self.say(f"resuming the table of {self.journal.path} ({len(self.peer.log)} messages"
+                 f"{self.journal.dropped_note()})")
         if deck_choice(self.peer.roster.deck) != self.config.deck:
             self.say(f"this table deals with the {deck_choice(self.peer.roster.deck)} deck,"
                      " as it began"
@@ -277,11 +285,11 @@ class Host:
         try:
             words = [from_map(raw) for raw in settings.get("again", [])]
         except (FrameError, AttributeError, TypeError) as exc:
-            raise JournalError(f"{self.journal.path}: the consents that began its game do"
-                               f" not read ({exc})") from exc
+            raise damaged(self.journal.path, 0, None, "does not read (the consents that"
+                          f" began its game; {type(exc).__name__}: {exc})") from exc
         if place.series is not None and place.series.number == 0:
             place.series.begin(self.peer.roster.table)  # (from before series were recorded)
-        return (Lobby.resumed(self.peer.roster, self.identity.id, settings["token"]),
+        return (Lobby.resumed(self.peer.roster, self.identity.id, token),
                 [w for w in words if isinstance(w, Again)])
 
     def begin(self) -> None:

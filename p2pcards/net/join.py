@@ -44,7 +44,7 @@ from p2pcards.net.frames import (
 )
 from p2pcards.net.identity import ID_BYTES, Friends, Identity, device_id, show_id
 from p2pcards.net.invite import Invite, proof
-from p2pcards.net.journal import Journal
+from p2pcards.net.journal import Journal, damaged
 from p2pcards.net.lobby import BOT_PROOF, describe_roster, own_seat
 from p2pcards.net.peer import Peer
 from p2pcards.net.series import Place, fresh_journal, result_of, settle
@@ -61,9 +61,12 @@ def known_host(journal: Journal) -> bytes | None:
     """The device id of the host this journal's game was joined at (pinned from the
     invite, or confirmed by the person), or None: no game yet, or a journal older than
     this record."""
-    if not journal.records or journal.records[0][0] != "table":
+    if not journal.records or journal.records[0][:1] != ["table"]:
         return None
-    host = journal.records[0][1].get("settings", {}).get("host")
+    setup = journal.records[0][1] if len(journal.records[0]) > 1 else None
+    settings = setup.get("settings") if isinstance(setup, dict) else None
+    host = settings.get("host") if isinstance(settings, dict) else None  # (a table
+    # record that does not read is named when the peer is restored from it)
     return host if isinstance(host, bytes) and len(host) == ID_BYTES else None
 
 
@@ -115,11 +118,17 @@ class Joiner:
                 self.invite = Invite(self.invite.host, self.invite.port, pinned,  # the game
                                      self.invite.token)  # began: not asked again
             self.peer = Peer.restore(self.journal)
-            self.say(f"resuming from {self.journal.path} ({len(self.peer.log)} messages)")
+            self.say(f"resuming from {self.journal.path} ({len(self.peer.log)} messages"
+                     f"{self.journal.dropped_note()})")
             if self.place.series is not None and self.place.series.number == 0:
                 self.place.series.begin(self.peer.roster.table)  # (a game from before
                 # series were recorded)
-            self._make_driver(Settings.from_wire(self.peer.settings["table"]))
+            try:
+                settings = Settings.from_wire(self.peer.settings["table"])
+            except (KeyError, ValueError) as exc:
+                raise damaged(self.journal.path, 0, None, "does not read (the table's"
+                              f" settings; {type(exc).__name__}: {exc})") from exc
+            self._make_driver(settings)
         else:
             self.bot_keys = [Ed25519PrivateKey.generate() for _ in self.bots]
 

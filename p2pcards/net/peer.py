@@ -23,7 +23,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.games import HandState
-from p2pcards.net.journal import Journal, JournalError
+from p2pcards.net.journal import ADVICE, Journal, JournalError, damaged
 from p2pcards.protocol.source import KeyedSource
 from p2pcards.table.codec import CodecError, private_bytes, unpack
 from p2pcards.table.kinds import Kind
@@ -308,28 +308,39 @@ class Peer:
 
     @classmethod
     def restore(cls, journal: Journal) -> Peer:
-        """The peer as it was when its journal was last committed."""
+        """The peer as it was when its journal was last committed.  A record that does not
+        replay (it reads, but it is not what this table made) is a :class:`JournalError`
+        naming the journal and the record, whatever its sessions raised."""
         records = journal.records
-        if not records or records[0][0] != "table":
-            raise JournalError(f"{journal.path}: does not begin with its table")
-        setup = records[0][1]
+        if not records:
+            raise JournalError(f"{journal.path}: does not begin with its table; {ADVICE}")
+        if records[0][0] != "table":
+            raise damaged(journal.path, 0, _offset(journal, 0), "is not the table's"
+                          f" (its kind {records[0][0]!r}): the journal does not begin with"
+                          " its table")
         try:
+            setup = records[0][1]
             roster = decode_roster(setup["roster"])
             keys = {int(seat): Ed25519PrivateKey.from_private_bytes(raw)
                     for seat, raw in setup["keys"].items()}
             peer = cls(roster, keys, setup["seed"], None, setup.get("settings"))
-        except (CodecError, KeyError, TypeError, ValueError) as exc:
-            raise JournalError(f"{journal.path}: its table record does not read ({exc})"
-                               ) from exc
-        for record in records[1:]:
+        except Exception as exc:  # (anything a record that is not this table's raises)
+            raise _unreplayable(journal, 0, exc, "its table") from exc
+        for number, record in enumerate(records[1:], 1):
             if record[0] == "out":
-                sender, seq, prior, kind = _sent(record[1])
+                try:
+                    sender, seq, prior, kind = _sent(record[1])
+                except Exception as exc:  # (not a message at all)
+                    raise _unreplayable(journal, number, exc) from exc
                 if kind not in (Kind.SILENT, Kind.CHEAT, Kind.BACK):
                     peer.resend.setdefault(sender, {})[seq, prior] = record[1]
         for seat, session in peer.sessions.items():
             session.transcript.resend = peer.resend.pop(seat, {})
         for number, record in enumerate(records[1:], 1):
             kind = record[0]
+            if kind not in REPLAYED:
+                raise damaged(journal.path, number, _offset(journal, number),
+                              f"is of a kind this p2pcards does not journal ({kind!r})")
             try:
                 if kind in DECISIONS:  # (the idle time before a decision: the shares a
                     peer.check_pending()  # round's proofs held back, made then, as the
@@ -348,9 +359,8 @@ class Peer:
                 elif kind == "late":
                     peer.sessions[record[1]].take_late(bytes(record[2]))
                     peer._route()
-            except (ValueError, KeyError, IndexError) as exc:
-                raise JournalError(f"{journal.path}: record {number} ({kind}) does not"
-                                   f" replay: {exc}") from exc
+            except Exception as exc:  # IllegalAction, ValueError, CodecError, KeyError...
+                raise _unreplayable(journal, number, exc) from exc
         peer.outgoing = []
         peer.journal = journal
         return peer
@@ -358,6 +368,21 @@ class Peer:
 
 DECISIONS = frozenset({"act", "answer", "void", "claim", "late"})
 """The journal's records of what this peer decided (as against what it received or sent)."""
+REPLAYED = DECISIONS | {"in", "out"}
+"""The kinds of record after the table's, as :meth:`Peer.restore` replays them (``out``:
+what this peer sent, sent again as it was)."""
+
+
+def _offset(journal: Journal, number: int) -> int | None:
+    return journal.offsets[number] if number < len(journal.offsets) else None
+
+
+def _unreplayable(journal: Journal, number: int, exc: Exception,
+                  what: str = "") -> JournalError:
+    """Record ``number`` of ``journal`` does not replay: ``exc`` named, and what to do."""
+    what = what or f"its kind {journal.records[number][0]!r}"
+    return damaged(journal.path, number, _offset(journal, number),
+                   f"does not replay ({what}; {type(exc).__name__}: {exc})")
 
 
 def _sent(wire: bytes) -> tuple[int, int, bytes, str]:
@@ -367,4 +392,4 @@ def _sent(wire: bytes) -> tuple[int, int, bytes, str]:
         payload = unpack(unpack(wire, "envelope")[0], "payload")
         return int(payload[3]), int(payload[4]), bytes(payload[5]), str(payload[6])
     except (CodecError, IndexError, TypeError, ValueError) as exc:
-        raise JournalError(f"a message this peer sent does not read ({exc})") from exc
+        raise ValueError(f"a message this peer sent does not read ({exc})") from exc

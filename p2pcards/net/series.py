@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from p2pcards.games import GAMES
+from p2pcards.net.journal import JournalError
 
 if TYPE_CHECKING:
     from p2pcards.net.driver import Driver
@@ -53,11 +54,21 @@ def journal_path(first: Path, number: int) -> Path:
 
 def fresh_journal(first: Path, number: int) -> Path:
     """Game ``number``'s journal path, a file left there by an older table moved aside
-    (a new game's journal must begin empty)."""
+    (a new game's journal must begin empty; :class:`JournalError` if it cannot be)."""
     path = journal_path(first, number)
-    if path.exists():
-        path.replace(path.with_suffix(".abandoned"))
+    move_journal(path, path.with_suffix(".abandoned"))
     return path
+
+
+def move_journal(path: Path, to: Path) -> None:
+    """The journal at ``path`` renamed ``to``, if it is there (:class:`JournalError` if
+    it cannot be: the command says it in one line)."""
+    try:
+        if path.exists():
+            path.replace(to)
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot rename the journal to {to.name}"
+                           f" ({exc.strerror or exc})") from exc
 
 
 def done_path(journal: Path) -> Path:
@@ -270,8 +281,9 @@ def result_of(peer: Peer) -> GameResult:
 
 def settle(peer: Peer, journal: Journal) -> None:
     """A game over: its journal closed and kept as done (the same command then waits
-    between games, or starts a new table), and no longer written."""
+    between games, or starts a new table), and no longer written (:class:`JournalError`
+    if it cannot be written, or kept)."""
     journal.close()
     peer.journal = None
-    if peer.over and journal.path.suffix == ".journal" and journal.path.exists():
-        journal.path.replace(done_path(journal.path))
+    if peer.over and journal.path.suffix == ".journal" and not journal.failed:
+        move_journal(journal.path, done_path(journal.path))
