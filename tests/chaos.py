@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import random
+import re
 import resource
 import signal
 import socket
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests import hostile
+from tests import hostile, people
 
 GAMES = ("bidwhist", "controlnut", "nullern", "pasur")
 OPTIONS = {"bidwhist": ["-o", "target=12"], "controlnut": ["-o", "target=300"],
@@ -51,6 +52,19 @@ PERMANENT_READY: tuple[str, ...] = GAMES
 """Games the default schedule lets a peer leave for good in (all: a stand-in bot takes
 the seat from the next deal)."""
 HOSTILE = hostile.SEATED + hostile.UNSEATED
+PEOPLE = ("away-mid-deal", "away-between-deals", "away-two-deals", "lid", "blackhole",
+          "host-restart-standin")
+"""Faults of people at real prompts (p1 and p2 are persons in a pseudo-terminal):
+stepping away past the grace period and coming back (at the prompt's word, by
+typing ``back`` or any key) while the stand-in's deal is under way, as it ends,
+or two deals later; a laptop lid closed (the person's process stopped past the
+grace period); a link gone silent (a proxy that forwards nothing for a while);
+and a person away while the host is killed and restarted under the stand-in."""
+RELAPSE = "away-again"
+"""Not in :data:`PEOPLE` (a table that stops, not yet fixed): a person away who comes
+back mid-deal, then stays away from the first move asked of them again."""
+AWAY_KINDS = {"away-mid-deal": "mid-deal", "away-between-deals": "between-deals",
+              "away-two-deals": "two-deals"}
 HOSTILE_READY: tuple[str, ...] = HOSTILE
 """Hostile items the default schedule draws (all of them)."""
 
@@ -74,10 +88,19 @@ class Fault:
     """... and this many seconds more."""
     hold: float = 0.0
     """Seconds a stopped peer stays stopped, or a killed one stays dead before restart."""
+    after: str = ""
+    """The fault strikes this long after the host prints this text, not a deal's start
+    (the host killed once a stand-in plays)."""
+    when: str = ""
+    """A person who stepped away: when they come back (:data:`people.WHEN`)."""
+    key: bool = False
+    """... by pressing a key (the first of a command), not by typing ``back``."""
 
     def describe(self) -> str:
         extra = f" hold {self.hold:.1f}s" if self.hold else ""
-        return f"{self.kind}({self.victim} @deal {self.deal}+{self.delay:.1f}s{extra})"
+        at = f"after '{self.after}'" if self.after else f"@deal {self.deal}"
+        back = f" back {self.when} by {'key' if self.key else 'back'}" if self.when else ""
+        return f"{self.kind}({self.victim} {at}+{self.delay:.1f}s{extra}{back})"
 
 
 @dataclass
@@ -95,6 +118,9 @@ class Plan:
     options: tuple[str, ...] | None = None
     """The host's table options in place of :data:`OPTIONS` (the test suite's fixed games
     play shorter)."""
+    persons: tuple[str, ...] = ()
+    """Joiners that are people at a prompt in a pseudo-terminal (:mod:`tests.people`),
+    not headless bots; the table then plays one game (``--once``)."""
 
     def joiners(self) -> list[str]:
         return ["p1", "p2"] if self.bots_joiner else ["p1", "p2", "p3"]
@@ -128,6 +154,42 @@ def each_plan(seed: int, index: int, games: Iterable[str], menu: Iterable[str]) 
     game = games[(index // len(items)) % len(games)]
     return _plan(rng, Plan(game, seed, rng.choice([5.0, 6.0, 8.0]), []),
                  [items[index % len(items)]])
+
+
+PERSONS = ("p1", "p2")
+"""The joiners that are people in a game of :data:`PEOPLE`."""
+
+
+def people_plan(seed: int, index: int, games: Iterable[str] = GAMES,
+                menu: Iterable[str] = PEOPLE) -> Plan:
+    """Game ``index`` of a run of people (``--people``): each item of ``menu`` in turn
+    (over each game in turn), its victim, timing and way back drawn from a
+    :class:`random.Random` of its own."""
+    rng = random.Random(f"p2pcards-chaos-people/{seed}/{index}")
+    items, games = sorted(menu), sorted(games)
+    game = games[index % len(games)]
+    kind = items[(index // len(games)) % len(items)] if len(games) > 1 else \
+        items[index % len(items)]
+    plan = Plan(game, seed, rng.choice([5.0, 6.0, 8.0]), [], persons=PERSONS)
+    victim = rng.choice(PERSONS)
+    deal = rng.randint(1, 2 if game != "nullern" else 8)
+    delay = round(rng.uniform(0.0, 2.0), 2)
+    if kind == RELAPSE:
+        plan.faults.append(Fault(kind, victim, deal, delay, when="mid-deal",
+                                 key=rng.random() < 0.5))
+    elif kind in AWAY_KINDS or kind == "host-restart-standin":
+        when = AWAY_KINDS.get(kind) or rng.choice(["mid-deal", "two-deals"])
+        plan.faults.append(Fault(kind if kind in AWAY_KINDS else "away-" + when, victim,
+                                 deal, delay, when=when, key=rng.random() < 0.5))
+        if kind == "host-restart-standin":
+            plan.faults.append(Fault("kill-host-restart", "host", deal,
+                                     round(rng.uniform(0.5, 3.0), 2),
+                                     round(rng.uniform(0.0, 2.0), 2), after="stands in"))
+    else:
+        hold = plan.grace * rng.uniform(1.5, 2.5) if kind == "lid" else \
+            plan.grace * rng.choice([rng.uniform(0.3, 0.8), rng.uniform(1.5, 2.5)])
+        plan.faults.append(Fault(kind, victim, deal, delay, round(hold, 2)))
+    return plan
 
 
 def _plan(rng: random.Random, plan: Plan, kinds: list[str]) -> Plan:
@@ -226,6 +288,51 @@ class Proc:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
+class PersonProc(Proc):
+    """A joiner that is a person: its process in a pseudo-terminal of its own (its own
+    session and process group, which signals stop as a whole), and the scripted
+    :class:`people.Person` at its prompt."""
+
+    def __init__(self, *args: Any, rng: random.Random, script: people.Script):
+        super().__init__(*args)
+        self.rng, self.script = rng, script
+        self.person: people.Person | None = None
+        self.persons: list[people.Person] = []
+
+    def start(self) -> None:
+        env = people.terminal_env(dict(os.environ, P2PCARDS_HOME=str(self.home),
+                                       PYTHONUNBUFFERED="1"))
+        master, slave = people.open_terminal()
+        try:
+            self.popen = subprocess.Popen(self.argv, env=env, stdin=slave, stdout=slave,
+                                          stderr=slave, start_new_session=True)
+        finally:
+            os.close(slave)
+        self.status = None
+        self.runs += 1
+        self.person = people.Person(self.name, master, self.log.open("a", encoding="utf-8"),
+                                    self.rng, self.script)
+        self.persons.append(self.person)
+        self.person.start()
+
+    def signal(self, number: int) -> None:
+        if self.running:
+            assert self.popen is not None
+            os.killpg(self.popen.pid, number)
+
+    def kill(self) -> None:
+        super().kill()
+        if self.person is not None:
+            self.person.stop()
+            self.person.log.close()
+            with (self.log.parent / f"{self.name}.script").open("a") as out:
+                out.write("\n".join(self.person.trace) + "\n")
+            self.person = None
+
+    def text(self) -> str:
+        return people.text_of(self.log) if self.log.exists() else ""
+
+
 def run_p2pcards(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "p2pcards", *args], capture_output=True,
                           text=True, timeout=120, check=False)
@@ -273,21 +380,33 @@ class Game:
         self.invite = directory / "invite"
         self.procs: dict[str, Proc] = {}
         self.report: Report | None = None
+        self.proxy: people.Proxy | None = None
+        """Between the host and the victim of a ``blackhole``."""
         self.late: set[str] = set()
         """Victims back only after the host had ended the game: nobody is left to send
         them its end (they keep their journals), so they are not checked."""
 
     def command(self, name: str) -> list[str]:
         plan, d = self.plan, self.dir
-        common = ["--bot", "heuristic", "--bots-kind", "heuristic", "--name", name,
-                  "--save", str(d / f"{name}.json"), "--transcript", str(d / f"{name}.tx"),
-                  "--seed", str(plan.seed % 1000 + 1)]
+        person = name in plan.persons
+        common = ([] if person else ["--bot", "heuristic"]) + [
+            "--bots-kind", "heuristic", "--name", name,
+            "--save", str(d / f"{name}.json"), "--transcript", str(d / f"{name}.tx"),
+            "--seed", str(plan.seed % 1000 + 1)]
+        once = ["--once"] if plan.persons else []
+        if person:  # (the first person hears the bell with the warnings)
+            common += once + (["--no-bell"] if name != plan.persons[0] else [])
         if name == "host":
             return [sys.executable, "-m", "p2pcards", "host", plan.game, "--bind", "127.0.0.1",
                     "--port", str(self.port), "--players", "4", "--grace", f"{plan.grace:g}",
                     "--invite-file", str(self.invite),
-                    *(OPTIONS[plan.game] if plan.options is None else plan.options), *common]
+                    *(OPTIONS[plan.game] if plan.options is None else plan.options), *common,
+                    *once]
         invite = self.invite.read_text().strip()
+        if any(f.kind == "blackhole" and f.victim == name for f in plan.faults):
+            if self.proxy is None:
+                self.proxy = people.Proxy(self.port)
+            invite = invite.replace(f":{self.port}/", f":{self.proxy.port}/", 1)
         if name == "p3" and plan.hostile_seat:
             return [sys.executable, "-m", "tests.hostile", plan.hostile_seat, invite, *common]
         if name == "x":
@@ -297,7 +416,16 @@ class Game:
         return [sys.executable, "-m", "p2pcards", "join", invite, *bots, *common]
 
     def add(self, name: str) -> Proc:
-        proc = Proc(name, self.command(name), self.dir / name, self.dir / f"{name}.log")
+        where = (name, self.command(name), self.dir / name, self.dir / f"{name}.log")
+        if name in self.plan.persons:
+            fault = next((f for f in self.plan.faults if f.victim == name and f.when), None)
+            script = people.Script(fault.when, fault.key, relapse=fault.kind == RELAPSE) \
+                if fault else people.Script()
+            rng = random.Random(f"p2pcards-chaos-person/{self.plan.seed}/{self.plan.game}/"
+                                f"{self.dir.name}/{name}")
+            proc: Proc = PersonProc(*where, rng=rng, script=script)
+        else:
+            proc = Proc(*where)
         self.procs[name] = proc
         proc.start()
         return proc
@@ -323,6 +451,8 @@ class Game:
         finally:
             for proc in self.procs.values():
                 proc.kill()
+            if self.proxy is not None:
+                self.proxy.close()
             report.wall = time.monotonic() - started
             report.peaks_mib = {n: p.peak_kib / 1024 for n, p in self.procs.items()}
         check(self, report)
@@ -331,7 +461,7 @@ class Game:
     def _run(self, report: Report, started: float) -> None:
         pending = list(self.plan.faults)
         timers: list[tuple[float, str, Fault]] = []  # (when, action, fault)
-        seen: dict[int, float] = {}
+        seen: dict[str, float] = {}
         honest = [n for n in self.procs if n not in self.plan.gone() and n != "x"]
         failed_at: float | None = None
         while True:
@@ -340,9 +470,10 @@ class Game:
                 proc.reap()
             host_log = self.procs["host"].text()
             for fault in pending[:]:
-                if fault.deal not in seen and f"deal {fault.deal}, dealer" in host_log:
-                    seen[fault.deal] = now
-                if fault.deal in seen and now >= seen[fault.deal] + fault.delay:
+                mark = fault.after or f"deal {fault.deal}, dealer"
+                if mark not in seen and mark in host_log:
+                    seen[mark] = now
+                if mark in seen and now >= seen[mark] + fault.delay:
                     pending.remove(fault)
                     timers += self._strike(fault, now, report)
             for when, action, fault in timers[:]:
@@ -360,6 +491,9 @@ class Game:
                         report.applied[report.applied.index(fault.describe())] += " missed"
                     elif action == "restart":
                         victim.start()
+                    elif action == "unblock":
+                        assert self.proxy is not None
+                        self.proxy.blackhole(False)
                     else:
                         victim.signal(signal.SIGCONT)
             self._excuse_late(honest, report, now)
@@ -397,7 +531,15 @@ class Game:
             report.applied.append(f"{fault.describe()} missed")
             return []
         report.applied.append(fault.describe())
-        if fault.kind.startswith("stop"):
+        if fault.when:  # a person steps away from the prompt
+            assert isinstance(victim, PersonProc) and victim.person is not None
+            victim.person.leave()
+            return []
+        if fault.kind == "blackhole":
+            assert self.proxy is not None
+            self.proxy.blackhole(True)
+            return [(now + fault.hold, "unblock", fault)]
+        if fault.kind.startswith("stop") or fault.kind == "lid":
             victim.signal(signal.SIGSTOP)
             return [(now + fault.hold, "cont", fault)]
         victim.kill()
@@ -455,12 +597,91 @@ def check(game: Game, report: Report) -> None:
     for seat, reason in report.forfeits:
         if blamable is not None and seat not in blamable:
             report.problems.append(f"seat {seat} forfeited ({reason}) but no fault struck it")
+    if plan.persons:
+        check_people(game, report, history, live)
+
+
+ALARMS = ("refused", "fork", "bad signature", "Traceback")
+"""Words no honest peer of a game of people may print (its log, or its terminal)..."""
+CALM = ("cheating refused at once",)
+"""... but in these (the proved deck's description)."""
+
+
+def check_people(game: Game, report: Report, history: dict[str, Any], live: list[str]
+                 ) -> None:
+    """A game of :data:`PEOPLE`: no honest peer printed an alarm, only a person a fault
+    struck forfeited, a person who stepped away was told so and came back when they
+    acted, and one stopped or cut off was never held away."""
+    for name in live:
+        text = game.procs[name].text()
+        for word in ALARMS:
+            lines = [line.strip() for line in text.splitlines()
+                     if word in line and not any(calm in line for calm in CALM)]
+            if lines:
+                report.problems.append(f"{name} printed {word!r}: {lines[0][:300]}")
+    for name in game.plan.persons:
+        proc = game.procs[name]
+        if isinstance(proc, PersonProc):
+            report.problems += [p for person in proc.persons for p in person.problems]
+    players = history["players"]
+    hands = history["hands"]
+    for fault in game.plan.faults:
+        proc = game.procs[fault.victim]
+        if not isinstance(proc, PersonProc) or fault.victim not in live or \
+                not proc.persons:
+            continue
+        person, raw = proc.persons[-1], proc.log.read_text(errors="replace")
+        text = proc.text()
+        seat = players.index(fault.victim)
+        forfeited = any((h.get("forfeit") or {}).get("seat") == seat for h in hands)
+        stood_in = [i for i, h in enumerate(hands) if "(bot)" in (h.get("players") or
+                                                                  [""] * 4)[seat]]
+        if fault.when:
+            if person.stepped_away is None:
+                continue
+            if not person.saw_away:
+                if forfeited:
+                    report.problems.append(f"{fault.victim} forfeited but was never told"
+                                           " it was away")
+                continue
+            told = text.find(people.AWAY)
+            if "s left, then you forfeit the deal" not in text[:told]:
+                report.problems.append(f"{fault.victim} was not warned before its forfeit")
+            if fault.victim == game.plan.persons[0] and "\a" not in raw:
+                report.problems.append(f"{fault.victim} never heard the bell")
+            if not forfeited:
+                report.problems.append(f"{fault.victim} was told it was away, but its"
+                                       " seat forfeited nothing")
+            if person.acted is None:
+                report.applied.append(f"{fault.victim} still away when the game ended")
+                continue
+            if people.WELCOME not in text:
+                report.problems.append(f"{fault.victim} acted but was not welcomed back")
+        elif people.AWAY in text:
+            report.problems.append(f"{fault.victim} ({fault.kind}) was held away: its"
+                                   " prompt asked it to come back")
+        # a seat a stand-in took is given back within two deals of its person's return
+        # (the welcome; for a process stopped or cut off, the stand-in's coming)
+        mark = text.find(people.WELCOME if fault.when else "is away: a heuristic bot")
+        still = stood_in and "(bot)" in (hands[-1].get("players") or [""] * 4)[seat]
+        if still and mark >= 0 and len(re.findall(people.DEAL, text[mark:])) >= 3:
+            report.problems.append(f"{fault.victim}'s seat was still the stand-in's in the"
+                                   f" last deal ({len(hands)} deals, stand-in from deal"
+                                   f" {stood_in[0] + 1})")
+        if stood_in and not still and f"you ({fault.victim}) are back" not in text:
+            if f"your stand-in ({fault.victim}) is back" in text:  # (a known slip)
+                report.applied.append(f"{fault.victim} told 'your stand-in is back'")
+            else:
+                report.problems.append(f"{fault.victim}'s seat came back but its prompt"
+                                       " never said so")
 
 
 def faulted_seats(game: Game, players: list[str]) -> set[int] | None:
     """The seats a fault may have made forfeit (None: any, when the host was struck,
     since every joiner then loses its link and comes back)."""
     struck = {f.victim for f in game.plan.faults} | game.plan.gone()
+    if game.plan.persons:  # (people: only the person a fault struck may forfeit)
+        struck -= {"host"}
     if "host" in struck:
         return None
     seats = {i for i, name in enumerate(players) if name in struck}
@@ -534,7 +755,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", action="append", choices=GAMES,
                         help="only this game (repeatable; default all four in turn)")
     parser.add_argument("--jobs", type=int, default=1, help="games at once")
-    parser.add_argument("--fault", action="append", choices=CRASHES + HOSTILE, default=None,
+    parser.add_argument("--people", action="store_true",
+                        help="games of people at real prompts: each item of --fault among"
+                        " PEOPLE (default all of them) in turn, over each game in turn")
+    parser.add_argument("--fault", action="append", choices=CRASHES + HOSTILE + PEOPLE + (RELAPSE,),
+                        default=None,
                         help="draw from these faults and hostile items (repeatable; default:"
                         " CRASHES_READY and HOSTILE_READY)")
     parser.add_argument("--timeout", type=float, default=TIMEOUT,
@@ -547,7 +772,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--keep {args.keep}: not empty (a game there would resume the"
                      " journals an earlier run left)")
     menu = tuple(args.fault) if args.fault is not None else None
-    if args.each:
+    if args.people and menu is not None and set(menu) - {*PEOPLE, RELAPSE}:
+        parser.error("--people: --fault names only items of PEOPLE")
+    if not args.people and menu is not None and set(menu) & {*PEOPLE, RELAPSE}:
+        parser.error("the items of PEOPLE need --people")
+    if args.people:
+        plans = [people_plan(args.seed, i, args.game or GAMES, menu or PEOPLE)
+                 for i in range(args.games)]
+        reports = []
+        with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            for report in pool.map(lambda ip: play_one(ip[1], ip[0], args.keep, args.timeout),
+                                   enumerate(plans)):
+                print(report.line(), flush=True)
+                reports.append(report)
+    elif args.each:
         plans = [each_plan(args.seed, i, args.game or GAMES, menu or CRASHES + HOSTILE)
                  for i in range(args.games)]
         reports = []

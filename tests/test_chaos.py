@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import random
+import socket
+import time
 from pathlib import Path
 
 import pytest
 
-from tests import chaos, hostile
+from tests import chaos, hostile, people
 from tests.chaos import Fault, Game, Plan, Proc, check, make_plan, play_one
 
 
@@ -128,3 +130,77 @@ def test_a_hostile_seat_cannot_stop_the_game(tmp_path: Path, item: str) -> None:
     assert report.ok, f"{report.line()}\n{logs}"
     assert report.winner is not None
     assert ("equivocation" in {reason for _, reason in report.forfeits}), report.line()
+
+
+# ------------------------------------------------------------------ people
+
+
+def test_the_people_schedule_is_a_function_of_the_seed_and_covers_each_item() -> None:
+    first = [chaos.people_plan(7, i) for i in range(24)]
+    assert first == [chaos.people_plan(7, i) for i in range(24)]
+    pairs = {(p.game, "host-restart-standin" if len(p.faults) == 2 else p.faults[0].kind)
+             for p in first}
+    assert len(pairs) == 24  # every item with every game
+    for plan in first:
+        assert plan.persons == chaos.PERSONS
+        assert all(f.victim in (*chaos.PERSONS, "host") for f in plan.faults)
+
+
+def test_the_proxy_forwards_goes_silent_without_closing_and_resumes() -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    proxy = people.Proxy(server.getsockname()[1])
+    try:
+        client = socket.create_connection(("127.0.0.1", proxy.port), timeout=5)
+        inner, _ = server.accept()
+        inner.settimeout(5)
+        client.sendall(b"one")
+        assert inner.recv(10) == b"one"
+        proxy.blackhole(True)
+        time.sleep(0.2)
+        client.sendall(b"two")
+        inner.sendall(b"back")
+        inner.settimeout(0.5)
+        with pytest.raises(TimeoutError):
+            inner.recv(10)  # nothing goes through, and nothing is closed
+        client.settimeout(0.5)
+        with pytest.raises(TimeoutError):
+            client.recv(10)
+        proxy.blackhole(False)
+        inner.settimeout(5)
+        client.settimeout(5)
+        assert inner.recv(10) == b"two" and client.recv(10) == b"back"
+        client.close()
+        assert inner.recv(10) == b""  # a close goes through
+        inner.close()
+    finally:
+        proxy.close()
+        server.close()
+
+
+PEOPLE_GAMES = [  # (game, faults): the person struck is p1, in the first deal
+    ("pasur", [Fault("away-mid-deal", "p1", 1, 0.3, when="mid-deal", key=True)]),
+    ("bidwhist", [Fault("blackhole", "p1", 1, 0.3, 1.8 * GRACE)]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # as above
+@pytest.mark.parametrize(("game", "faults"), PEOPLE_GAMES,
+                         ids=[f"{g}-{f[0].kind}" for g, f in PEOPLE_GAMES])
+def test_people_at_real_prompts_step_away_and_come_back(tmp_path: Path, game: str,
+                                                        faults: list[Fault]) -> None:
+    """Two people at prompts in pseudo-terminals (tests/people.py) play with two bots:
+    one steps away past the grace period and comes back mid-deal by pressing a key (and
+    types while the stand-in plays), or loses its link (a proxy forwards nothing) past
+    the grace period.  Only its seat forfeits, no honest peer prints a refusal, a fork,
+    a bad signature or a traceback, and the histories and transcripts agree."""
+    plan = Plan(game, 11, GRACE, faults, persons=chaos.PERSONS,
+                options=SHORT_PASUR if game == "pasur" else None)
+    report = play_one(plan, 0, keep=tmp_path, timeout=240)
+    logs = "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-1500:]}"
+                     for p in tmp_path.rglob("*.script"))
+    assert report.ok, f"{report.line()}\n{logs}"
+    assert faults[0].describe() in report.applied, report.applied
+    assert report.winner is not None  # (and only p1's seat forfeited: the checks)
