@@ -53,12 +53,8 @@ MOVED = "  you: "
 WHEN = ("mid-deal", "between-deals", "two-deals")
 """When a person who stepped away comes back, once their prompt says they were away:
 while the stand-in's first deal is under way, as it ends, or two deals later."""
-CHATTER = ("score", "who", "table", "history", "say sorry, back now", "play")
-"""What a person who came back types while the stand-in finishes the deal.  Not
-``hand``: typed while a stand-in plays the seat, it stops the program with a
-traceback (an IndexError in ``screen.own_hand``: the view is not the seat's), a known
-bug; :data:`CHATTER_HAND` adds it back."""
-CHATTER_HAND = (*CHATTER, "hand")
+CHATTER = ("score", "who", "table", "history", "hand", "say sorry, back now", "play")
+"""What a person who came back types while the stand-in finishes the deal."""
 TERMINAL = (50, 200)
 
 
