@@ -141,6 +141,8 @@ class NetPrompt(Prompt):
         self.asked_at = 0.0
         """When this seat's move was asked for (its ``--timer`` counts from then)."""
         self._asking: object = None
+        self._status = ""
+        """The connection and countdown text the toolbar last showed."""
         bindings = KeyBindings()
 
         @bindings.add(Keys.Any, filter=Condition(lambda: self.back is not None))
@@ -203,6 +205,9 @@ class NetPrompt(Prompt):
         it is hears a line (and the bell) at 60, 30 and 10 seconds left."""
         if seat is None or left is None:
             self.due, self.warned = None, float("inf")
+            if self._status != self.status():
+                self._status = self.status()
+                self._refresh()
             return
         if self.due is None or self.due[0] != seat or left > self.due[1]:
             self.warned = float("inf")  # (another seat, or another turn: the clock anew)
@@ -219,7 +224,10 @@ class NetPrompt(Prompt):
                 if self.bell:
                     self.session.output.bell()
                     self.session.output.flush()
-        self._refresh()
+        status = self.status()
+        if status != self._status:  # (the toolbar drawn again only when it changes)
+            self._status = status
+            self._refresh()
 
     def away(self, back: Callable[[], None] | None) -> None:
         """Away (``back``: how to say they are back), or no more (None)."""
