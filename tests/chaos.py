@@ -171,7 +171,9 @@ def people_plan(seed: int, index: int, games: Iterable[str] = GAMES,
     game = games[index % len(games)]
     kind = items[(index // len(games)) % len(items)] if len(games) > 1 else \
         items[index % len(items)]
-    plan = Plan(game, seed, rng.choice([5.0, 6.0, 8.0]), [], persons=PERSONS)
+    grace = rng.choice([5.0, 6.0, 8.0]) + (5.0 if game == "controlnut" else 0.0)
+    plan = Plan(game, seed, grace, [], persons=PERSONS)  # (a Control Nut! bid is
+    # composed by Tab, card by card, and the script's first pick may not be legal)
     victim = rng.choice(PERSONS)
     deal = rng.randint(1, 2 if game != "nullern" else 8)
     delay = round(rng.uniform(0.0, 2.0), 2)
@@ -663,7 +665,7 @@ def check_people(game: Game, report: Report, history: dict[str, Any], live: list
                                    " prompt asked it to come back")
         # a seat a stand-in took is given back within two deals of its person's return
         # (the welcome; for a process stopped or cut off, the stand-in's coming)
-        mark = text.find(people.WELCOME if fault.when else "is away: a heuristic bot")
+        mark = text.rfind(people.WELCOME if fault.when else "is away: a heuristic bot")
         still = stood_in and "(bot)" in (hands[-1].get("players") or [""] * 4)[seat]
         if still and mark >= 0 and len(re.findall(people.DEAL, text[mark:])) >= 3:
             report.problems.append(f"{fault.victim}'s seat was still the stand-in's in the"

@@ -221,28 +221,31 @@ class Person:
             self._note(f"no legal list ({which})")
             return
         legal = ANSI.sub("", child.match.group(1))
-        if "Tab" in legal and "," not in legal:
-            self._note(f"legal {legal!r}: by Tab")
-            self._send_by_tab(legal.split()[0])
-        else:
-            move = legal.split(", ")[0].split(" ...")[0]
-            self._note(f"types {move!r}")
-            self._send(move + "\r")
-        which = child.expect([MOVED, NOT_ACCEPTED, NOT_YOURS, pexpect.EOF, pexpect.TIMEOUT],
-                             timeout=10)
-        self._note(["moved", "not accepted", "not its move", "end", "no answer"][which])
-        if which == 0:
-            self.moves += 1
+        for attempt in range(3):  # (a move picked by Tab may not be legal: another pick)
+            if "Tab" in legal and "," not in legal:
+                self._note(f"legal {legal!r}: by Tab")
+                self._send_by_tab(legal.split()[0], attempt)
+            else:
+                move = legal.split(", ")[0].split(" ...")[0]
+                self._note(f"types {move!r}")
+                self._send(move + "\r")
+            which = child.expect([MOVED, NOT_ACCEPTED, NOT_YOURS, pexpect.EOF,
+                                  pexpect.TIMEOUT], timeout=10)
+            self._note(["moved", "not accepted", "not its move", "end", "no answer"][which])
+            if which == 0:
+                self.moves += 1
+            if which != 1 or "Tab" not in legal:
+                return
 
-    def _send_by_tab(self, verb: str) -> None:
+    def _send_by_tab(self, verb: str, attempt: int = 0) -> None:
         """A move naming several cards: the verb, then each card by Tab (the first
-        offered), until Tab offers none."""
+        offered on a first attempt, then one of the first few), until Tab offers none."""
         self._send(verb + " ")
         for _ in range(6):
-            for key in ("\t", "\t", " "):
-                time.sleep(0.12)
+            for key in ["\t"] * (2 if attempt == 0 else self.rng.randint(1, 4)) + [" "]:
+                time.sleep(0.06)
                 self._send(key)
-        time.sleep(0.12)
+        time.sleep(0.06)
         self._send("\r")
 
 

@@ -245,7 +245,7 @@ async def test_a_person_cut_off_past_the_grace_is_back_when_the_link_returns(
 def test_presence_tells_a_person_away_from_a_process_stopped() -> None:
     presence = Presence()
     presence.asked(10.0)
-    assert presence.forfeited(40.0) and presence.away  # asked at 10, silent since
+    assert presence.forfeited(40.0, 20.0) and presence.away  # asked at 10, silent since
     assert not presence.interrupted(45.0, 45.0)  # (its link broke once it was away)
     assert presence.away
     presence.forfeited_at = 40.0
@@ -253,9 +253,11 @@ def test_presence_tells_a_person_away_from_a_process_stopped() -> None:
     assert not presence.away  # on waking, so it was never away
     presence.asked(60.0)
     presence.interrupted(70.0, 90.0)  # stopped while asked
-    assert not presence.forfeited(95.0)
+    assert not presence.forfeited(95.0, 20.0)
     presence.asked(100.0)
-    assert presence.forfeited(130.0) and presence.acted() and not presence.away
+    assert not presence.forfeited(105.0, 20.0)  # asked only 5 s before: no time to move
+    presence.asked(110.0)
+    assert presence.forfeited(130.0, 20.0) and presence.acted() and not presence.away
 
 
 def test_warnings_come_at_60_30_and_10_seconds() -> None:

@@ -209,10 +209,12 @@ class NetPrompt(Prompt):
                 self._status = self.status()
                 self._refresh()
             return
-        if self.due is None or self.due[0] != seat or left > self.due[1]:
-            self.warned = float("inf")  # (another seat, or another turn: the clock anew)
+        anew = self.due is None or self.due[0] != seat or left > self.due[1]
         self.due = (seat, left, trio.current_time())
         own = self.time_left()
+        if anew:  # (another seat, or another turn: the clock anew, warning only of what
+            self.warned = left if own is None else own  # is crossed while it runs, so a
+            # short grace period or timer does not ring at the start of every turn)
         if seat == self.seat and self.turn is not None and own is not None:
             threshold = warning(own, self.warned)
             if threshold is not None:

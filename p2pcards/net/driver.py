@@ -266,7 +266,7 @@ class Driver:
             return
         if isinstance(event, Forfeited) and event.seat == seat \
                 and event.reason == ForfeitReason.SILENT:
-            if self.presence.forfeited(trio.current_time()):
+            if self.presence.forfeited(trio.current_time(), self.settings.grace):
                 self.peer.hold_returns(True)  # (the person is told at the clock's next tick,
                 # once it has seen whether this process was stopped: then it was not away)
         elif isinstance(event, SeatsChanged) and any(

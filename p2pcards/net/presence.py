@@ -22,6 +22,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+HEARD = 0.5
+"""Of the grace period: how long the person must have been asked for their move to be
+away when their seat forfeits."""
 WARNINGS = (60, 30, 10)
 """Seconds left at which the person whose move is due hears a line and a bell."""
 COUNTDOWN = 60.0
@@ -57,10 +60,13 @@ class Presence:
     def answered(self) -> None:
         self.asked_at = None
 
-    def forfeited(self, now: float) -> bool:
+    def forfeited(self, now: float, grace: float) -> bool:
         """The person's seat forfeited the deal for silence: whether the person is away
-        (asked for a move and never interrupted since: a live prompt nobody used)."""
-        if self.asked_at is not None and self.interrupted_at < self.asked_at:
+        (asked for a move at least half the grace period ago and never interrupted
+        since: a live prompt nobody used; a move asked just before the forfeit was
+        heard, as a link that went silent comes back, had no time to be made)."""
+        if self.asked_at is not None and self.interrupted_at < self.asked_at \
+                and now - self.asked_at >= HEARD * grace:
             self.forfeited_at, self.told = now, False
         self.asked_at = None
         return self.away
