@@ -268,7 +268,9 @@ def test_warnings_come_at_60_30_and_10_seconds() -> None:
             said.append(left)
             warned = threshold
     assert said == [59.5, 30, 9.9]
-    assert warning(15, float("inf")) == 30  # (a short grace: the first warning at once)
+    assert warning(15, float("inf")) == 30
+    assert warning(12, 14, 14) is None and warning(9.5, 14, 14) == 10  # (a 15 s grace)
+    assert warning(4, 7, 7) is None and warning(3.4, 7, 7) == 3.5  # (under 10 s: at half)
 
 
 async def test_a_person_back_who_steps_away_again_forfeits_again(

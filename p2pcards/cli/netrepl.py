@@ -138,6 +138,8 @@ class NetPrompt(Prompt):
         """(the seat due, its seconds left, when that was told) from the driver's clock."""
         self.warned = float("inf")
         """The seconds left at the last warning of this turn."""
+        self.started = float("inf")
+        """The seconds left when this turn's clock was first told."""
         self.asked_at = 0.0
         """When this seat's move was asked for (its ``--timer`` counts from then)."""
         self._asking: object = None
@@ -213,10 +215,10 @@ class NetPrompt(Prompt):
         self.due = (seat, left, trio.current_time())
         own = self.time_left()
         if anew:  # (another seat, or another turn: the clock anew, warning only of what
-            self.warned = left if own is None else own  # is crossed while it runs, so a
-            # short grace period or timer does not ring at the start of every turn)
+            self.warned = self.started = left if own is None else own  # is crossed while
+            # it runs, so a short grace period or timer does not ring at every turn's start)
         if seat == self.seat and self.turn is not None and own is not None:
-            threshold = warning(own, self.warned)
+            threshold = warning(own, self.warned, self.started)
             if threshold is not None:
                 self.warned = threshold
                 then = "the heuristic bot moves for you" if own < left - 0.5 else \

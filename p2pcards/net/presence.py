@@ -88,8 +88,11 @@ class Presence:
         return was
 
 
-def warning(left: float, warned: float) -> int | None:
+def warning(left: float, warned: float, start: float = math.inf) -> float | None:
     """The warning due with ``left`` seconds left, the last one given at ``warned``
-    seconds left (``math.inf``: none yet): one of :data:`WARNINGS`, or None."""
-    due = [w for w in WARNINGS if left <= w < warned]
+    seconds left (``math.inf``: none yet), on a clock that started with ``start``
+    seconds: each of :data:`WARNINGS` under ``start``, or (a clock shorter than all of
+    them) one at half its time; None when none is due."""
+    marks: list[float] = [w for w in WARNINGS if w < start] or [start / 2]
+    due = [w for w in marks if left <= w < warned]
     return min(due) if due else None
