@@ -642,8 +642,12 @@ def check_people(game: Game, report: Report, history: dict[str, Any], live: list
         if fault.when:
             if person.stepped_away is None:
                 continue
-            if not person.saw_away:
-                if forfeited:
+            if not person.saw_away:  # (the game's last deal forfeited: it ended before
+                # the clock's next tick told the person; a relapse: told the first time)
+                ended = [i for i, h in enumerate(hands)
+                         if (h.get("forfeit") or {}).get("seat") == seat][:1] == \
+                    [len(hands) - 1]
+                if forfeited and people.AWAY not in text and not ended:
                     report.problems.append(f"{fault.victim} forfeited but was never told"
                                            " it was away")
                 continue

@@ -286,6 +286,7 @@ class Driver:
                 scope.cancel()  # prompt stops asking; its words would be for no move)
                 del self.asking[seat]
                 self.thinking.discard(seat)
+                self.presence.answered()  # (a forfeit was told first: _report runs before)
         for seat, view in self.peer.decisions().items():
             if seat not in self.thinking:
                 self.thinking.add(seat)
