@@ -5,6 +5,7 @@ to the same frame, and a wrong field named with its frame."""
 from __future__ import annotations
 
 import hashlib
+import tracemalloc
 import typing
 from typing import Any
 
@@ -209,3 +210,94 @@ def test_the_hello_names_what_does_not_match() -> None:
         links.negotiate(HelloFrame(versions=(7, 9)))
     with pytest.raises(FrameError, match="speaks 2 to 5, the other 1 to 1"):
         links.negotiate(HelloFrame(versions=(1, 1)))  # a peer of the first claim rule
+
+
+W = "\U0001F600"  # (four bytes in UTF-8)
+
+
+def largest_honest() -> list[Frame]:
+    """Each kind of frame at the most an honest peer puts in it: names of 32 characters
+    and texts of 200, of four bytes each, every list at its longest, the largest table
+    message of the games (a Nullern shuffle of the proved deck, 18,798 bytes)."""
+    from p2pcards.net import frames as f  # noqa: PLC0415
+
+    name, bot = W * f.MAX_NAME, "b" * f.MAX_BOT_KIND
+    roster = make_roster(b"t" * 16, "nullern", [bytes([s + 1]) * 32 for s in range(7)],
+                         names=[name] * 7, bots=[""] + [bot] * 6, deck="proved-pipelined")
+    return [
+        HelloFrame(nonce=b"n" * 32, game="controlnut", name=name, free=8),
+        Auth(key=b"k" * 32, name=name, token=b"t" * 16, bot=bot, sig=b"s" * 64,
+             bots=tuple(BotClaim(kind=bot, key=b"k" * 32, sig=b"s" * 64) for _ in range(8)),
+             watch=False),
+        Welcome(seat=7, resume=True),
+        LobbyFrame(players=8, seats=tuple(LobbySeat(name=name, id=b"i" * 32, bot=bot, run_by=7)
+                                          for _ in range(8))),
+        Start(roster=roster, settings=Settings(86400.0, 86400.0, True, bot)),
+        Msg(wire=b"w" * 18_798),
+        ChatLine(seat=7, n=2**40, text=W * f.MAX_CHAT, sig=b"s" * 64),
+        Notice(text=W * f.MAX_NOTICE),
+        f.Again(table=b"t" * 16, seat=7, round=f.MAX_ROUND - 1, game="controlnut",
+                options=tuple((f"{'o' * 15}{i}", -(2**62)) for i in range(3)), sig=b"s" * 64),
+        f.End(reason=W * f.MAX_NOTICE),
+        Error(reason=W * 5000),  # (cut to MAX_REASON characters when sent)
+        f.Watching(chat=True, most=16),
+        f.WatchersFrame(watchers=tuple(f.WatcherSeen(name=name, id=b"i" * 32)
+                                       for _ in range(16))),
+        f.WatchChat(text=W * f.MAX_CHAT, name=name),
+    ]
+
+
+def test_each_kind_s_cap_is_about_twice_its_largest_honest_frame() -> None:
+    """docs/networking.md ("Frames") gives the figures; a ``msg``'s cap is that of the
+    largest table message with its framing."""
+    frames = largest_honest()
+    assert {kind_of(frame) for frame in frames} == {kind.value for kind in FrameKind}
+    for frame in frames:
+        size = len(pack(frame)) - HEADER.size
+        cap = SPECS[FrameKind(kind_of(frame))].most
+        assert 1.8 * size < cap <= 5 * size, kind_of(frame)
+    assert SPECS[FrameKind.MSG].most == MAX_FRAME
+
+
+@pytest.mark.parametrize("kind", sorted(FrameKind))
+def test_a_frame_over_the_cap_of_its_kind_is_refused_naming_it(kind: FrameKind) -> None:
+    cap = SPECS[kind].most
+    body = msgpack.packb({"t": kind.value, "pad": b"x" * (cap - 10)})
+    assert cap < len(body) < cap + 10
+    with pytest.raises(FrameError, match=f"a '{kind.value}' frame of {len(body)} bytes is"
+                                         f" over the {cap}-byte cap of its kind") as caught:
+        unpack(body)
+    assert caught.value.kind == kind.value
+
+
+def test_a_frame_over_the_cap_of_its_kind_is_not_sent() -> None:
+    with pytest.raises(FrameError, match=r"a 'notice' frame of \d+ bytes is over the 2048-byte"
+                                         " cap of its kind"):
+        pack(Notice(text="x" * 3000))
+    with pytest.raises(FrameError, match="cap"):
+        pack(Msg(wire=b"x" * MAX_FRAME))
+
+
+def test_what_a_frame_may_not_hold_is_not_decoded() -> None:
+    """A field a kind does not declare is skipped unread, and an array where a kind
+    declares a single value is refused unread: a ``msg`` frame at its cap of empty arrays
+    decoded whole (as before) took tens of bytes of memory for each byte; now neither
+    costs more than a copy or two of the frame."""
+    arrays = b"\xdd" + (MAX_FRAME // 2).to_bytes(4, "big") + b"\x90" * (MAX_FRAME // 2)
+    extra = b"\x83" + msgpack.packb("t") + msgpack.packb("msg") + msgpack.packb("wire") \
+        + msgpack.packb(b"w") + msgpack.packb("junk") + arrays
+    in_place = b"\x82" + msgpack.packb("t") + msgpack.packb("msg") + msgpack.packb("wire") \
+        + arrays
+    tracemalloc.start()
+    try:
+        msgpack.unpackb(extra)  # whole, as it was read before
+        _, whole = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        assert unpack(extra) == Msg(wire=b"w")
+        with pytest.raises(FrameError, match=r"msg\.wire must be a byte string"):
+            unpack(in_place)
+        _, read = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert whole > 20 * len(extra)
+    assert read < 3 * len(extra)  # (the reader's copies of the frame, and no more)

@@ -90,7 +90,7 @@ async def test_frames_are_checked_before_they_are_read() -> None:
     left, right = trio.testing.memory_stream_pair()
     reader, writer = Link(left), Link(right)
     await writer.send_map({"t": "hello", "x": b"\x00" * 10})
-    assert await reader.receive_map() == {"t": "hello", "x": b"\x00" * 10}
+    assert await reader.receive_map() == {"t": "hello"}  # (a field not declared: skipped)
     bad = {
         struct.pack(">I", MAX_FRAME + 1): "over the",
         struct.pack(">I", 3) + b"\xc1\xc1\xc1": "not msgpack",

@@ -5,6 +5,7 @@ tests/test_net_watch_procs.py watches real processes over TLS."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -212,6 +213,67 @@ async def test_a_hostile_watcher_is_cut_off_and_the_game_goes_on(
         in said
     assert host.watchers.dropped == 1
     assert "eve (watching): spam 0" in said  # (what it said before the flood went out)
+
+
+async def chatting(host: Host, who: Identity, address: str, lines: int) -> str | None:
+    """A watcher from ``address`` says ``lines`` lines (while it may) and leaves: why it
+    was cut off (None: it was not)."""
+    said: list[str] = host.say  # type: ignore[assignment]
+    before = len(said)
+    ours, theirs = trio.testing.memory_stream_pair()
+    host.accept(theirs, address)
+    link, answer = await watching(host, who, "w", Link(ours, "test"))
+    assert isinstance(answer, Watching)
+    with contextlib.suppress(LinkClosed):
+        for i in range(lines):
+            await link.send(WatchChat(text=f"line {i}"))
+            await trio.testing.wait_all_tasks_blocked()
+    await link.aclose()
+    await trio.testing.wait_all_tasks_blocked()
+    return next((line for line in said[before:] if "cut off the watcher" in line), None)
+
+
+@pytest.mark.parametrize("weakened", [True, False])
+async def test_watchers_chat_is_limited_per_identity_and_address_across_arrivals(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mock_clock: trio.testing.MockClock,
+        weakened: bool) -> None:
+    """Watchers chat at a table that lets them, Trio's clock standing still: one identity
+    that comes back has no more lines than it had; fresh identities from one address have
+    WATCH_ADDRESS_CHATS lines between them, and then each is cut off at its first; a
+    watcher from another address still chats.  Under the weakened rule (counted per
+    link, as before) every arrival says its lines and the seats see them all."""
+    if weakened:
+        play = watchers.Watchers.play
+
+        async def per_link(self: watchers.Watchers, *args: object) -> None:
+            self.budget = watchers.ChatBudget()
+            await play(self, *args)  # type: ignore[arg-type]
+        monkeypatch.setattr(watchers.Watchers, "play", per_link)
+    host = make_host(tmp_path)
+    host.watchers.chat = True
+    host.door.rejoins.burst = 100  # (the arrivals' pace is another limit)
+    most = watchers.WATCH_CHATS
+    async with trio.open_nursery() as nursery:
+        await nursery.start(host.run)
+        eve = load_or_create(tmp_path / "eve")
+        cuts = [await chatting(host, eve, "10.0.0.1", most),  # all its lines
+                await chatting(host, eve, "10.0.0.1", 1)]  # back: none left
+        arrivals = watchers.WATCH_ADDRESS_CHATS // most + 2
+        cuts += [await chatting(host, load_or_create(tmp_path / f"fresh{n}"), "10.0.0.2",
+                                most) for n in range(arrivals)]
+        cuts.append(await chatting(host, load_or_create(tmp_path / "far"), "10.0.0.3", 1))
+        nursery.cancel_scope.cancel()
+    shown = sum("(watching): line" in line for line in host.say)  # type: ignore[attr-defined]
+    sent = most + 1 + arrivals * most + 1
+    if weakened:
+        assert shown == sent and cuts == [None] * len(cuts)
+        return
+    assert shown == most + watchers.WATCH_ADDRESS_CHATS + 1
+    assert cuts[0] is None and cuts[1] is not None and "from its identity" in cuts[1]
+    fresh = cuts[2:-1]
+    assert fresh[:-2] == [None] * (arrivals - 2)
+    assert all(cut is not None and "from its address" in cut for cut in fresh[-2:])
+    assert cuts[-1] is None  # (another address)
 
 
 async def no_chat(text: str) -> None:

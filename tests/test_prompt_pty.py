@@ -1,13 +1,15 @@
 """The prompt as a person uses it, in a real pseudo-terminal: Ctrl-C at a local table
-(at the prompt and while a bot thinks), and a person at a networked table who
-chats, reads the score and the history, loses the host and gets it back (the
-hand and table drawn again), leaves with Ctrl-C, resumes with the same command
-and finishes the game.  No output may hold a traceback."""
+(at the prompt and while a bot thinks), bytes of every kind pasted at it, and a
+person at a networked table who pastes colour codes, chats, reads the score and
+the history, loses the host and gets it back (the hand and table drawn again),
+leaves with Ctrl-C, resumes with the same command and finishes the game.  No
+output may hold a traceback."""
 
 from __future__ import annotations
 
 import io
 import os
+import random
 import re
 import signal
 import subprocess
@@ -35,7 +37,8 @@ def terminal_env(home: Path) -> dict[str, str]:
 
 def spawn(args: list[str], env: dict[str, str], cwd: Path) -> tuple[pexpect.spawn, io.StringIO]:
     child = pexpect.spawn(SCRIPT, args, env=env, dimensions=(50, 200), encoding="utf-8",
-                          timeout=60, cwd=str(cwd))
+                          codec_errors="replace", timeout=60, cwd=str(cwd))  # (what the
+    # terminal echoes of bytes typed between prompts, not UTF-8 when the test types so)
     seen = io.StringIO()
     child.logfile_read = seen
     return child, seen
@@ -97,6 +100,51 @@ def test_sigterm_at_a_local_prompt_leaves_in_one_line(tmp_path: Path) -> None:
         child.close()
     assert child.exitstatus == 128 + signal.SIGTERM
     assert "Traceback" not in seen.getvalue() and not saved.exists()
+
+
+PASTES = (
+    b"\x1b[31mred\x1b[0m",  # colour codes, which read as a malformed mouse report
+    b"\x1b[5M", b"\x1b[<1;2M", b"\x1b[<99;1;1M",  # malformed mouse reports of each kind
+    b"\x1b[M\x7f!!", b"\x1b[M\xff\xff\xff", b"\x1b[12;40R",
+    b"\x1b[200~\x1b[31mx\x07\x00y\nz\x1b[201~",  # a bracketed paste of anything
+    b"\xff\xfe\xc3(", b"\x00\x01\x02\x7f\x1b\x1b[", b"\x1b[", b"\x1b",
+)
+"""Bytes pasted at a prompt: none of them may end it."""
+FUZZ = bytes(sorted({*range(0x20, 0x7F), 0x00, 0x07, 0x09, 0x1B, 0x7F, *range(0x80, 0x100)}))
+"""The bytes of the random pastes: text, escapes and what is not UTF-8 (not the keys
+that do something by design: Ctrl-C asks to leave, Ctrl-D leaves, Ctrl-R searches)."""
+
+
+def test_bytes_pasted_at_a_prompt_leave_it_standing(tmp_path: Path) -> None:
+    """Colour codes and malformed mouse reports ended the prompt with prompt-toolkit's
+    traceback (its reading of a mouse report raises on them); after every paste here,
+    fixed and random, the prompt still answers ``help`` and then takes a move."""
+    rng = random.Random(7)
+    pastes = [*PASTES, *(bytes(rng.choice(FUZZ) for _ in range(rng.randint(1, 24)))
+                         for _ in range(40))]
+    child, seen = spawn(["play", "pasur", "--players", "2", "--seed", "4", "--pace", "0"],
+                        terminal_env(tmp_path), tmp_path)
+    try:
+        child.expect(MOVE)
+        for paste in pastes:
+            os.write(child.child_fd, paste + b"\r\r")  # (the second: a menu Tab opened)
+            child.sendline("help")
+            child.expect("Type a move, or one of these commands", timeout=20)
+            child.expect(MOVE)
+        move = first_legal(child)
+        child.expect(MOVE)
+        child.sendline(move)
+        child.expect(re.escape(f"you: {move}"))
+        child.sendline("quit")
+        child.expect(r"Leave the game\? \[y/N\]")
+        child.sendline("y")
+        child.expect(pexpect.EOF, timeout=20)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    output = seen.getvalue()
+    for sign in ("Traceback", "Unhandled exception", "Press ENTER to continue"):
+        assert sign not in output, output[-3000:]
 
 
 class Host:
@@ -163,6 +211,10 @@ def test_a_person_at_a_networked_table(tmp_path: Path) -> None:
             child.expect(MOVE, timeout=60)
             child.sendline("say hello from pat")
             child.expect("you: hello from pat")
+            for paste in PASTES[:5]:  # (each ended this prompt before)
+                os.write(child.child_fd, paste + b"\r")
+            os.write(child.child_fd, b"say \x1b[31mred\x1b[0m and \xff\xfeblue\r")
+            child.expect("you: red and blue")  # (what shows and what is sent: the text)
             child.sendline("score")
             child.expect("no deal has been scored yet")
             play_until(child, r"deal 2, dealer")  # a whole deal, then its score table
@@ -219,7 +271,8 @@ def test_a_person_at_a_networked_table(tmp_path: Path) -> None:
         raise
     finally:
         host.kill()
-    assert "pat: hello from pat" in host.log()
+    assert "pat: hello from pat" in host.log() and "pat: red and blue" in host.log()
     for output in outputs:
         assert "Traceback" not in output and "Error" not in output, output[-3000:]
+        assert "Unhandled exception" not in output, output[-3000:]
     assert saved.read_bytes() == (tmp_path / "host.json").read_bytes()

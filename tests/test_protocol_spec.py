@@ -35,7 +35,7 @@ from p2pcards.table.ledger import Ledger
 from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.roster import LOCK_DECK
 from p2pcards.table.session import Session
-from p2pcards.table.verify import verify
+from p2pcards.table.verify import MAX_TRANSCRIPT, verify
 
 TAG = b"p2pcards/joint-random/v1"
 P = 2**255 - 19
@@ -60,7 +60,7 @@ def spec_sample(seed: bytes, n: int, k: int) -> list[int]:
 
 
 def envelopes(session: Session) -> list[Envelope]:
-    doc = unpack(session.export(), "test")
+    doc = unpack(session.export(), "test", MAX_TRANSCRIPT)
     keys = session.roster.keys
     return [open_envelope(wire, keys) for wire in doc["messages"]]
 
@@ -304,7 +304,7 @@ def test_exactly_the_low_order_sealing_keys_are_refused() -> None:
 def test_verify_refuses_a_transcript_that_stops_between_deals(controlnut: Any) -> None:
     """T15: cut right after the first deal's last signature."""
     table, _, _ = controlnut
-    doc = unpack(table.sessions[0].export(), "test")
+    doc = unpack(table.sessions[0].export(), "test", MAX_TRANSCRIPT)
     envs = [read_envelope(w, 4) for w in doc["messages"]]
     last_agree = [i for i, e in enumerate(envs) if e.kind == "agree" and e.deal == 0][-1]
     doc["messages"] = doc["messages"][:last_agree + 1]
@@ -317,7 +317,7 @@ def test_verify_refuses_a_transcript_that_stops_between_deals(controlnut: Any) -
 def test_verify_refuses_an_envelope_of_another_version(controlnut: Any) -> None:
     """T16: the first message, signed again as version 2, is refused by name."""
     table, _, _ = controlnut
-    doc = unpack(table.sessions[0].export(), "test")
+    doc = unpack(table.sessions[0].export(), "test", MAX_TRANSCRIPT)
     env = read_envelope(doc["messages"][0], 4)
     payload = pack([2, env.table, env.deal, env.sender, env.seq, env.prior, env.kind,
                     env.body])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -12,20 +13,25 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.protocol.messages import AuditReveal, Locked, Remixed, Shuffled, Unlocked
 from p2pcards.protocol.randomness import Commit, Reveal
-from p2pcards.table import kinds
+from p2pcards.table import codec, kinds
 from p2pcards.table.codec import (
+    ENVELOPE_DOMAIN,
+    KIND_CAPS,
     SEALED_DOMAIN,
+    UNKNOWN_CAP,
+    VERSION,
     CodecError,
     check_sealed,
     open_envelope,
     pack,
     public_bytes,
+    read_head,
     seal,
     seal_envelope,
     unseal,
 )
 from p2pcards.table.kinds import Act, Agree, Audit, Hello, Keys, Opened, Sign
-from p2pcards.table.roster import decode_roster, make_roster
+from p2pcards.table.roster import MAX_NAME, decode_roster, make_roster
 from p2pcards.table.vectors import build, dumps, identities
 
 VECTORS = Path(__file__).parent / "data" / "protocol_vectors.json"
@@ -97,6 +103,93 @@ def test_envelope_checks() -> None:
                       PUBLIC)
     with pytest.raises(CodecError, match="extension type"):
         open_envelope(b"\xd4\x01\x00", PUBLIC)
+
+
+def empty_arrays(kind: str, field: str, size: int) -> bytes:
+    """A signed, canonical envelope of ``kind`` of ``size`` bytes whose body's ``field`` is
+    an array of empty arrays: the most costly content to decode, byte for byte."""
+    def made(count: int) -> bytes:
+        head = pack([VERSION, TABLE, 0, 0, 0, H, kind])[1:]  # (the payload's first items)
+        items = pack([[]] * count)
+        payload = b"\x98" + head + b"\x81" + pack(field) + items
+        return pack([payload, KEYS[0].sign(ENVELOPE_DOMAIN + payload)])
+    count = size
+    while len(made(count)) > size:
+        count -= max(1, (len(made(count)) - size) // 2)
+    return made(count)
+
+
+def test_every_kind_has_a_cap_about_twice_its_largest_honest_message() -> None:
+    """docs/protocol.md ("Envelope") gives the figures each cap comes from; here, the
+    largest an honest peer makes of the kinds whose size a text or a seat's name sets
+    (every text 200 characters of four bytes) fits its cap, with room to spare."""
+    assert set(KIND_CAPS) == set(kinds.Kind)
+    text, name = "\U0001F600" * kinds.MAX_TEXT, "\U0001F600" * MAX_NAME
+    largest = [kinds.Void(reason=text), kinds.Alarm(problem=text), Opened(problem=text),
+               Agree(transcript=H, points=(-(2**40),) * 7, verdict=text),
+               kinds.Seats(changes=tuple((s, name, bytes([s + 1]) * 32, "b" * 16, 6)
+                                         for s in range(7))),
+               kinds.Silent(seat=6), kinds.Back(seat=6), kinds.Consent(agree=True)]
+    for message in largest:
+        kind, body = kinds.encode_body(message)
+        wire = seal_envelope(KEYS[0], table=TABLE, deal=2**32, sender=0, seq=2**32, prior=H,
+                             kind=kind, body=body).wire
+        assert 1.5 * len(wire) < KIND_CAPS[kind], kind
+    with pytest.raises(CodecError, match="too large to send"):
+        seal_envelope(KEYS[0], table=TABLE, deal=0, sender=0, seq=0, prior=H, kind="void",
+                      body={"reason": "x" * KIND_CAPS["void"]})
+
+
+@pytest.mark.parametrize("kind", sorted(KIND_CAPS))
+def test_a_message_over_the_cap_of_its_kind_is_refused_before_it_is_decoded(
+        kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One byte over the cap of its kind, a message is refused from its length and first
+    bytes, naming the kind and the cap, with nothing of it decoded; at the cap it is
+    decoded (and refused for what it holds)."""
+    decoded: list[bytes] = []
+    real = codec.unpack
+    monkeypatch.setattr(codec, "unpack", lambda data, *a: decoded.append(data) or real(data, *a))
+    cap = KIND_CAPS[kind]
+    over = empty_arrays(kind, "x", cap + 1)
+    assert len(over) == cap + 1 and read_head(over) is not None
+    with pytest.raises(CodecError, match=f"an? {kind} message of {cap + 1} bytes, over the"
+                                         f" {cap}-byte cap of its kind"):
+        open_envelope(over, PUBLIC)
+    assert decoded == []
+    at_cap = empty_arrays(kind, "x", cap)
+    assert len(at_cap) == cap
+    open_envelope(at_cap, PUBLIC)  # (its body is the kinds' to refuse)
+    assert decoded
+
+
+def test_a_message_whose_first_bytes_name_no_kind_is_refused_over_a_small_cap() -> None:
+    unknown = empty_arrays("gossip", "x", 4096)
+    with pytest.raises(CodecError, match="whose first bytes name no kind of 4096 bytes, over"
+                                         f" the {UNKNOWN_CAP}-byte cap"):
+        open_envelope(unknown, PUBLIC)
+    long_form = pack([pack([VERSION, TABLE, 0, 0, 0, H, "act", {"x": "y" * 1000}]), b"s" * 64])
+    long_form = long_form.replace(b"\xa3act", b"\xd9\x03act")  # (a str 8 of the kind: no fixstr)
+    with pytest.raises(CodecError, match="name no kind"):
+        open_envelope(long_form, PUBLIC)
+    with pytest.raises(CodecError, match="unknown message kind"):  # (a small one: said why)
+        env = open_envelope(empty_arrays("gossip", "x", 300), PUBLIC)
+        kinds.decode_body(env.kind, env.body, env.sender)
+
+
+def test_the_largest_cap_costs_a_few_mib_at_most() -> None:
+    """The most costly content, byte for byte, at the largest cap (a ``cheat``'s): decoded
+    and refused within a few MiB of memory (a 256 KiB envelope, the cap of every kind
+    before, took 33 MiB)."""
+    wire = empty_arrays("cheat", "first", KIND_CAPS["cheat"])
+    tracemalloc.start()
+    try:
+        with pytest.raises(CodecError):
+            env = open_envelope(wire, PUBLIC)
+            kinds.decode_body(env.kind, env.body, env.sender)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20
 
 
 def test_a_sealed_body_opens_only_for_its_recipient_and_proves_its_sender() -> None:

@@ -21,8 +21,10 @@ from p2pcards.table.memory import MemoryTable, seat_identity
 from p2pcards.table.roster import make_roster
 from p2pcards.table.session import Session, Step
 from p2pcards.table.verify import (
+    MAX_MESSAGES,
     MAX_TRANSCRIPT,
     TRANSCRIPT_FORMAT,
+    Messages,
     TranscriptError,
     format_report,
     load,
@@ -39,7 +41,7 @@ def honest() -> MemoryTable:
 
 
 def messages_of(data: bytes) -> tuple[dict[str, Any], list[bytes]]:
-    doc = unpack(data, "test")
+    doc = unpack(data, "test", MAX_TRANSCRIPT)
     return doc, doc["messages"]
 
 
@@ -173,22 +175,27 @@ def test_the_report_shows_another_seat_s_text_on_one_safe_line(honest: MemoryTab
     assert shown.splitlines()[-1] == "NOT verified"
 
 
-def crafted(messages: bytes, count: int) -> bytes:
+def crafted(messages: bytes, count: int, roster: bytes | None = None,
+            roster_last: bool = False) -> bytes:
     """A transcript map whose ``messages`` array holds ``count`` copies of ``messages``
-    (raw msgpack), with a real roster."""
-    roster = make_roster(b"T" * 16, "pasur", [public_bytes(seat_identity(1, s).public_key())
-                                              for s in range(2)]).encode()
-    head = b"\x83" + b"".join(msgpack.packb(x) for x in (
-        "format", TRANSCRIPT_FORMAT, "roster", roster, "messages"))
-    return head + b"\xdd" + count.to_bytes(4, "big") + messages * count
+    (raw msgpack), with a real roster (or ``roster``), before the messages or, as an
+    export writes it, after them (``roster_last``)."""
+    if roster is None:
+        roster = make_roster(b"T" * 16, "pasur", [public_bytes(seat_identity(1, s).public_key())
+                                                  for s in range(2)]).encode()
+    fields = {"roster": msgpack.packb("roster") + msgpack.packb(roster),
+              "messages": msgpack.packb("messages") + b"\xdd" + count.to_bytes(4, "big")
+              + messages * count}
+    order = ("messages", "roster") if roster_last else ("roster", "messages")
+    return b"\x83" + msgpack.packb("format") + msgpack.packb(TRANSCRIPT_FORMAT) \
+        + b"".join(fields[name] for name in order)
 
 
 def test_a_crafted_transcript_is_refused_before_it_is_built() -> None:
     """An array of empty arrays (one byte each) decoded whole becomes tens of bytes of
     memory per byte of file (the attack, shown with msgpack alone); read item by item
-    it is refused at its first item, having built nothing of it (the reader holds one
-    copy of the file)."""
-    data = crafted(b"\x90", 3_000_000)  # 3 MB of empty arrays
+    it is refused at its first item, having built nothing of it."""
+    data = crafted(b"\x90", MAX_MESSAGES)  # as many empty arrays as a file may hold
     tracemalloc.start()
     try:
         msgpack.unpackb(data)  # the whole file at once, as verify read it before
@@ -200,7 +207,46 @@ def test_a_crafted_transcript_is_refused_before_it_is_built() -> None:
     finally:
         tracemalloc.stop()
     assert whole > 20 * len(data)  # the amplification
-    assert item_by_item < 2 * len(data)  # (the reader's copy of the file, and no more)
+    assert item_by_item < len(data)  # (nothing of it built)
+
+
+@pytest.mark.parametrize("count", [MAX_MESSAGES + 1, 2**32 - 1])
+def test_a_file_over_the_message_limit_is_refused_from_its_count(count: int) -> None:
+    """The messages' array says how many it holds: over the limit, the file is refused
+    from that count, before a message is read (msgpack's own reader of the count ignores
+    its limit, and the file read whole built every message: 16 million empty ones in a
+    32 MiB file took seconds and hundreds of MiB)."""
+    data = crafted(b"\xc4\x00", min(count, MAX_MESSAGES + 1))  # (the count may lie)
+    data = data.replace((MAX_MESSAGES + 1).to_bytes(4, "big"), count.to_bytes(4, "big"))
+    tracemalloc.start()
+    try:
+        with pytest.raises(TranscriptError, match=f"{count} messages, more than the"
+                                                  f" {MAX_MESSAGES} a transcript may have"):
+            load(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < len(data) // 10
+
+
+def test_the_roster_is_read_before_any_message(honest: MemoryTable,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file of the most messages with a roster that is none is refused for its roster
+    with no message read, though an export puts the roster after the messages; with a
+    real roster, the messages are read one at a time as they are checked, so a file whose
+    first message is no message has no other read."""
+    reads: list[int] = []
+    getitem = Messages.__getitem__
+    monkeypatch.setattr(Messages, "__getitem__",
+                        lambda self, i: reads.append(i) or getitem(self, i))
+    data = crafted(msgpack.packb(b"m" * 600), MAX_MESSAGES, roster=b"\xc1", roster_last=True)
+    with pytest.raises(TranscriptError, match="roster: not msgpack"):
+        verify(data)
+    assert reads == []
+    report = verify(crafted(msgpack.packb(b"m" * 600), MAX_MESSAGES, roster_last=True))
+    assert report.problem is not None and report.problem.startswith("message 0 ")
+    assert reads == [0]
+    assert verify(honest.sessions[0].export()).ok  # (an honest file, read as it was)
 
 
 @pytest.mark.parametrize(("data", "reason"), [

@@ -23,7 +23,7 @@ from p2pcards.table.explain import explain
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.roster import LOCK_DECK, PROVED_DECK
 from p2pcards.table.state import Rejection
-from p2pcards.table.verify import FirstRefusal, verify
+from p2pcards.table.verify import MAX_TRANSCRIPT, FirstRefusal, verify
 from tests.test_table_silence import stalled
 
 P2PCARDS = [sys.executable, "-m", "p2pcards"]
@@ -151,7 +151,7 @@ def test_explain_names_every_deal_of_every_game(game: str, tmp_path: Path) -> No
 
 
 def test_a_flipped_byte_is_explained_up_to_its_deal(bidwhist: Path, tmp_path: Path) -> None:
-    doc = unpack(bidwhist.read_bytes(), "test")
+    doc = unpack(bidwhist.read_bytes(), "test", MAX_TRANSCRIPT)
     messages = doc["messages"]
     position, env = next((i, env) for i, wire in enumerate(messages)
                          if (env := read_envelope(wire, 4)).deal == 1 and env.kind == "act")
@@ -182,7 +182,7 @@ def test_a_proved_deal_cut_short_keeps_its_hidden_cards_secret(tmp_path: Path) -
     """At a proved table there is no audit: a deal refused midway is told as stopped
     before its end, its hidden cards secret, not as waiting for an audit."""
     path = transcript("bidwhist", tmp_path, PROVED_DECK)
-    doc = unpack(path.read_bytes(), "test")
+    doc = unpack(path.read_bytes(), "test", MAX_TRANSCRIPT)
     messages = doc["messages"]
     position = [i for i, wire in enumerate(messages)
                 if read_envelope(wire, 4).kind == "pact"][10]  # a play midway
@@ -215,7 +215,7 @@ def test_text_from_the_transcript_stays_on_one_safe_line(bidwhist: Path) -> None
     report.runs[0].verdict = "ok\n[seat1] verified\x1b]0;x\x07"
     report.deals[0].dissent.append("seat 2 signed [9, 0] (ok\r\nverified)")
     assert report.refusal is None
-    doc = unpack(bidwhist.read_bytes(), "test")
+    doc = unpack(bidwhist.read_bytes(), "test", MAX_TRANSCRIPT)
     wire = doc["messages"][3]
     report.refusal = FirstRefusal(3, Rejection(1, "malformed", "\x1b[2J\nverified"), None, 1,
                              read_envelope(wire, 4).kind)

@@ -8,7 +8,10 @@ handled here the same way at both: the hand and the table before each move,
 the moves told from the person's own view, the trick winners, the toolbar,
 the score table between deals, the result at the end, the commands, Tab
 completion, forgiving move reading (a choice asked when a text may mean
-several moves), and Ctrl-C, which asks before leaving.
+several moves), and Ctrl-C, which asks before leaving.  Whatever bytes are typed or
+pasted, the prompt stands: a sequence that looks like a terminal's mouse report (as
+pasted colour codes do) is ignored rather than read as one, and a line comes back as
+printable text on one line (:func:`typed`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
@@ -41,6 +46,26 @@ REFUSAL = 240
 
 class Quit(Exception):
     """The person left the game."""
+
+
+def typed(line: str) -> str:
+    """A line as the person typed or pasted it, made one line of printable text: a
+    newline or a tab becomes a space, and what cannot be shown (an escape, a control
+    character, bytes that were not UTF-8) is dropped."""
+    return "".join(c if c.isprintable() else " " if c.isspace() else "" for c in line)
+
+
+def _ignore_mouse(event: KeyPressEvent) -> None:
+    """No prompt here asks for the mouse, so no terminal sends a mouse report: what
+    reads as one was typed or pasted (``ESC [ 31 m`` of a colour code), and
+    prompt-toolkit's own reading of a malformed one raises, ending the prompt."""
+
+
+def key_bindings() -> KeyBindings:
+    """The bindings every prompt adds to prompt-toolkit's (and that take precedence)."""
+    bindings = KeyBindings()
+    bindings.add(Keys.Vt100MouseEvent)(_ignore_mouse)
+    return bindings
 
 
 class Prompt:
@@ -77,9 +102,11 @@ class Prompt:
         self.session: PromptSession[str] = PromptSession(
             input=input, output=output, history=InMemoryHistory(), style=self.style,
             completer=MoveCompleter(self, self.commands), complete_while_typing=False,
-            bottom_toolbar=self.toolbar, color_depth=screen.color_depth())
+            bottom_toolbar=self.toolbar, color_depth=screen.color_depth(),
+            key_bindings=key_bindings())
         self.plain: PromptSession[str] = PromptSession(
-            input=input, output=output, style=self.style, color_depth=screen.color_depth())
+            input=input, output=output, style=self.style, color_depth=screen.color_depth(),
+            key_bindings=key_bindings())
         """For yes/no and file names: no move completion, no toolbar."""
         self.transcript: list[str] = []
         """Everything shown, as plain text (tests read it)."""
@@ -226,14 +253,15 @@ class Prompt:
     # ------------------------------------------------------------------- input
 
     async def read(self, message: object, *, moves: bool = True) -> str:
-        """One line from the person (``message``: text or a callable giving it);
-        :class:`guest.Interrupted` on Ctrl-C, :class:`EOFError` at the end of input."""
+        """One line from the person (``message``: text or a callable giving it), as
+        printable text (:func:`typed`); :class:`guest.Interrupted` on Ctrl-C,
+        :class:`EOFError` at the end of input."""
         hook = getattr(self, "before_prompt", None)
         if hook is not None:
             hook(self, message() if callable(message) else message)
         session = self.session if moves else self.plain
-        return await guest.await_asyncio(
-            lambda: session.prompt_async(message, handle_sigint=False))  # type: ignore[arg-type]
+        return typed(await guest.await_asyncio(
+            lambda: session.prompt_async(message, handle_sigint=False)))  # type: ignore[arg-type]
 
     def take_move(self, line: str) -> int | None:
         """The legal action ``line`` names at the person's turn (or picks among the

@@ -32,14 +32,16 @@ On the wire a frame is a big-endian u32 length, then one msgpack map whose
 A watcher's ``auth`` carries ``watch`` true (version 4: docs/networking.md,
 "Watching"); a host below 4 never sees one: the watcher asks for 4.
 
-:data:`SPECS` is the one table: for each kind its dataclass and its fields in
-wire order, each with how it is read (type, length, range) and written.
-Reading checks the length against :data:`MAX_FRAME` before anything else,
-decodes the map strictly (no extension types, string keys, no trailing
-bytes), then every field the kind declares; a fault is a :class:`FrameError`
-naming the frame and the field (``auth.key must be 32 bytes``).  Fields a
-kind does not declare are ignored (a newer peer may add some), and a field
-with a default may be absent.  Writing puts ``t`` first and the fields in
+:data:`SPECS` is the one table: for each kind its dataclass, its cap in bytes
+(about twice its largest honest frame) and its fields in wire order, each with
+how it is read (type, length, range) and written.  Reading checks the length
+against :data:`MAX_FRAME` before anything else, finds ``t`` without decoding
+anything else, checks the length against the cap of that kind, then decodes
+strictly (no extension types, string keys, no trailing bytes) every field the
+kind declares and nothing more; a fault is a :class:`FrameError` naming the
+frame and the field (``auth.key must be 32 bytes``).  Fields a kind does not
+declare are skipped unread (a newer peer may add some), and a field with a
+default may be absent.  Writing puts ``t`` first and the fields in
 the table's order, leaving out optional fields that are None: the same bytes
 as ever, for every peer that speaks this protocol.
 
@@ -67,7 +69,7 @@ from p2pcards.table.codec import (
     TABLE_BYTES,
     CodecError,
 )
-from p2pcards.table.roster import MAX_NAME, Roster, decode_roster
+from p2pcards.table.roster import MAX_NAME, MAX_ROSTER, Roster, decode_roster
 
 PROTOCOL = "p2pcards"
 VERSIONS = (2, 5)
@@ -91,9 +93,6 @@ PIPELINED_VERSION = 5
 
 # ------------------------------------------------------------------ the limits
 
-MAX_FRAME = MAX_MESSAGE + 64 * 1024
-"""A frame holds one table message (at most MAX_MESSAGE) and a little framing;
-the roster and the lobby fit easily."""
 HEADER = struct.Struct(">I")
 NONCE_BYTES = 32
 MAX_SEATS = 8
@@ -103,6 +102,10 @@ MAX_GAME = 32
 MAX_CHAT = 200
 """Characters in a chat line."""
 MAX_NOTICE = 200
+MAX_REASON = 1000
+"""Characters of the reason an ``error`` frame gives (a longer one is cut when sent)."""
+MAX_FIELDS = 32
+"""Fields in one frame (a kind declares at most 7; a newer peer may add a few)."""
 MAX_PROTOCOL = 32
 MAX_WATCHERS = 16
 """The most watchers a host takes (host --watchers) and a ``watchers`` frame lists."""
@@ -381,7 +384,7 @@ def _versions(value: Any, what: str) -> tuple[int, int]:
 
 def _roster(value: Any, what: str) -> Roster:
     try:
-        return decode_roster(_blob(MAX_MESSAGE)(value, what))
+        return decode_roster(_blob(MAX_ROSTER)(value, what))
     except CodecError as exc:
         raise FrameError(f"{what}: {exc}") from exc
 
@@ -412,6 +415,9 @@ class Field:
     encode: Encoder = _same
     optional: bool = False
     """May be absent (the dataclass default); a None value is not sent."""
+    nested: bool = False
+    """An array or a map (read whole); any other field holds a single value, and an
+    array or a map sent in its place is refused unread."""
 
 
 def _record(cls: type[Any], *fields: Field) -> tuple[Decoder, Encoder]:
@@ -448,64 +454,70 @@ def _records(codec: tuple[Decoder, Encoder], most: int) -> tuple[Decoder, Encode
 class FrameSpec:
     kind: FrameKind
     cls: type[Any]
+    most: int
+    """The most bytes of a frame of this kind (after its length): about twice the
+    largest an honest peer sends (docs/networking.md, "Frames")."""
     fields: tuple[Field, ...]
 
 
 SPECS: dict[FrameKind, FrameSpec] = {spec.kind: spec for spec in (
-    FrameSpec(FrameKind.HELLO, HelloFrame, (
+    FrameSpec(FrameKind.HELLO, HelloFrame, 512, (
         Field("proto", _text(MAX_PROTOCOL)),
-        Field("versions", _versions, list),
+        Field("versions", _versions, list, nested=True),
         Field("nonce", _bytes(NONCE_BYTES), optional=True),
         Field("game", _text(MAX_GAME), optional=True),
         Field("name", _text(MAX_NAME), optional=True),
         Field("free", _int(0, MAX_SEATS + 1), optional=True))),
-    FrameSpec(FrameKind.AUTH, Auth, (
+    FrameSpec(FrameKind.AUTH, Auth, 2560, (
         Field("key", _bytes(KEY_BYTES)),
         Field("name", _text(MAX_NAME)),
         Field("token", _bytes(TOKEN_BYTES)),
         Field("bot", _text(MAX_BOT_KIND)),
         Field("sig", _bytes(SIGNATURE_BYTES)),
-        Field("bots", *_records(_BOT_CLAIM, MAX_SEATS)),
+        Field("bots", *_records(_BOT_CLAIM, MAX_SEATS), nested=True),
         Field("watch", _bool, optional=True))),
-    FrameSpec(FrameKind.WELCOME, Welcome, (
+    FrameSpec(FrameKind.WELCOME, Welcome, 64, (
         Field("seat", _int(0, MAX_SEATS)),
         Field("resume", _bool, optional=True))),
-    FrameSpec(FrameKind.LOBBY, LobbyFrame, (
+    FrameSpec(FrameKind.LOBBY, LobbyFrame, 3072, (
         Field("players", _int(0, MAX_SEATS + 1)),
-        Field("seats", *_records(_LOBBY_SEAT, MAX_SEATS)))),
-    FrameSpec(FrameKind.START, Start, (
+        Field("seats", *_records(_LOBBY_SEAT, MAX_SEATS), nested=True))),
+    FrameSpec(FrameKind.START, Start, 3072, (
         Field("roster", _roster, Roster.encode),
-        Field("settings", _settings, Settings.to_wire))),
-    FrameSpec(FrameKind.MSG, Msg, (
+        Field("settings", _settings, Settings.to_wire, nested=True))),
+    FrameSpec(FrameKind.MSG, Msg, MAX_MESSAGE + 16, (
         Field("wire", _blob(MAX_MESSAGE)),)),
-    FrameSpec(FrameKind.CHAT, ChatLine, (
+    FrameSpec(FrameKind.CHAT, ChatLine, 2048, (
         Field("seat", _int(0, MAX_SEATS)),
         Field("n", _int(1)),
         Field("text", _text(MAX_CHAT)),
         Field("sig", _bytes(SIGNATURE_BYTES)))),
-    FrameSpec(FrameKind.NOTICE, Notice, (
+    FrameSpec(FrameKind.NOTICE, Notice, 2048, (
         Field("text", _text(MAX_NOTICE)),)),
-    FrameSpec(FrameKind.AGAIN, Again, (
+    FrameSpec(FrameKind.AGAIN, Again, 512, (
         Field("table", _bytes(TABLE_BYTES)),
         Field("seat", _int(0, MAX_SEATS)),
         Field("round", _int(0, MAX_ROUND)),
         Field("game", _text(MAX_GAME)),
-        Field("options", _options, dict),
+        Field("options", _options, dict, nested=True),
         Field("sig", _bytes(SIGNATURE_BYTES)))),
-    FrameSpec(FrameKind.END, End, (
+    FrameSpec(FrameKind.END, End, 2048, (
         Field("reason", _text(MAX_NOTICE)),)),
-    FrameSpec(FrameKind.ERROR, Error, (
-        Field("reason", _text(MAX_FRAME)),)),
-    FrameSpec(FrameKind.WATCHING, Watching, (
+    FrameSpec(FrameKind.ERROR, Error, 8192, (
+        Field("reason", _text(MAX_REASON), lambda text: text[:MAX_REASON]),)),
+    FrameSpec(FrameKind.WATCHING, Watching, 64, (
         Field("chat", _bool),
         Field("most", _int(0, MAX_WATCHERS + 1)))),
-    FrameSpec(FrameKind.WATCHERS, WatchersFrame, (
-        Field("watchers", *_records(_WATCHER, MAX_WATCHERS)),)),
-    FrameSpec(FrameKind.WCHAT, WatchChat, (
+    FrameSpec(FrameKind.WATCHERS, WatchersFrame, 5120, (
+        Field("watchers", *_records(_WATCHER, MAX_WATCHERS), nested=True),)),
+    FrameSpec(FrameKind.WCHAT, WatchChat, 2048, (
         Field("text", _text(MAX_CHAT)),
         Field("name", _text(MAX_NAME), optional=True))),
 )}
 KIND_OF: dict[type[Any], FrameKind] = {spec.cls: spec.kind for spec in SPECS.values()}
+MAX_FRAME = max(spec.most for spec in SPECS.values())
+"""The most bytes of any frame (a ``msg``: one table message of the largest kind, and its
+framing), checked from the length before a byte of it is read."""
 
 
 def kind_of(frame: Frame) -> str:
@@ -567,23 +579,127 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise FrameError(f"msgpack extension type {code} is not allowed")
 
 
+_NESTED = frozenset((*range(0x80, 0xA0), 0xDC, 0xDD, 0xDE, 0xDF))
+"""The first bytes of a msgpack array or map."""
+_TEXT = frozenset((*range(0xA0, 0xC0), 0xD9, 0xDA, 0xDB))
+_MAP = frozenset((*range(0x80, 0x90), 0xDE, 0xDF))
+_TYPES = ((range(0x00, 0x80), "int"), (range(0x80, 0x90), "dict"), (range(0x90, 0xA0), "list"),
+          (range(0xA0, 0xC0), "str"), (range(0xC0, 0xC1), "NoneType"), (range(0xC2, 0xC4), "bool"),
+          (range(0xC4, 0xC7), "bytes"), (range(0xC7, 0xCA), "ext"), (range(0xCA, 0xCC), "float"),
+          (range(0xCC, 0xD4), "int"), (range(0xD4, 0xD9), "ext"), (range(0xD9, 0xDC), "str"),
+          (range(0xDC, 0xDE), "list"), (range(0xDE, 0xE0), "dict"), (range(0xE0, 0x100), "int"))
+
+
+def _type_name(first: int) -> str:
+    """The Python type msgpack makes of an item that begins with ``first``."""
+    return next(name for codes, name in _TYPES if first in codes)
+
+
+class _Reader:
+    """A frame's body, read one item at a time: an item is decoded only once its first
+    byte says it is what is wanted, and an item not wanted is skipped unbuilt."""
+
+    def __init__(self, body: bytes):
+        self.body = body
+        self.unpacker = msgpack.Unpacker(raw=False, strict_map_key=True, ext_hook=_no_ext,
+                                         max_buffer_size=max(len(body), 1))
+        self.unpacker.feed(body)
+
+    def first(self) -> int:
+        at = self.unpacker.tell()
+        return self.body[at] if at < len(self.body) else 0xC1
+
+    def fields(self) -> int:
+        """The number of fields of the frame's map."""
+        if self.first() not in _MAP:
+            self.skip()  # (what is not msgpack says so here)
+            if self.unpacker.tell() != len(self.body):
+                raise FrameError("not msgpack (bytes after the frame's first item)")
+            raise FrameError(f"a frame must be a map, not {_type_name(self.body[0])}")
+        count = int(self.unpacker.read_map_header())
+        if count > MAX_FIELDS:
+            raise FrameError(f"a frame of {count} fields: at most {MAX_FIELDS}")
+        return count
+
+    def name(self) -> str:
+        """The next field's name (FrameError if it is not text)."""
+        if self.first() not in _TEXT:
+            raise FrameError("not msgpack (ValueError: a frame's field names are text)")
+        return cast(str, self.read())
+
+    def read(self) -> Any:
+        try:
+            return self.unpacker.unpack()
+        except FrameError:
+            raise
+        except Exception as exc:  # msgpack raises several unrelated types
+            raise FrameError(f"not msgpack ({type(exc).__name__}: {exc})") from exc
+
+    def skip(self) -> None:
+        try:
+            self.unpacker.skip()
+        except Exception as exc:
+            raise FrameError(f"not msgpack ({type(exc).__name__}: {exc})") from exc
+
+    def end(self) -> None:
+        if self.unpacker.tell() != len(self.body):
+            raise FrameError("not msgpack (ExtraData: bytes after the frame's map)")
+
+
+def _kind_of_body(body: bytes) -> Any:
+    """The ``t`` of a frame's map, found without decoding any other field (None if it
+    has none)."""
+    reader = _Reader(body)
+    kind = None
+    for _ in range(reader.fields()):
+        if reader.name() == "t" and reader.first() in _TEXT:
+            kind = reader.read()
+        else:
+            reader.skip()
+    reader.end()
+    return kind
+
+
 def unpack_map(body: bytes) -> dict[str, Any]:
-    """The map of a frame's body (after its length), strictly decoded."""
-    try:
-        raw = msgpack.unpackb(body, raw=False, strict_map_key=True, ext_hook=_no_ext)
-    except FrameError:
-        raise
-    except Exception as exc:  # msgpack raises several unrelated types
-        raise FrameError(f"not msgpack ({type(exc).__name__}: {exc})") from exc
-    if not isinstance(raw, dict):
-        raise FrameError(f"a frame must be a map, not {type(raw).__name__}")
-    if not isinstance(raw.get("t"), str):
+    """The map of a frame's body (after its length), strictly decoded: ``t``, checked
+    first, then only the fields its kind declares (the others are skipped unread), once
+    the body is found within the cap of that kind.  An array or a map where the kind
+    declares a single value is not decoded: an empty one stands for it, which the
+    field's own check refuses, naming it."""
+    kind = _kind_of_body(body)
+    if not isinstance(kind, str):
         raise FrameError("a frame must name its type in 't'")
+    try:
+        spec = SPECS[FrameKind(kind)]
+    except ValueError:
+        return {"t": kind}  # (from_map names it: nothing else is read)
+    if len(body) > spec.most:
+        raise FrameError(f"a {kind!r} frame of {len(body)} bytes is over the {spec.most}-byte"
+                         " cap of its kind", kind)
+    fields = {field.name: field for field in spec.fields}
+    reader = _Reader(body)
+    raw: dict[str, Any] = {"t": kind}
+    for _ in range(reader.fields()):
+        name = reader.name()
+        field = fields.get(name)
+        if field is None or name == "t":
+            reader.skip()
+        elif not field.nested and reader.first() in _NESTED:
+            raw[name] = {} if reader.first() in _MAP else []
+            reader.skip()
+        else:
+            raw[name] = reader.read()
     return raw
 
 
 def pack(frame: Frame) -> bytes:
-    return pack_map(to_map(frame))
+    """A frame as it goes on a link (FrameError if it is over the cap of its kind)."""
+    data = pack_map(to_map(frame))
+    spec = SPECS[KIND_OF[type(frame)]]
+    if len(data) - HEADER.size > spec.most:
+        raise FrameError(f"a {spec.kind.value!r} frame of {len(data) - HEADER.size} bytes is"
+                         f" over the {spec.most}-byte cap of its kind")
+    return data
 
 
 def unpack(body: bytes) -> Frame:

@@ -31,7 +31,7 @@ from p2pcards.net.frames import ChatLine, FrameError
 from p2pcards.net.links import Chat
 from p2pcards.net.lobby import seats_of
 from p2pcards.net.peer import Peer
-from p2pcards.table.codec import CodecError, Envelope, open_envelope, unpack
+from p2pcards.table.codec import CodecError, Envelope, open_envelope, read_head
 from p2pcards.table.kinds import Kind
 from p2pcards.table.state import Rejection, Rule
 
@@ -208,9 +208,7 @@ class Referee:
 
 
 def table_of(wire: bytes) -> bytes | None:
-    """The table id a message names, unchecked (None: it does not read)."""
-    try:
-        table = unpack(unpack(wire, "envelope")[0], "payload")[1]
-    except (CodecError, IndexError, TypeError):
-        return None
-    return table if isinstance(table, bytes) else None
+    """The table id a message names, unchecked (None: it does not read), from its first
+    bytes alone (:func:`~p2pcards.table.codec.read_head`)."""
+    head = read_head(wire)
+    return None if head is None else head.table

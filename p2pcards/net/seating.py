@@ -101,7 +101,7 @@ class Seating:
             return
         link, admitted, where = entered
         if isinstance(admitted, WatchRequest):
-            await self.relay.watchers.play(link, admitted)
+            await self.relay.watchers.play(link, admitted, where)
         else:
             await self._play(link, admitted, where)
 

@@ -20,10 +20,14 @@ A watcher is never waited for.  Its frames go through a queue of at most
 :data:`WATCH_QUEUE` frames (references to frames the host holds anyway); a
 watcher that falls that far behind is dropped, with a line in the host's log,
 and may come back with the same command.  What a watcher may send is its chat
-(``wchat``, where the host allows it, at most :data:`WATCH_CHATS` lines in
-:data:`WATCH_CHAT_WINDOW` seconds), each frame capped at
+(``wchat``, where the host allows it), each frame capped at
 :data:`~p2pcards.net.gate.PREAUTH_FRAME` bytes; anything else (a table
 message, a seat's chat, a word about another game), or a flood, cuts it off.
+Its chat is counted by :class:`ChatBudget`, per identity and per address,
+across its arrivals: at most :data:`WATCH_CHATS` lines of one identity and
+:data:`WATCH_ADDRESS_CHATS` from one address in :data:`WATCH_CHAT_WINDOW`
+seconds, so that neither coming back nor a fresh identity each time floods
+the seats' screens.
 Its returns are paced like a seat's (:meth:`Door.pace
 <p2pcards.net.door.Door.pace>`): each costs the host a copy of the log.
 """
@@ -33,7 +37,7 @@ from __future__ import annotations
 import contextlib
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 
 import trio
@@ -67,9 +71,56 @@ WATCH_QUEUE = 1024
 longest game is a few hundred table messages; a watcher this far behind is not
 following the table, and the host does not keep more for it."""
 WATCH_CHATS = 5
-"""Chat lines a watcher may send in WATCH_CHAT_WINDOW seconds (where the host allows
-watchers to chat): more is a flood, and cuts the watcher off."""
+"""Chat lines one identity may send as a watcher in WATCH_CHAT_WINDOW seconds (where the
+host allows watchers to chat), whatever its links: more is a flood, and cuts the
+watcher off."""
+WATCH_ADDRESS_CHATS = 10
+"""Chat lines the watchers of one address (:func:`~p2pcards.net.gate.address_of`) may
+send in WATCH_CHAT_WINDOW seconds, whatever their identities: two people watching
+from one home at the most one may say; more is a flood, and cuts off the watcher
+that sends it."""
 WATCH_CHAT_WINDOW = 10.0
+WATCH_CHAT_SENDERS = 1024
+"""Identities and addresses whose lines of the last WATCH_CHAT_WINDOW seconds the host
+remembers (the oldest forgotten first): far more than ever chat in that time."""
+
+
+class ChatBudget:
+    """Watchers' chat lines counted per identity and per address, across their links: a
+    line is shown only while both have lines left in the window (sans I/O: the caller
+    gives the time)."""
+
+    def __init__(self, window: float = WATCH_CHAT_WINDOW):
+        self.window = window
+        self._said: dict[tuple[str, bytes | str], deque[float]] = {}
+        """(``id`` or ``address``, which) -> when its lines of the window were said."""
+
+    def take(self, key: bytes, address: str, now: float) -> str | None:
+        """Count a line of identity ``key`` from ``address`` at ``now``; None if it may
+        be shown, else why not (nothing counted)."""
+        self._forget(now)
+        for which, most, what in ((("id", key), WATCH_CHATS, "its identity"),
+                                  (("address", address), WATCH_ADDRESS_CHATS,
+                                   "its address")):
+            if len(self._said.get(which, ())) >= most:
+                return (f"more than {most} chat lines in {self.window:g} s from {what}:"
+                        " a flood")
+        for which in (("id", key), ("address", address)):
+            said = self._said.pop(which, None) or deque()
+            said.append(now)
+            self._said[which] = said  # (the most recent last)
+        while len(self._said) > WATCH_CHAT_SENDERS:
+            del self._said[next(iter(self._said))]
+        return None
+
+    def _forget(self, now: float) -> None:
+        """Drop the lines said before the window (and whoever has none left)."""
+        for which in list(self._said):
+            said = self._said[which]
+            while said and said[0] <= now - self.window:
+                said.popleft()
+            if not said:
+                del self._said[which]
 
 
 @dataclass(eq=False)
@@ -79,7 +130,8 @@ class Watcher:
     pump: Pump
     key: bytes
     name: str
-    said: deque[float] = field(default_factory=lambda: deque(maxlen=WATCH_CHATS + 1))
+    address: str = "local"
+    """What the door counts its link by (:func:`~p2pcards.net.gate.address_of`)."""
 
     @property
     def link(self) -> Link:
@@ -105,6 +157,8 @@ class Watchers:
         self.log = log
         self.closed = closed
         self.links: list[Watcher] = []
+        self.budget = ChatBudget()
+        """Their chat lines, per identity and per address, across their links."""
         self.dropped = 0
         """Watchers dropped as too slow."""
 
@@ -177,9 +231,9 @@ class Watchers:
 
     # ============================================================ a watcher's link
 
-    async def play(self, link: Link, request: WatchRequest) -> None:
-        """A watcher's link from its ``watching`` to its end: only it is closed,
-        whatever it does."""
+    async def play(self, link: Link, request: WatchRequest, address: str = "local") -> None:
+        """A watcher's link from its ``watching`` to its end (``address``: what the door
+        counts it by): only it is closed, whatever it does."""
         watcher: Watcher | None = None
         try:
             await self.door.pace(request.key)
@@ -191,7 +245,7 @@ class Watchers:
             await link.send(Watching(chat=self.chat, most=self.most))
             self.door.rejoins.seated(request.key, trio.current_time())
             watcher = Watcher(Pump.open(link, WATCH_QUEUE, self.catch_up()), request.key,
-                              request.name)
+                              request.name, address)
             self.links.append(watcher)
             self._changed(f"{links.printable(request.name, 32)}"
                           f" ({show_id(device_id(request.key), 4)}) watches the table")
@@ -235,11 +289,9 @@ class Watchers:
         if not self.chat:
             raise FrameError("this table's watchers do not chat (its host did not set"
                              " --watchers-chat)")
-        now = trio.current_time()
-        watcher.said.append(now)
-        if len(watcher.said) > WATCH_CHATS and now - watcher.said[0] < WATCH_CHAT_WINDOW:
-            raise FrameError(f"more than {WATCH_CHATS} chat lines in"
-                             f" {WATCH_CHAT_WINDOW:g} s: a flood")
+        flood = self.budget.take(watcher.key, watcher.address, trio.current_time())
+        if flood is not None:
+            raise FrameError(flood)
         text = links.printable(frame.text, MAX_CHAT)
         line = WatchChat(name=watcher.name, text=text)
         shown = f"{links.printable(watcher.name, 32)} (watching): {text}"

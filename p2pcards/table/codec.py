@@ -15,14 +15,19 @@ ChaCha20-Poly1305) to the recipient's sealing key of the deal.  The recipient
 can show the inner blob to anyone as proof of what it was sent.
 
 Decoding never trusts its input: every failure is a :class:`CodecError` whose
-message names what is wrong and where.
+message names what is wrong and where.  An envelope is measured against the cap of
+its kind (:data:`KIND_CAPS`) before anything of it is decoded: the kind is read from
+the envelope's first bytes (:func:`read_head`), so that a message costs at most what
+the largest honest message of its kind, twice over, costs to decode.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from itertools import pairwise
+from typing import Any, Final, NamedTuple
 
 import msgpack
 from cryptography.exceptions import InvalidSignature, InvalidTag
@@ -34,8 +39,37 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 VERSION = 1
-MAX_MESSAGE = 256 * 1024
-"""The largest envelope accepted, in bytes (a 128-card audit reveal is under 40 KiB)."""
+_CAPS = {
+    # the opening, and what each deal begins with (under 250 bytes each)
+    "sign": 512, "commit": 512, "share": 512, "hello": 512, "pkey": 512,
+    # claims of silence, returns, consent (under 200 bytes)
+    "silent": 512, "back": 512, "consent": 512,
+    # a text of at most 200 characters (up to 4 bytes each, 960 bytes with the rest) and
+    # a move's cards (611 bytes at most in the games)
+    "opened": 2048, "alarm": 2048, "void": 2048, "agree": 2048, "act": 2048, "pact": 2048,
+    # the seats that change hands: seven seats of 32-character names (1,417 bytes at most)
+    "seat": 3072,
+    # today's deck: 2,913 (shuffle), 5,645 (lock), 1,599 (unlock), 1,408 (remix),
+    # 3,221 (keys), 3,634 (audit) bytes at most in the games
+    "shuffle": 6 * 1024, "lock": 12 * 1024, "unlock": 4 * 1024, "remix": 3 * 1024,
+    "keys": 8 * 1024, "audit": 8 * 1024,
+    # the proved deck: 18,798 (pshuffle), 4,598 (premix), 8,312 (pshares) bytes at most
+    "pshuffle": 40 * 1024, "premix": 10 * 1024, "pshares": 18 * 1024,
+}
+MAX_QUOTED = max(_CAPS.values())
+"""The most bytes of a message that a proof of equivocation quotes: the largest cap of
+any kind but the proof's own."""
+KIND_CAPS: Final[Mapping[str, int]] = {**_CAPS, "cheat": 2 * MAX_QUOTED + 1024}
+"""The most bytes of an envelope of each kind: about twice the largest message of the
+kind in whole games of the four games with each deck (docs/protocol.md, "Envelope",
+gives the figures), or twice what its text fields can hold; a proof of equivocation
+(``cheat``) quotes two messages of any other kind.  A message over its kind's cap is
+refused from its length and first bytes, before its payload is decoded."""
+UNKNOWN_CAP = 512
+"""The cap of a message whose first bytes name no kind above (or are not as a canonical
+envelope has them): it is decoded only to say what is wrong with it."""
+MAX_MESSAGE = max(KIND_CAPS.values())
+"""The largest envelope accepted, of any kind, in bytes."""
 ENVELOPE_DOMAIN = b"p2pcards/envelope/v1\x00"
 SEALED_DOMAIN = b"p2pcards/sealed/v1\x00"
 SEAL_INFO = b"p2pcards/seal/v1\x00"
@@ -75,22 +109,39 @@ def no_ext(code: int, data: bytes) -> Any:
     raise CodecError(f"msgpack extension type {code} is not allowed")
 
 
+class _Unsorted(Exception):
+    """A map whose keys are not in ascending order (raised inside msgpack's decoding)."""
+
+
+def _ordered(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A map as decoded, its keys checked to be in strictly ascending order (the
+    canonical form; a key twice is refused too)."""
+    for (first, _), (second, _) in pairwise(pairs):
+        if not first < second:
+            raise _Unsorted
+    return dict(pairs)
+
+
 def unpack(data: bytes, what: str, limit: int = MAX_MESSAGE) -> Any:
     """Strict msgpack decoding: one object, no extensions, string map keys, canonical
-    (shortest forms, map keys sorted), at most ``limit`` bytes."""
+    (shortest forms, map keys sorted), at most ``limit`` bytes.  The key order is
+    checked as each map is decoded, so that the canonical form is checked by encoding
+    the value again as it came (msgpack's own code, not a walk of the value)."""
     if not isinstance(data, bytes):
         raise CodecError(f"{what}: expected bytes, not {type(data).__name__}")
     if len(data) > limit:
         raise CodecError(f"{what}: {len(data)} bytes, more than the {limit} allowed")
     try:
         value = msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=no_ext,
-                                use_list=True)
+                                use_list=True, object_pairs_hook=_ordered)
     except CodecError:
         raise
+    except _Unsorted:
+        raise CodecError(f"{what}: not in canonical msgpack form") from None
     except Exception as error:  # msgpack raises several types for bad input
         raise CodecError(f"{what}: not msgpack ({type(error).__name__}: {error})") from None
     try:
-        canonical = pack(value)
+        canonical: bytes = msgpack.packb(value, use_bin_type=True)
     except Exception as error:
         raise CodecError(f"{what}: cannot be re-encoded ({error})") from None
     if canonical != data:
@@ -151,12 +202,19 @@ def _blob(value: Any, size: int, what: str) -> bytes:
     return value
 
 
+def cap_of(kind: str | None) -> int:
+    """The most bytes an envelope of ``kind`` may have (:data:`KIND_CAPS`)."""
+    return KIND_CAPS.get(kind, UNKNOWN_CAP) if kind is not None else UNKNOWN_CAP
+
+
 def seal_envelope(identity: Ed25519PrivateKey, *, table: bytes, deal: int, sender: int, seq: int,
                   prior: bytes, kind: str, body: dict[str, Any]) -> Envelope:
     """Encode and sign a message."""
     payload = pack([VERSION, table, deal, sender, seq, prior, kind, body])
-    if len(payload) + SIGNATURE_BYTES + 8 > MAX_MESSAGE:
-        raise CodecError(f"{a_or_an(kind)} message of {len(payload)} bytes is too large to send")
+    size = len(payload) + SIGNATURE_BYTES + 8  # (the envelope's own framing: at most 8)
+    if size > cap_of(kind):
+        raise CodecError(f"{a_or_an(kind)} message of {size} bytes is too large to send"
+                         f" (the cap of its kind is {cap_of(kind)} bytes)")
     signature = _sign(identity, ENVELOPE_DOMAIN + payload)
     return Envelope(VERSION, table, deal, sender, seq, prior, kind, body, payload, signature)
 
@@ -173,10 +231,92 @@ def open_envelope(wire: bytes, keys: list[Ed25519PublicKey]) -> Envelope:
     return env
 
 
+class Head(NamedTuple):
+    """What an envelope's first bytes say, read without decoding the rest (unchecked)."""
+
+    table: bytes
+    deal: int
+    sender: int
+    seq: int
+    prior: bytes
+    kind: str
+
+
+_UINT_WIDTH = {0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8}
+"""msgpack's unsigned integers after their first byte: the bytes that follow."""
+
+
+def _read_uint(wire: bytes, at: int) -> tuple[int, int] | None:
+    first = wire[at] if at < len(wire) else 0xC1
+    if first < 0x80:
+        return first, at + 1
+    width = _UINT_WIDTH.get(first)
+    if width is None or at + 1 + width > len(wire):
+        return None
+    return int.from_bytes(wire[at + 1:at + 1 + width], "big"), at + 1 + width
+
+
+def _read_bin(wire: bytes, at: int, size: int) -> tuple[bytes, int] | None:
+    if wire[at:at + 2] != bytes((0xC4, size)) or at + 2 + size > len(wire):
+        return None
+    return wire[at + 2:at + 2 + size], at + 2 + size
+
+
+def read_head(wire: bytes) -> Head | None:
+    """The table, deal, sender, sequence number, prior and kind an envelope names, read
+    from its first bytes as the canonical form has them (``[payload, signature]``, the
+    payload ``[version, table, deal, sender, seq, prior, kind, body]``); None if they
+    are not so.  Nothing is checked (not even the signature): what it is for is the
+    cap of the message's kind, and what a message refused says it is."""
+    if not isinstance(wire, bytes) or len(wire) < 8 or wire[0] != 0x92:
+        return None
+    at = {0xC4: 3, 0xC5: 4, 0xC6: 6}.get(wire[1])
+    if at is None or at >= len(wire) or wire[at] != 0x98:  # (a payload of 8 items)
+        return None
+    numbers: list[int] = []
+    blobs: list[bytes] = []
+    at += 1
+    for field in ("version", "table", "deal", "sender", "seq", "prior"):
+        if field in ("table", "prior"):
+            blob = _read_bin(wire, at, TABLE_BYTES if field == "table" else HASH_BYTES)
+            if blob is None:
+                return None
+            blobs.append(blob[0])
+            at = blob[1]
+        else:
+            number = _read_uint(wire, at)
+            if number is None:
+                return None
+            numbers.append(number[0])
+            at = number[1]
+    length = wire[at] - 0xA0 if at < len(wire) else -1
+    kind = wire[at + 1:at + 1 + length]
+    if not 0 < length <= 16 or len(kind) != length or not kind.isascii() \
+            or not kind.decode().isidentifier():
+        return None
+    _, deal, sender, seq = numbers
+    return Head(blobs[0], deal, sender, seq, blobs[1], kind.decode())
+
+
+def check_cap(wire: bytes) -> None:
+    """Refuse an envelope over the cap of its kind (:data:`KIND_CAPS`), from its length
+    and first bytes alone."""
+    if not isinstance(wire, bytes):
+        raise CodecError(f"envelope: expected bytes, not {type(wire).__name__}")
+    head = read_head(wire) if len(wire) > UNKNOWN_CAP else None
+    kind = head.kind if head is not None and head.kind in KIND_CAPS else None
+    if len(wire) > cap_of(kind):
+        what = f"{a_or_an(kind)} message" if kind is not None else \
+            "a message whose first bytes name no kind"
+        raise CodecError(f"envelope: {what} of {len(wire)} bytes, over the {cap_of(kind)}"
+                         f"-byte cap of {'its kind' if kind is not None else 'such a message'}")
+
+
 def read_envelope(wire: bytes, players: int) -> Envelope:
     """Decode ``wire`` without checking its signature: only for a message this peer
     checked when it came (kept as held, as evidence or in a proof; its sender's key may
     have changed hands since).  Raises :class:`CodecError` naming the problem."""
+    check_cap(wire)
     outer = unpack(wire, "envelope")
     if not isinstance(outer, list) or len(outer) != 2:
         raise CodecError("envelope: expected [payload, signature]")

@@ -25,7 +25,7 @@ from p2pcards.protocol.proved.messages import KeyShare, Remix, Shares, decode_me
 from p2pcards.protocol.proved.messages import Shuffle as ProvedShuffle
 from p2pcards.protocol.proved.shuffle import shuffle_proof_bytes
 from p2pcards.protocol.randomness import SHARE_BYTES, Commit, Reveal
-from p2pcards.table.codec import HASH_BYTES, KEY_BYTES, CodecError
+from p2pcards.table.codec import HASH_BYTES, KEY_BYTES, MAX_QUOTED, CodecError
 
 MAX_ARRAY = MAX_SLOTS
 """Most items in one array of a message body (as many as a deal has slots)."""
@@ -33,10 +33,10 @@ MAX_TEXT = 200
 """Most characters in a text field (a move, a verdict, a reason)."""
 MAX_SEALED = 16 * 1024
 """Most bytes in one sealed body."""
-MAX_PROOF = 96 * 1024
-"""Most bytes of each of the two signed messages a proof of equivocation quotes (the
-largest message of a real deal, a 128-card audit, is under 40 KiB; two of them and the
-claim's own framing stay well under the envelope's cap)."""
+MAX_PROOF = MAX_QUOTED
+"""Most bytes of each of the two signed messages a proof of equivocation quotes: the
+largest cap of a message of any other kind (:data:`~p2pcards.table.codec.KIND_CAPS`),
+so that two of them and the claim's own framing stay under the cap of a ``cheat``."""
 MAX_PROVED_CARDS = 128
 """Most cards of a deck the proved deck's messages may carry at a table (a game's deck
 has at most 80)."""

@@ -30,6 +30,10 @@ from p2pcards.table.kinds import printable
 
 ROSTER_DOMAIN = b"p2pcards/roster/v1\x00"
 MAX_NAME = 32
+MAX_ROSTER = 3 * 1024
+"""The most bytes of an encoded roster, checked before it is decoded: about twice the
+largest a table makes (Nullern's seven seats, every name 32 characters of four bytes
+each, every seat but the host's a bot of the longest kind: 1,311 bytes)."""
 LOCK_DECK = "lock"
 """Today's commutative-lock deck, audited after the deal (docs/mental-poker.md)."""
 PROVED_DECK = "proved"
@@ -191,7 +195,7 @@ class Roster:
 
 
 def decode_roster(data: bytes) -> Roster:
-    raw = unpack(data, "roster")
+    raw = unpack(data, "roster", MAX_ROSTER)
     if not isinstance(raw, list) or len(raw) not in (4, 5):
         raise CodecError("roster: expected [table, game, options, seats] or [table, game,"
                          " options, seats, deck]")

@@ -13,17 +13,17 @@ its position and the seat it claims to come from.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import takewhile
-from typing import Any
-
-import msgpack
+from typing import overload
 
 from p2pcards.history import History
-from p2pcards.table.codec import MAX_MESSAGE, CodecError, Envelope, no_ext, read_envelope
+from p2pcards.table.codec import MAX_MESSAGE, CodecError, Envelope, read_envelope
 from p2pcards.table.events import BrokeUp, tell
 from p2pcards.table.kinds import printable
-from p2pcards.table.roster import Roster, decode_roster
+from p2pcards.table.roster import MAX_ROSTER, Roster, decode_roster
 from p2pcards.table.run import DealRun
 from p2pcards.table.session import TRANSCRIPT_FORMAT, Session
 from p2pcards.table.state import WATCHER, Rejection, Rule
@@ -90,62 +90,126 @@ MAX_TRANSCRIPT = 32 * 1024 * 1024
 seats (20 deals), makes about 2.3 MiB and 1,900 messages; this leaves room for games
 that tie on for many deals (some 350 deals of Control Nut!)."""
 MAX_MESSAGES = 50_000
-"""The most messages a transcript file may hold."""
-_BIN = (0xC4, 0xC5, 0xC6)
-_STR = (*range(0xA0, 0xC0), 0xD9, 0xDA, 0xDB)
+"""The most messages a transcript file may hold (checked against the count its list
+says, before any message is read)."""
+MAX_FIELD_NAME = 64
+"""The most bytes of a field name, or of the format's name."""
+_SIZED = {0xC4: ("bytes", 1), 0xC5: ("bytes", 2), 0xC6: ("bytes", 4),
+          0xD9: ("text", 1), 0xDA: ("text", 2), 0xDB: ("text", 4),
+          0xDC: ("list", 2), 0xDD: ("list", 4)}
+"""msgpack's headers that give a length after them: (what they begin, its width)."""
 
 
 class TranscriptError(ValueError):
     """A file that is not a transcript at all (the message says why)."""
 
 
-def load(data: bytes) -> tuple[Roster, list[bytes]]:
-    """The roster and the messages of a transcript file, read one item at a time: a
-    map of exactly ``format``, ``roster`` (bytes) and ``messages`` (byte strings),
-    each item's type checked before it is decoded, so that nothing in the file is
-    built larger than the file says (no array of empty arrays, no nesting)."""
+class Messages(Sequence[bytes]):
+    """The messages of a transcript file, each cut from the file only when it is read
+    (nothing of them is copied before the roster is checked, nor all at once after)."""
+
+    def __init__(self, data: bytes, starts: array[int], ends: array[int]):
+        self._data = data
+        self._starts = starts
+        self._ends = ends
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[bytes]: ...
+
+    def __getitem__(self, index: int | slice) -> bytes | list[bytes]:
+        if isinstance(index, slice):
+            return [self._data[start:end] for start, end
+                    in zip(self._starts[index], self._ends[index], strict=True)]
+        return self._data[self._starts[index]:self._ends[index]]
+
+
+def _header(data: bytes, at: int, what: str) -> tuple[str, int, int]:
+    """The item that begins at ``at``, from its header alone: what it is (``text``,
+    ``bytes``, ``list``, ``map``, or ``other``), its length (its bytes, or its items),
+    and where its content begins."""
+    if at >= len(data):
+        raise TranscriptError(f"the file ends before {what}")
+    first = data[at]
+    for low, kind in ((0xA0, "text"), (0x90, "list"), (0x80, "map")):
+        if low <= first < low + (32 if kind == "text" else 16):
+            return kind, first - low, at + 1
+    kind, width = _SIZED.get(first, ("other", 0))
+    if at + 1 + width > len(data):
+        raise TranscriptError(f"the file ends inside {what}")
+    return kind, int.from_bytes(data[at + 1:at + 1 + width], "big"), at + 1 + width
+
+
+def _span(data: bytes, at: int, kind: str, what: str, most: int) -> tuple[int, int]:
+    """Where the content of ``what``, text or bytes of at most ``most``, lies in the
+    file, from its header alone."""
+    found, length, start = _header(data, at, what)
+    if found != kind:
+        raise TranscriptError(f"{what} is not where a {TRANSCRIPT_FORMAT} file has it")
+    if length > most:
+        raise TranscriptError(f"{what}: {length} bytes, more than the {most} it may have")
+    if start + length > len(data):
+        raise TranscriptError(f"the file ends inside {what}")
+    return start, start + length
+
+
+def _text(data: bytes, span: tuple[int, int], what: str) -> str:
+    try:
+        return data[span[0]:span[1]].decode()
+    except UnicodeDecodeError:
+        raise TranscriptError(f"{what} is not text") from None
+
+
+def load(data: bytes) -> tuple[Roster, Messages]:
+    """The roster and the messages of a transcript file, read from the items' headers
+    alone: a map of exactly ``format``, ``roster`` (bytes) and ``messages`` (a list of
+    byte strings, at most :data:`MAX_MESSAGES` as its header says, each at most
+    :data:`~p2pcards.table.codec.MAX_MESSAGE`).  The roster is decoded and checked
+    before any message is read, and a message is cut from the file only when it is
+    read: a file that is no transcript costs its headers, and nothing in it is built
+    larger than the file says (no list of empty lists, no nesting)."""
     if len(data) > MAX_TRANSCRIPT:
         raise TranscriptError(f"{len(data)} bytes, more than the {MAX_TRANSCRIPT} a"
                               " transcript may have")
-    reader = msgpack.Unpacker(raw=False, strict_map_key=True, ext_hook=no_ext,
-                              max_buffer_size=len(data) + 1, max_bin_len=MAX_MESSAGE,
-                              max_str_len=64, max_array_len=MAX_MESSAGES, max_map_len=3)
-    reader.feed(data)
-
-    def next_item(allowed: tuple[int, ...], what: str) -> Any:
-        at = reader.tell()
-        if at >= len(data) or data[at] not in allowed:
-            raise TranscriptError(f"{what} is not where a {TRANSCRIPT_FORMAT} file has it")
-        return reader.unpack()
-
-    doc: dict[str, Any] = {}
-    try:
-        if not data or data[0] != 0x83:  # a map of three fields
-            raise TranscriptError(f"not a {TRANSCRIPT_FORMAT} file")
-        reader.read_map_header()
-        for _ in range(3):
-            key = next_item(_STR, "a field name")
-            if key not in {"format", "roster", "messages"} or key in doc:
-                raise TranscriptError("expected exactly the fields format, roster, messages")
-            if key == "format":
-                doc[key] = next_item(_STR, "the format")
-            elif key == "roster":
-                doc[key] = next_item(_BIN, "the roster (bytes)")
-            else:
-                if data[reader.tell()] not in (*range(0x90, 0xA0), 0xDC, 0xDD):
-                    raise TranscriptError("the messages are not a list")
-                count = reader.read_array_header()
-                doc[key] = [next_item(_BIN, f"message {i} (bytes)") for i in range(count)]
-        if reader.tell() != len(data):
-            raise TranscriptError("bytes after the transcript")
-    except TranscriptError:
-        raise
-    except Exception as error:  # msgpack raises several types for bad input
-        raise TranscriptError(f"not msgpack ({type(error).__name__}: {error})") from None
-    if doc["format"] != TRANSCRIPT_FORMAT:
+    if not data or data[0] != 0x83:  # a map of three fields
         raise TranscriptError(f"not a {TRANSCRIPT_FORMAT} file")
+    at, fields = 1, {}
+    starts, ends = array("I"), array("I")  # (4 bytes a message: the file is under 4 GiB)
+    for _ in range(3):
+        name = _span(data, at, "text", "a field name", MAX_FIELD_NAME)
+        key, at = _text(data, name, "a field name"), name[1]
+        if key not in {"format", "roster", "messages"} or key in fields:
+            raise TranscriptError("expected exactly the fields format, roster, messages")
+        if key == "format":
+            fields[key] = _span(data, at, "text", "the format", MAX_FIELD_NAME)
+        elif key == "roster":
+            fields[key] = _span(data, at, "bytes", "the roster (bytes)", MAX_ROSTER)
+        else:
+            kind, count, start = _header(data, at, "the messages")
+            if kind != "list":
+                raise TranscriptError("the messages are not a list")
+            if count > MAX_MESSAGES:
+                raise TranscriptError(f"{count} messages, more than the {MAX_MESSAGES} a"
+                                      " transcript may have")
+            for i in range(count):  # (headers only: each message's bytes are skipped)
+                begin, start = _span(data, start, "bytes", f"message {i} (bytes)",
+                                     MAX_MESSAGE)
+                starts.append(begin)
+                ends.append(start)
+            fields[key] = (at, start)
+        at = fields[key][1]
+    if at != len(data):
+        raise TranscriptError("bytes after the transcript")
+    if _text(data, fields["format"], "the format") != TRANSCRIPT_FORMAT:
+        raise TranscriptError(f"not a {TRANSCRIPT_FORMAT} file")
+    start, end = fields["roster"]
     try:
-        return decode_roster(doc["roster"]), doc["messages"]
+        return decode_roster(data[start:end]), Messages(data, starts, ends)
     except CodecError as error:
         raise TranscriptError(str(error)) from None
 
