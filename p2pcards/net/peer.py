@@ -93,10 +93,9 @@ class Peer:
         whether it was kept (taken or held by a seat here, or kept as new evidence:
         :attr:`~p2pcards.table.state.Rejection.evidence`), and the refusals.  A
         message every seat here refused changed nothing: it is neither journaled nor
-        logged (nor relayed, by a host).  What is kept without being taken is bounded
-        by the sessions (one message a seat and transcript: a fork, a claim held, a
-        return; one proof per seat until it is punished), so what a cheat can make a
-        peer journal and relay is bounded too, however often it comes back."""
+        logged (nor relayed, by a host).  Evidence is bounded by the sessions (one
+        fork per seat and transcript, one proof per seat until it is punished), so
+        what a cheat can make a peer journal and relay is bounded too."""
         if wire in self.known:
             return True, []
         refused = self._feed(wire, None)

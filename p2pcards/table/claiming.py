@@ -85,9 +85,9 @@ class ClaimDesk:
             return Rejection(sender, Rule.REPLAY, f"a claim with sequence number {env.seq},"
                                                   " already used")
         if env.prior != transcript.hash:  # its sender saw more, or less: held, the latest
-            if self._behind(env):  # (a claim is about one transcript only)
-                return None
-            return self._hold(self.claims.held, sender, wire)
+            if not self._behind(env):  # (a claim is about one transcript only)
+                self.claims.held[sender] = wire
+            return None
         if env.seq > transcript.seq_in[sender]:
             return Rejection(sender, Rule.ORDER, f"a claim with sequence number {env.seq},"
                                                  f" but {transcript.seq_in[sender]} is next")
@@ -110,17 +110,6 @@ class ClaimDesk:
         if rejection is None and not known:
             self.settle()
         return rejection
-
-    def _hold(self, held: dict[int, bytes], sender: int, wire: bytes) -> Rejection | None:
-        """Hold a claim for a transcript (or a point) this seat has not reached, in place
-        of the one held from ``sender``: once a seat on the transcript as it stands
-        (:meth:`Transcript.set_aside`); another is refused."""
-        if held.get(sender) != wire and not self.transcript.set_aside(sender):
-            return Rejection(sender, Rule.TRANSCRIPT, "a claim on a transcript this seat has"
-                                                      " not reached, when a message of its seat"
-                                                      " is kept on this one already")
-        held[sender] = wire
-        return None
 
     def _behind(self, env: Envelope) -> bool:
         """A claim of silence against this seat's peer on a transcript this seat has moved
@@ -204,8 +193,8 @@ class ClaimDesk:
                                                  f" {problem}")
         point = self._point(message)
         if point is None or env.prior != self.transcript.marks[point][0]:
-            return self._hold(self.claims.held_cheats, sender, wire)  # (a point this seat
-            # has not reached)
+            self.claims.held_cheats[sender] = wire  # (a point this seat has not reached)
+            return None
         if env.seq != self.transcript.marks[point][1][sender] \
                 or env.deal != self.machine.deal_index():
             return Rejection(sender, Rule.ORDER, "a claim of a cheat not numbered as its"

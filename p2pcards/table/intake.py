@@ -94,10 +94,8 @@ class Intake:
             incoming.env = open_envelope(incoming.wire, self.machine.roster.keys)
         except CodecError as error:
             back = self.returns.take(incoming.wire, error)
-            if isinstance(back, Rejection):
-                return back
             if back is not None:
-                return self._kept_aside(error.sender)
+                return back if isinstance(back, Rejection) else None
             return Rejection(error.sender, Rule.MALFORMED if error.sender is None
                              else Rule.SIGNATURE, str(error))
         return ON
@@ -116,15 +114,7 @@ class Intake:
         ``seat`` message): there is nothing left to do."""
         env = incoming.env
         assert env is not None
-        return self._kept_aside(env.sender) if env.kind == Kind.BACK else ON
-
-    def _kept_aside(self, sender: int | None) -> Rejection | None:
-        """A return (``back``) settled without a message of the transcript: kept, once a
-        seat on the transcript as it stands (:meth:`Transcript.set_aside`)."""
-        if sender is None or self.transcript.set_aside(sender):
-            return None
-        return Rejection(sender, Rule.TRANSCRIPT, "a return (back), when a message of its seat"
-                                                  " is kept on this transcript already")
+        return None if env.kind == Kind.BACK else ON
 
     def _a_claim(self, incoming: Incoming) -> Checked:
         """A claim of silence or of a cheat is the claim desk's."""
@@ -191,8 +181,7 @@ class Intake:
         if env.prior == transcript.hash:
             return ON
         if step is not None and step.seat == sender:
-            new = sender not in transcript.forked and transcript.set_aside(sender)  # (one
-            # per seat and transcript)
+            new = sender not in transcript.forked  # (one per seat and transcript)
             transcript.forked.setdefault(sender, incoming.wire)
             return Rejection(sender, Rule.TRANSCRIPT, "sent on another transcript than this"
                              " seat's (a fork: its signed message proves it)", evidence=new)

@@ -88,9 +88,7 @@ class Rule(StrEnum):
     EQUIVOCATION = "equivocation"
     """A second, different message with a number taken already (kept as proof)."""
     TRANSCRIPT = "transcript"
-    """Sent on another transcript than this seat's (a fork), or to be kept aside after
-    another message of its seat on the transcript as it stands
-    (:meth:`~p2pcards.table.transcript.Transcript.set_aside`)."""
+    """Sent on another transcript than this seat's (a fork)."""
     TURN = "turn"
     """Not the message due, or not from the seat due."""
     DEAL = "deal"

@@ -11,11 +11,8 @@ place a message enters the transcript.
 
 Evidence is bounded: of the messages refused as proof, a seat keeps one proof
 of equivocation per seat (until the table has punished it; a proof punished
-once is never news again).  Of the messages a seat keeps without taking them
-into the transcript (a fork, kept as evidence; a claim on a transcript this seat
-has not reached; a return), it keeps one per seat on the transcript as it
-stands (:meth:`Transcript.set_aside`), however often that seat sends them.
-Only a message kept is worth journaling and relaying
+once is never news again) and one fork per seat on the transcript as it
+stands.  Only a message kept as new evidence is worth journaling and relaying
 (:attr:`~p2pcards.table.state.Rejection.evidence`).
 """
 
@@ -61,9 +58,6 @@ class Transcript:
         """(seat, sequence number) of the proofs of equivocation the table has punished."""
         self.forked: dict[int, bytes] = {}
         """Seat -> its message refused as sent on another transcript (not silent)."""
-        self.aside: set[int] = set()
-        """The seats that have had a message kept here without its being taken, on the
-        transcript as it stands (:meth:`set_aside`)."""
         self.held: dict[int, bytes] = {}
         """Seat -> its next message, sent on a transcript this seat has not reached."""
         self.resend: dict[tuple[int, bytes], bytes] = {}
@@ -95,7 +89,6 @@ class Transcript:
             self.seq_out = env.seq + 1
         self.positions[self.hash] = len(self.envelopes)
         self.marks.append((self.hash, tuple(self.seq_in)))
-        self.aside = set()
 
     def rewind(self, position: int) -> list[Envelope]:
         """Take the transcript back to its first ``position`` messages (a proven cheat
@@ -112,20 +105,8 @@ class Transcript:
         self.seq_in = list(seqs)
         if 0 <= self.me < len(seqs):
             self.seq_out = seqs[self.me]
-        self.forked, self.held, self.aside = {}, {}, set()
+        self.forked, self.held = {}, {}
         return dropped
-
-    def set_aside(self, seat: int) -> bool:
-        """Whether a message of ``seat`` that is not taken may be kept (journaled and
-        relayed by its peer): the first of the seat on the transcript as it stands (a
-        fork kept as evidence, a claim held for a transcript this seat has not reached,
-        a return), which is counted; the next is refused, until the transcript moves
-        on.  So what a seat makes every peer keep is bounded by the table's progress,
-        whatever it sends and however often it comes back."""
-        if seat in self.aside:
-            return False
-        self.aside.add(seat)
-        return True
 
     def seal_at(self, identity: Ed25519PrivateKey, position: int, deal: int, kind: Kind,
                 body: dict[str, Any]) -> Envelope:
