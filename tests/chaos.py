@@ -780,17 +780,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--people: --fault names only items of PEOPLE")
     if not args.people and menu is not None and set(menu) & set(PEOPLE):
         parser.error("the items of PEOPLE need --people")
-    if args.people:
-        plans = [people_plan(args.seed, i, args.game or GAMES, menu or PEOPLE)
-                 for i in range(args.games)]
-        reports = []
-        with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-            for report in pool.map(lambda ip: play_one(ip[1], ip[0], args.keep, args.timeout),
-                                   enumerate(plans)):
-                print(report.line(), flush=True)
-                reports.append(report)
-    elif args.each:
-        plans = [each_plan(args.seed, i, args.game or GAMES, menu or CRASHES + HOSTILE)
+    if args.people or args.each:
+        make = people_plan if args.people else each_plan
+        default = PEOPLE if args.people else CRASHES + HOSTILE
+        plans = [make(args.seed, i, args.game or GAMES, menu or default)
                  for i in range(args.games)]
         reports = []
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
