@@ -19,7 +19,7 @@ from p2pcards.table.events import SeatsChanged
 from p2pcards.table.kinds import Back
 from p2pcards.table.memory import seat_identity
 from p2pcards.table.roster import LOCK_DECK
-from p2pcards.table.state import WATCHER
+from p2pcards.table.state import WATCHER, Rule
 from p2pcards.table.verify import verify
 from tests.net_helpers import Relay
 from tests.table_helpers import told
@@ -205,8 +205,9 @@ def test_what_was_held_from_a_seat_that_changed_hands_is_dropped(tmp_path: Path)
 def test_a_return_that_crosses_the_hand_back_is_settled_not_a_fork(tmp_path: Path) -> None:
     """A benched peer says ``back`` once a deal; one said just as the runner's ``seat``
     message gave the seat back reaches the others after it, signed by the key the roster
-    holds for the seat again.  It is no message of the transcript: every seat ignores
-    it, and none reads it as a message on another transcript (a fork)."""
+    holds for the seat again.  It is no message of the transcript: every seat refuses
+    it as overtaken (``stale``: never shown, neither journaled nor relayed), and none
+    reads it as a message on another transcript (a fork)."""
     relay = Relay(tmp_path, "nullern", 3, "crossing", replace="heuristic", deck=LOCK_DECK)
     assert relay.play(after=lambda seat, kind: seat == 1 and kind in ACTS)
     drive(relay, until=2)
@@ -221,9 +222,45 @@ def test_a_return_that_crosses_the_hand_back_is_settled_not_a_fork(tmp_path: Pat
                          kind=kind, body=body).wire
     for peer in relay.live():
         if peer is not back:
-            refusals = peer.refused
-            peer.receive(late)
-            assert peer.refused == refusals, [str(r.rejection) for r in peer.refusals]
+            logged = len(peer.log)
+            kept, refused = peer.receive(late)
+            assert not kept and len(peer.log) == logged
+            assert [r.rejection.rule for r in refused] == [Rule.STALE] * len(peer.sessions)
+    drive(relay)
+    live = relay.live()
+    assert all(p.over for p in live) and len({p.main.hash for p in live}) == 1
+
+
+def test_a_benched_seat_is_heard_once_a_deal(tmp_path: Path) -> None:
+    """A benched seat's own identity signs its return only, once a deal: more returns of
+    a deal it has said it in, or of deals to come, are refused as overtaken (never
+    shown), and no peer journals or relays them, however many it signs."""
+    relay = Relay(tmp_path, "nullern", 3, "benched", replace="heuristic", deck=LOCK_DECK)
+    assert relay.play(after=lambda seat, kind: seat == 1 and kind in ACTS)
+    drive(relay, until=2)
+    back = relay.restart(1)
+    assert back.sessions[1].me == WATCHER
+    for _ in range(200):  # until the others have its return of this deal
+        if relay.step() is None:
+            break
+        runner = relay.live()[0]
+        deal = runner.main.machine.deal_index()
+        if runner.main.returns.heard.get(1) == deal:
+            break
+    runner = relay.live()[0]
+    deal = runner.main.machine.deal_index()
+    assert runner.main.returns.heard.get(1) == deal
+    kind, body = kinds.encode_body(Back(seat=1))
+    logged = len(runner.log)
+    for n in range(40):
+        wire = seal_envelope(seat_identity("benched", 1), table=runner.main.table,
+                             deal=deal + (n % 2) * 5, sender=1,
+                             seq=runner.main.transcript.seq_in[1], prior=bytes([n]) * 32,
+                             kind=kind, body=body).wire
+        kept, refused = runner.receive(wire)
+        assert not kept
+        assert [r.rejection.rule for r in refused] == [Rule.STALE] * len(runner.sessions)
+    assert len(runner.log) == logged
     drive(relay)
     live = relay.live()
     assert all(p.over for p in live) and len({p.main.hash for p in live}) == 1

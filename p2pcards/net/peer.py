@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pcards.games import HandState
 from p2pcards.net.journal import ADVICE, Journal, JournalError, damaged
 from p2pcards.protocol.source import KeyedSource
-from p2pcards.table.codec import CodecError, private_bytes, unpack
+from p2pcards.table.codec import CodecError, private_bytes, read_head, unpack
 from p2pcards.table.kinds import Kind
 from p2pcards.table.roster import Roster, decode_roster
 from p2pcards.table.session import Rejection, Session
@@ -34,6 +34,14 @@ from p2pcards.table.state import WATCHER, Step
 MAX_REFUSALS = 200
 """Refusals a peer remembers (the newest; Peer.refused counts them all): the driver shows
 each as it comes, and a peer flooded with refused messages must not keep them all."""
+
+
+MAX_HELD = 8
+"""Messages of one seat that a peer journals and relays while its sessions only hold them
+(named on a transcript they have not reached), per transcript position of this peer:
+the sessions hold the latest of a seat's, and an honest seat can be at most a few
+messages ahead of another; more is a seat inventing transcripts, and what it can make
+a peer write grows no faster than the table moves, whatever its rejoins."""
 
 
 def kept_as_evidence(rejection: Rejection) -> bool:
@@ -80,6 +88,12 @@ class Peer:
         self.refusals: deque[SeatRefusal] = deque(maxlen=MAX_REFUSALS)
         self.refused = 0
         """Refusals so far (more than :attr:`refusals` keeps)."""
+        self.held: dict[int, tuple[bytes, int]] = {}
+        """Seat -> the transcript hash here when its messages were last held rather than
+        taken, and how many have been held since (up to MAX_HELD journaled and relayed)."""
+        self.aside: dict[int, bytes] = {}
+        """Seat -> its latest message held over MAX_HELD, neither journaled nor relayed
+        yet: if a session here takes it after all, it is then (:meth:`_settle_aside`)."""
         if journal is not None and not journal.records:
             journal.append("table", {
                 "roster": roster.encode(), "seed": seed, "settings": self.settings,
@@ -101,6 +115,10 @@ class Peer:
         refused = self._feed(wire, None)
         kept = len(refused) < len(self.sessions) or any(kept_as_evidence(r.rejection)
                                                         for r in refused)
+        if kept and not any(kept_as_evidence(r.rejection) for r in refused) \
+                and not self._hold(wire, {r.seat for r in refused}):
+            self._route()  # (held all the same: the sessions keep the latest)
+            return False, refused
         if kept:
             if self.journal is not None:
                 self.journal.append("in", wire)
@@ -257,6 +275,40 @@ class Peer:
                 made = True
         return made
 
+    def _hold(self, wire: bytes, refused: set[int]) -> bool:
+        """Whether to journal and relay ``wire``, which the sessions here but ``refused``
+        kept: yes if one took it; if they only hold it, yes for its seat's first
+        MAX_HELD so held at this peer's transcript position (:data:`MAX_HELD`)."""
+        if any(not session.holds(wire) for seat, session in self.sessions.items()
+               if seat not in refused):
+            return True
+        head = read_head(wire)
+        if head is None:
+            return True
+        at = self.main.hash
+        anchor, count = self.held.get(head.sender, (at, 0))
+        count = count + 1 if anchor == at else 1
+        self.held[head.sender] = (at, count)
+        if count <= MAX_HELD:
+            return True
+        self.aside[head.sender] = wire
+        return False
+
+    def _settle_aside(self) -> None:
+        """A message held over MAX_HELD that a session here has since taken is journaled,
+        logged and sent on now, as if it had come just then (an honest seat far ahead);
+        one no session holds or took any longer is forgotten."""
+        for seat, wire in list(self.aside.items()):
+            if any(session.took(wire) for session in self.sessions.values()):
+                del self.aside[seat]
+                if wire not in self.known:
+                    if self.journal is not None:
+                        self.journal.append("in", wire)
+                    self._took(wire)
+                    self.outgoing.append(wire)
+            elif not any(session.holds(wire) for session in self.sessions.values()):
+                del self.aside[seat]
+
     def _took(self, wire: bytes) -> None:
         self.known.add(wire)
         self.log.append(wire)
@@ -291,6 +343,8 @@ class Peer:
                     self._feed(wire, seat)
         self.replayed = {}
         self._forget_dropped()
+        if self.aside:
+            self._settle_aside()
 
     def _forget_dropped(self) -> None:
         """This peer's messages that a session dropped when its transcript was taken back

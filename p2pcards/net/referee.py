@@ -68,7 +68,7 @@ RELAY: Final[Mapping[Rule, Judgement]] = {
 
 def excused(rejection: Rejection, claim: bool) -> bool:
     """Whether a message refused for ``rejection`` keeps its link open (``claim``: the
-    message is a claim of silence or of a cheat)."""
+    message is a claim of silence or of a cheat, or a return)."""
     judgement = RELAY[rejection.rule]
     return judgement is not Judgement.CLOSE and (judgement is not Judgement.CLAIM_LATE
                                                  or claim)
@@ -176,7 +176,7 @@ class Referee:
         kept, refused = self.peer.receive(wire)
         if kept:
             return True
-        claim = env.kind in (Kind.SILENT, Kind.CHEAT)
+        claim = env.kind in (Kind.SILENT, Kind.CHEAT, Kind.BACK)  # (a return crosses too)
         wrong = [r.rejection for r in refused if not excused(r.rejection, claim)]
         if wrong:
             raise FrameError(f"seat {env.sender}'s message {env.seq} is refused:"

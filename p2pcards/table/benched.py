@@ -31,6 +31,9 @@ class Returns:
         self.back_sent = -1
         """The deal in which this seat, benched, last said it is back."""
         self.ready = True
+        self.heard: dict[int, int] = {}
+        """Benched seat -> the deal of the last return taken from it (one a deal: the
+        seat says no more, and a peer journals and relays no more)."""
         """Whether this seat's person is back: False while a person who stayed at a live,
         connected prompt past the grace period has not acted since (the driver's
         :class:`~p2pcards.net.presence.Presence`); nothing is said until then."""
@@ -57,6 +60,11 @@ class Returns:
         assert isinstance(message, Back)
         if message.seat != sender:
             return Rejection(sender, Rule.MALFORMED, "a return (back) for another seat")
+        deal = machine.deal_index()
+        if env.deal <= self.heard.get(sender, -1) or env.deal > deal + 1:
+            return Rejection(sender, Rule.STALE, f"a return (back) of deal {env.deal} from a"
+                                                 " seat that has said it once a deal already")
+        self.heard[sender] = env.deal
         position = self.transcript.positions.get(env.prior)
         if position is not None and position >= machine.boundary:
             machine.seats.came_back(sender)  # (one of an earlier deal changes nothing: a

@@ -111,10 +111,15 @@ class Intake:
         """A return (``back``) is never a message of the transcript: one signed by the key
         the roster now holds for its seat came after the seat was given back (a benched
         seat says it once a deal, and one said as the seat changed hands crosses the
-        ``seat`` message): there is nothing left to do."""
+        ``seat`` message): there is nothing left to do.  It is refused as overtaken
+        (``stale``: never shown, and neither kept nor relayed, so that a seat cannot make
+        a peer journal returns without end)."""
         env = incoming.env
         assert env is not None
-        return None if env.kind == Kind.BACK else ON
+        if env.kind != Kind.BACK:
+            return ON
+        return Rejection(env.sender, Rule.STALE, "a return (back) from a seat that holds its"
+                                                 " seat: overtaken, nothing to do")
 
     def _a_claim(self, incoming: Incoming) -> Checked:
         """A claim of silence or of a cheat is the claim desk's."""

@@ -46,7 +46,7 @@ from p2pcards.table import kinds
 from p2pcards.table.benched import Returns
 from p2pcards.table.claiming import ClaimDesk
 from p2pcards.table.claims import Claims
-from p2pcards.table.codec import Envelope, pack, public_bytes
+from p2pcards.table.codec import Envelope, pack, public_bytes, read_head
 from p2pcards.table.decks import ACTS, DECK_STEPS
 from p2pcards.table.events import TableEvent
 from p2pcards.table.intake import Intake, record
@@ -194,6 +194,22 @@ class Session:
     def hash(self) -> bytes:
         """The transcript hash as it stands."""
         return self.transcript.hash
+
+    def holds(self, wire: bytes) -> bool:
+        """Whether ``wire`` is held here for a turn this seat has not reached (a message
+        or a claim its sender made on a transcript further on), rather than taken."""
+        claims = self.claims
+        return wire in self.transcript.held.values() or wire in claims.held.values() \
+            or wire in claims.held_cheats.values()
+
+    def took(self, wire: bytes) -> bool:
+        """Whether ``wire`` is taken here: in the transcript, or a claim counted on it."""
+        claims = self.claims
+        head = read_head(wire)
+        env = None if head is None else self.transcript.signed.get((head.sender, head.seq))
+        return (env is not None and env.wire == wire) or wire in claims.settled \
+            or any(made.wire == wire for made, _ in claims.made.values()) \
+            or any(made.env.wire == wire for made in claims.cheats.values())
 
     # ================================================================ the driver's API
 
