@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
@@ -73,6 +73,10 @@ from p2pcards.net.watchers import DEFAULT_WATCHERS
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, PROVED_DECK
 
+if TYPE_CHECKING:
+    from p2pcards.net.host import Host
+    from p2pcards.net.invite import Invite
+
 DEFAULT_PORT = 45450
 
 
@@ -83,12 +87,13 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
                           "with the same command, an unfinished table resumes.")
     host.add_argument("game", choices=sorted(GAMES))
     host.add_argument("--players", type=int, help="seats (default: the game's usual)")
-    host.add_argument("--port", type=int, default=DEFAULT_PORT,
-                      help=f"TCP port to listen on (default {DEFAULT_PORT})")
-    host.add_argument("--bind", default="0.0.0.0",
-                      help="address to listen on (default all; 127.0.0.1: this machine only)")
-    host.add_argument("--address", help="the address the invite gives (default: --bind, or"
-                      " this machine's name)")
+    host.add_argument("--port", type=port_number, default=DEFAULT_PORT,
+                      help=f"TCP port to listen on, 1 to 65535 (default {DEFAULT_PORT})")
+    host.add_argument("--bind", default=None,
+                      help="address to listen on (default every address, IPv4 and IPv6;"
+                      " 127.0.0.1: this machine only)")
+    host.add_argument("--address", help="the one address the invite names (default: the"
+                      " addresses this machine can be reached at, found by itself)")
     host.add_argument("--bots", type=int, default=0, metavar="K", help="bots this peer runs")
     host.add_argument("--bots-kind", default="ismcts", choices=BOT_NAMES, metavar="KIND",
                       help="the kind of the --bots this peer runs (default ismcts;"
@@ -131,7 +136,8 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
                           description="Join the table of an invite (or, with --lan, one heard"
                           " on the local network). Started again with the same command, an"
                           " unfinished game resumes.")
-    join.add_argument("invite", nargs="?", help="p2pcards://HOST:PORT/FINGERPRINT/TOKEN")
+    join.add_argument("invite", nargs="?", help="p2pcards://HOST:PORT[,HOST:PORT...]/"
+                      "FINGERPRINT/TOKEN")
     join.add_argument("--lan", metavar="NAME", help="join the LAN table of this host name")
     join.add_argument("--listen", default=None, metavar="ADDR:PORT",
                       help="with --lan: where to hear beacons")
@@ -405,8 +411,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         series, journal, number = _open_series(first, args.new)
     except (IdentityError, JournalError, OSError, ValueError) as exc:
         return fail(str(exc))
-    address = args.address or (args.bind if args.bind not in ("0.0.0.0", "::") else
-                               _this_machine())
+    address = args.address
     if args.beacon and not args.lan:
         return fail("--beacon goes with --lan (without --lan nothing is announced)")
     try:
@@ -429,6 +434,8 @@ def cmd_host(args: argparse.Namespace) -> int:
         return fail(str(exc))
     if prompt is not None and not args.once:
         prompt.node = host
+    if prompt is not None:
+        prompt.invite_lines = lambda: _invite_lines(host)
 
     async def serve() -> None:
         async with trio.open_nursery() as nursery:
@@ -440,8 +447,8 @@ def cmd_host(args: argparse.Namespace) -> int:
                 except OSError as exc:  # (checked at the start: removed meanwhile)
                     say(f"p2pcards: --invite-file {args.invite_file}: could not write it:"
                         f" {exc.strerror or exc}")
-            say(f"invite: {invite}")
-            say(f"host fingerprint: {show_id(identity.id)}")
+            for line in _invite_lines(host, invite):
+                say(line)
 
     try:
         return _play(args, serve, prompt, host, games,
@@ -633,10 +640,17 @@ def _left(journal: Journal) -> int:
     return EXIT_OK
 
 
-def _this_machine() -> str:
-    import socket  # noqa: PLC0415
+def _invite_lines(host: Host, invite: Invite | None = None) -> list[str]:
+    """The invite, the host's fingerprint and how the table can be reached (said when
+    the table is hosted, and by ``invite`` at the host's prompt)."""
+    plan = host.plan()
+    return [f"invite: {invite or host.invite()}",
+            f"host fingerprint: {show_id(host.identity.id)}", plan.line,
+            *(f"note: {warning}" for warning in plan.warnings)]
 
-    try:
-        return socket.gethostbyname(socket.gethostname())
-    except OSError:
-        return "127.0.0.1"
+
+def port_number(text: str) -> int:
+    """A ``--port`` given: a TCP port, 1 to 65535 (argparse names the option)."""
+    if not text.strip().isdigit() or not 0 < int(text) < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: 1 to 65535")
+    return int(text)

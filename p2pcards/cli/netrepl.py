@@ -78,9 +78,10 @@ class TableNode(Protocol):
 
 
 class NetPrompt(Prompt):
-    commands = (*Prompt.commands, "who", "say", "void", "again", "back")
+    commands = (*Prompt.commands, "who", "say", "void", "again", "back", "invite")
     command_help = (*Prompt.command_help[:-1],
                     ("who", "the roster, its safety number and the table's settings"),
+                    ("invite", "the host's invite again, and how the table can be reached"),
                     ("say TEXT", "chat to the table"),
                     ("void REASON", "propose, at your move, to void the deal (all must agree)"),
                     ("again [GAME] [N=V]", "once the game is over: another game with the same"
@@ -117,6 +118,8 @@ class NetPrompt(Prompt):
         self.rng = random.Random(random.SystemRandom().getrandbits(64))
         self.node: TableNode | None = None
         """The host or joiner, for another game (None: one game only)."""
+        self.invite_lines: Callable[[], list[str]] | None = None
+        """The host's invite and how the table can be reached (None: not the host)."""
         self.between = False
         """The game is over and the table waits for the players' word."""
         self.match: list[str] = []
@@ -552,6 +555,9 @@ class NetPrompt(Prompt):
                 self.echo("watching (no seat): " + ", ".join(self.watchers))
         elif word == "say":
             await self._say(rest)
+        elif word == "invite":
+            self.echo("\n".join(self.invite_lines()) if self.invite_lines is not None else
+                      "invite: the host has the invite (its invite command shows it again)")
         elif word == "back" and not self.returning:
             self.echo("back: you are at the table (it is for after you were away)")
         elif word == "back":

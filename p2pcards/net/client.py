@@ -6,9 +6,9 @@ differs between them (the ``auth`` each sends, the answer each expects, what
 each does with the frames, when each stops trying) it asks of them
 (:class:`Caller`), and what each says it is given (:class:`Wording`).
 
-- **Dialling.** The host's addresses (:func:`addresses`) are tried in order,
-  each for :data:`~p2pcards.net.links.HANDSHAKE_SECONDS`: the first that
-  answers is used (:func:`dial_first`).  An invite names one address today.
+- **Dialling.** The host's addresses (:func:`addresses`) are raced, staggered,
+  IPv6 first (:mod:`p2pcards.net.eyeballs`): the first whose handshake shows the
+  pinned fingerprint is used (:func:`dial_first`).
 - **Pinning.** The device id the host's certificate carries must be the
   invite's (:func:`pin_host`); an invite without one has it confirmed by the
   person and pinned, and the link is dialled again, now pinned (a person may
@@ -29,16 +29,16 @@ each does with the frames, when each stops trying) it asks of them
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import trio
 
-from p2pcards.net import links, tls
+from p2pcards.net import eyeballs, links, tls
 from p2pcards.net.frames import Auth, Error, Frame, FrameError, FrameKind, HelloFrame
 from p2pcards.net.identity import Friends, IdentityError, show_id
-from p2pcards.net.invite import Invite
+from p2pcards.net.invite import Address, Invite, show_address
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.roster import MAX_NAME
 
@@ -49,10 +49,6 @@ RETRY_MOST = 5.0
 GIVE_UP = 600.0
 """Seconds without the host after which a client stops trying (a joiner's journal keeps
 the game: the same command tries again)."""
-
-Address = tuple[str, int]
-"""Where a host may be reached: a host name or address, and a port."""
-
 
 class JoinError(Exception):
     """The joiner cannot sit (the host's reason, or what went wrong), said once."""
@@ -145,30 +141,31 @@ class Wording:
 
 
 def addresses(invite: Invite) -> list[Address]:
-    """Where the host of ``invite`` may be reached, in the order to try them."""
-    return [(invite.host, invite.port)]
+    """Where the host of ``invite`` may be reached, in the invite's order (raced:
+    :mod:`p2pcards.net.eyeballs` orders them)."""
+    return list(invite.addresses)
 
 
-async def dial_first(dial: tls.Dial, candidates: Sequence[Address]
+async def dial_first(dial: tls.Dial, invite: Invite, doing: str
                      ) -> tuple[trio.abc.Stream, bytes]:
-    """A link to the first of ``candidates`` (at least one) that answers, each given
-    :data:`~p2pcards.net.links.HANDSHAKE_SECONDS`, and the device id of the host there;
-    if none answers, the last one's error.  JoinError if a host shows no identity."""
-    *others, last = candidates
-    for host, port in others:
-        try:
-            return await _dial(dial, host, port)
-        except (OSError, trio.BrokenResourceError, trio.TooSlowError):
-            continue  # (the next address may answer)
-    return await _dial(dial, *last)
+    """A link to the host of ``invite``: its addresses raced, the first handshake that
+    shows the invite's fingerprint winning (any, for an invite without one), each given
+    :data:`~p2pcards.net.links.HANDSHAKE_SECONDS`; and the device id of the host there.
+    If none answers, an OSError naming each address's error; JoinError if a host shows
+    no identity or, at every address that answered, another fingerprint."""
 
+    def check(host: str, port: int, seen: bytes) -> Exception | None:
+        pinned = invite.fingerprint
+        if pinned is None or seen == pinned:
+            return None
+        return JoinError(f"the host at {show_address(host, port)} is {show_id(seen, 4)}, not"
+                         f" the {show_id(pinned, 4)} of the invite: someone may be in"
+                         f" between; not {doing}")
 
-async def _dial(dial: tls.Dial, host: str, port: int) -> tuple[trio.abc.Stream, bytes]:
-    with trio.fail_after(links.HANDSHAKE_SECONDS):
-        try:
-            return await dial(host, port)
-        except IdentityError as exc:
-            raise JoinError(str(exc)) from exc
+    try:
+        return await eyeballs.race(dial, addresses(invite), check)
+    except IdentityError as exc:
+        raise JoinError(str(exc)) from exc
 
 
 async def pin_host(invite: Invite, seen: bytes,
@@ -180,14 +177,14 @@ async def pin_host(invite: Invite, seen: bytes,
     if invite.fingerprint is not None:
         if seen != invite.fingerprint:
             raise JoinError(
-                f"the host at {invite.host}:{invite.port} is {show_id(seen, 4)}, not the"
-                f" {show_id(invite.fingerprint, 4)} of the invite: someone may be in"
-                f" between; not {doing}")
+                f"the host at {show_address(invite.host, invite.port)} is"
+                f" {show_id(seen, 4)}, not the {show_id(invite.fingerprint, 4)} of the"
+                f" invite: someone may be in between; not {doing}")
         return True, invite
     question = f"the host's fingerprint is {show_id(seen)}; is it the one the host shows?"
     if confirm is None or not await confirm(question):
         raise JoinError(f"the host's fingerprint {show_id(seen, 4)} was not confirmed")
-    return False, Invite(invite.host, invite.port, seen, invite.token)
+    return False, replace(invite, fingerprint=seen)
 
 
 class HostLink:
@@ -258,7 +255,7 @@ class HostLink:
         False: the fingerprint was just confirmed, so dial again (a person may take
         longer than the host's door waits)."""
         caller = self.caller
-        stream, seen = await dial_first(caller.dial, addresses(caller.invite))
+        stream, seen = await dial_first(caller.dial, caller.invite, self.wording.doing)
         link = Link(stream, "the host")
         link.tap = self.tap
         self.dialled = True

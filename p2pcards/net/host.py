@@ -61,10 +61,11 @@ from p2pcards.net.frames import (
 )
 from p2pcards.net.identity import Identity
 from p2pcards.net.interval import TABLE_ID_BYTES, Interval
-from p2pcards.net.invite import TOKEN_BYTES, Invite
+from p2pcards.net.invite import TOKEN_BYTES, Invite, invite_at
 from p2pcards.net.journal import Journal, JournalError, damaged
 from p2pcards.net.lobby import Lobby, describe_roster
 from p2pcards.net.peer import Peer
+from p2pcards.net.reach import Found, Mapped, Plan, discover, kind, plan
 from p2pcards.net.referee import Referee
 from p2pcards.net.relay import LinkLog, Seated, TableRelay
 from p2pcards.net.seating import Seating
@@ -100,9 +101,11 @@ class HostConfig:
     bots: list[str]
     """The kinds of the other bots the host runs."""
     settings: Settings
-    bind: str = "127.0.0.1"
+    bind: str | None = "127.0.0.1"
+    """The address to listen on (None: every address, IPv4 and IPv6)."""
     port: int = 0
     address: str | None = None
+    """The address the invite names, whatever this machine has (``--address``)."""
     beacon: tuple[str, int] | None = None
     """Where LAN beacons go (None: the table is not announced)."""
     deck: str = DEFAULT_DECK
@@ -114,6 +117,8 @@ class HostConfig:
     """The most watchers the host takes (0: none; docs/networking.md, "Watching")."""
     watchers_chat: bool = False
     """Whether watchers may chat (their lines are relayed, marked as a watcher's)."""
+    found: Found | None = None
+    """This machine's addresses (None: read them when the table is hosted)."""
 
 
 Listen = Callable[[trio.Nursery], Awaitable[int]]
@@ -142,6 +147,12 @@ class Host:
         self.driver: Driver | None = None
         self.started = trio.Event()
         self.port = 0
+        self.found: Found | None = None
+        """This machine's addresses, read once (:meth:`plan`)."""
+        self.mapped: Mapped | None = None
+        """The port the router mapped to this host's, if any."""
+        self.onion: tuple[str, int] | None = None
+        """The onion address tor publishes for this host (``--tor``), if any."""
         self.log = LinkLog(say)
         self.door = Door(self.log.closed, self.log.log)
         self._nursery: trio.Nursery | None = None
@@ -231,9 +242,17 @@ class Host:
         """Whether the game has begun (its roster made)."""
         return self.peer is not None
 
+    def plan(self) -> Plan:
+        """The invite's addresses and how the table can be reached, as things stand."""
+        config = self.config
+        if self.found is None:
+            self.found = config.found or (Found() if config.bind and kind(config.bind)
+                                          else discover())
+        return plan(self.port, self.found, bind=config.bind, address=config.address,
+                    mapped=self.mapped, onion=self.onion)
+
     def invite(self) -> Invite:
-        return Invite(self.config.address or self.config.bind, self.port, self.identity.id,
-                      self.lobby.token)
+        return invite_at(self.plan().addresses, self.identity.id, self.lobby.token)
 
     def hello(self, nonce: bytes) -> HelloFrame:
         """The host's hello to a link: ``nonce`` to sign, the game, its name, the seats

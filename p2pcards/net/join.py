@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -115,8 +115,8 @@ class Joiner:
         if self.journal.records:
             pinned = known_host(self.journal)
             if self.invite.fingerprint is None and pinned is not None:  # confirmed when
-                self.invite = Invite(self.invite.host, self.invite.port, pinned,  # the game
-                                     self.invite.token)  # began: not asked again
+                self.invite = replace(self.invite, fingerprint=pinned)  # the game began:
+                # not asked again
             self.peer = Peer.restore(self.journal)
             self.say(f"resuming from {self.journal.path} ({len(self.peer.log)} messages"
                      f"{self.journal.dropped_note()})")
