@@ -12,10 +12,11 @@ trusted on first use).
 from __future__ import annotations
 
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 import trio
 
+from p2pcards.net import socks
 from p2pcards.net.identity import Identity, IdentityError, cert_identity, device_id
 
 
@@ -44,7 +45,12 @@ def peer_id(stream: trio.SSLStream[trio.SocketStream]) -> bytes:
 
 async def connect(host: str, port: int) -> trio.SSLStream[trio.SocketStream]:
     """A TLS 1.3 stream to ``host:port`` (handshake done; not yet pinned)."""
-    tcp = await trio.open_tcp_stream(host, port)
+    return await secure(await trio.open_tcp_stream(host, port))
+
+
+async def secure(tcp: trio.SocketStream) -> trio.SSLStream[trio.SocketStream]:
+    """A TLS 1.3 stream over ``tcp`` (handshake done; not yet pinned; ``tcp`` closed if
+    it fails)."""
     stream = trio.SSLStream(tcp, client_context(), server_hostname=None)
     try:
         await stream.do_handshake()
@@ -62,12 +68,26 @@ host at the other end (for the joiner to pin)."""
 async def dial(host: str, port: int) -> tuple[trio.abc.Stream, bytes]:
     """A TLS link to ``host:port`` and the device id its certificate carries
     (:class:`~p2pcards.net.identity.IdentityError` if it carries none)."""
-    stream = await connect(host, port)
+    return await _pinned(await connect(host, port))
+
+
+async def _pinned(stream: trio.SSLStream[trio.SocketStream]) -> tuple[trio.abc.Stream, bytes]:
     try:
         return stream, peer_id(stream)
     except BaseException:
         await trio.aclose_forcefully(stream)
         raise
+
+
+def socks_dial(proxies: Sequence[socks.Proxy] = socks.DEFAULT_PROXIES,
+               credentials: tuple[str, str] | None = None) -> Dial:
+    """A :data:`Dial` through the first of the SOCKS5 ``proxies`` that answers (tor's,
+    for an onion address; :mod:`p2pcards.net.socks`), the TLS and the pinning as
+    :func:`dial`'s."""
+    async def dial(host: str, port: int) -> tuple[trio.abc.Stream, bytes]:
+        tcp = await socks.open_stream(host, port, proxies, credentials)
+        return await _pinned(await secure(tcp))
+    return dial
 
 
 def peer_address(stream: trio.abc.Stream) -> str:
