@@ -44,7 +44,9 @@ from p2pcards.cli.netrun import (
 from p2pcards.cli.watchcmd import cmd_watch
 from p2pcards.games import GAMES, OptionError
 from p2pcards.games.game import Game
-from p2pcards.net import lan
+from p2pcards.net import lan, tls
+from p2pcards.net.portmap.mapper import PortmapConfig
+from p2pcards.net.tor import DEFAULT_CONTROL, ControlAddress, TorError, parse_control
 from p2pcards.net.driver import Driver, Settings
 from p2pcards.net.frames import MAX_WATCHERS
 from p2pcards.net.identity import (
@@ -127,6 +129,14 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
                       help="announce the table on the local network (see --beacon)")
     host.add_argument("--beacon", default=None, metavar="ADDR:PORT",
                       help="where LAN beacons go (default the p2pcards multicast group)")
+    host.add_argument("--no-map", action="store_true",
+                      help="do not ask the router to map the port (PCP, NAT-PMP, UPnP)")
+    host.add_argument("--tor", action="store_true",
+                      help="also publish the table as a Tor onion service, for friends whose"
+                      " network lets nothing in (needs tor running on this machine)")
+    host.add_argument("--tor-control", metavar="HOST:PORT", type=tor_control,
+                      help="tor's control port (default 127.0.0.1:9051, then"
+                      " /run/tor/control)")
     host.add_argument("-o", "--option", type=option_pair, action="append", default=[],
                       metavar="NAME=N", help="a table option of the game (see its rules)")
     _common(host)
@@ -139,6 +149,9 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
     join.add_argument("invite", nargs="?", help="p2pcards://HOST:PORT[,HOST:PORT...]/"
                       "FINGERPRINT/TOKEN")
     join.add_argument("--lan", metavar="NAME", help="join the LAN table of this host name")
+    join.add_argument("--tor-socks", metavar="HOST:PORT", type=socks_proxy,
+                      help="tor's SOCKS port, for an onion address in the invite (default"
+                      " 127.0.0.1:9050, then 127.0.0.1:9150)")
     join.add_argument("--listen", default=None, metavar="ADDR:PORT",
                       help="with --lan: where to hear beacons")
     join.add_argument("--bots", type=int, default=0, metavar="K", help="bots this peer runs")
@@ -412,6 +425,11 @@ def cmd_host(args: argparse.Namespace) -> int:
     except (IdentityError, JournalError, OSError, ValueError) as exc:
         return fail(str(exc))
     address = args.address
+    if args.tor and args.bind not in (None, "0.0.0.0", "127.0.0.1"):
+        return fail("--tor needs the host to listen on 127.0.0.1, where tor's onion service"
+                    " leads: leave --bind out (every address), or give --bind 127.0.0.1")
+    if args.tor_control and not args.tor:
+        return fail("--tor-control goes with --tor")
     if args.beacon and not args.lan:
         return fail("--beacon goes with --lan (without --lan nothing is announced)")
     try:
@@ -421,7 +439,9 @@ def cmd_host(args: argparse.Namespace) -> int:
     config = HostConfig(args.game, players, options, args.name, args.bot,
                         [args.bots_kind] * args.bots, settings, args.bind, args.port, address,
                         beacon, args.deck, once=args.once, watchers=args.watchers,
-                        watchers_chat=args.watchers_chat)
+                        watchers_chat=args.watchers_chat,
+                        portmap=None if args.no_map else PortmapConfig(),
+                        tor=_tor(args))
     prompt = _prompt(args)
     say = prompt.show if prompt is not None else show_line
     games = Games(args, series, prompt, say)
@@ -453,6 +473,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     try:
         return _play(args, serve, prompt, host, games,
                      expected=[(JournalError, "", EXIT_USAGE),
+                               (TorError, "cannot host over tor: ", EXIT_USAGE),
                                (OSError, "cannot host: ", EXIT_USAGE)],
                      again="hosts a new table, with a new invite")
     finally:
@@ -523,7 +544,8 @@ def cmd_join(args: argparse.Namespace) -> int:
     try:
         joiner = Joiner(identity, invite, args.name, args.bot, [args.bots_kind] * args.bots,
                         bots, journal, friends, confirm, say, prompt,
-                        seed=args.seed, place=games.place(number, first), once=args.once)
+                        seed=args.seed, place=games.place(number, first), once=args.once,
+                        dial=_dial(args))
     except JournalError as exc:
         journal.abandon()  # (untouched)
         return fail(str(exc))
@@ -647,6 +669,36 @@ def _invite_lines(host: Host, invite: Invite | None = None) -> list[str]:
     return [f"invite: {invite or host.invite()}",
             f"host fingerprint: {show_id(host.identity.id)}", plan.line,
             *(f"note: {warning}" for warning in plan.warnings)]
+
+
+def tor_control(text: str) -> ControlAddress:
+    """``--tor-control``: HOST:PORT, PORT or a socket's path."""
+    try:
+        return parse_control(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def socks_proxy(text: str) -> tuple[str, int]:
+    """``--tor-socks``: HOST:PORT."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (a port from 1 to 65535)")
+    return host, int(port)
+
+
+def _tor(args: argparse.Namespace) -> tuple[ControlAddress, ...] | None:
+    """Where ``host --tor`` asks tor for its onion service (None: no --tor)."""
+    if not args.tor:
+        return None
+    return (args.tor_control,) if args.tor_control else DEFAULT_CONTROL
+
+
+def _dial(args: argparse.Namespace) -> tls.Dial:
+    """How a joiner or watcher dials: an onion address through tor's SOCKS port
+    (``--tor-socks``), any other directly."""
+    return tls.routed((args.tor_socks,)) if getattr(args, "tor_socks", None) else tls.routed()
 
 
 def port_number(text: str) -> int:

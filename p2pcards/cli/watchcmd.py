@@ -32,7 +32,7 @@ from p2pcards.cli.netrun import (
     show_line,
 )
 from p2pcards.cli.watchrepl import WatchPrompt
-from p2pcards.net import lan
+from p2pcards.net import lan, tls
 from p2pcards.net.identity import Friends, IdentityError, load_or_create, show_id
 from p2pcards.net.invite import Invite
 from p2pcards.net.series import GameResult, match_lines
@@ -98,7 +98,8 @@ def cmd_watch(args: argparse.Namespace, invite: Invite, heard: lan.Heard | None)
                                              abandon_on_cancel=True)
 
     watch = Watch(identity, invite, args.name, friends, confirm, say, prompt, on_over=over,
-                  tap=_recorder())
+                  tap=_recorder(), dial=tls.routed((args.tor_socks,)) if args.tor_socks
+                  else tls.routed())
     try:
         stopped = run_table(watch.run, prompt)
     except Exception as exc:  # Trio wraps what its tasks raise in groups

@@ -36,6 +36,9 @@ from p2pcards.net.invite import Address, show_address
 
 ATTEMPT_DELAY = 0.25
 """Seconds between the starts of two attempts (RFC 8305's recommended delay)."""
+ONION_SECONDS = 60.0
+"""Seconds an attempt at an onion address has (tor builds a circuit to the service
+first: a first connection takes seconds, sometimes tens of them)."""
 
 Check = Callable[[str, int, bytes], Exception | None]
 """Whether the device id a handshake at ``host:port`` showed is acceptable: None, or
@@ -87,7 +90,8 @@ async def race(dial: tls.Dial, candidates: Sequence[Address], check: Check,
 
     async def attempt(host: str, port: int, done: trio.Event) -> None:
         try:
-            with trio.fail_after(links.HANDSHAKE_SECONDS):
+            limit = ONION_SECONDS if family(host) == -1 else links.HANDSHAKE_SECONDS
+            with trio.fail_after(limit):
                 stream, seen = await dial(host, port)
         except IdentityError as exc:
             refused.append(exc)

@@ -65,7 +65,10 @@ from p2pcards.net.invite import TOKEN_BYTES, Invite, invite_at
 from p2pcards.net.journal import Journal, JournalError, damaged
 from p2pcards.net.lobby import Lobby, describe_roster
 from p2pcards.net.peer import Peer
-from p2pcards.net.reach import Found, Mapped, Plan, discover, kind, plan
+from p2pcards.net.outreach import Outreach, Reaching
+from p2pcards.net.portmap.mapper import PortmapConfig
+from p2pcards.net.reach import Found, Plan
+from p2pcards.net.tor import ControlAddress
 from p2pcards.net.referee import Referee
 from p2pcards.net.relay import LinkLog, Seated, TableRelay
 from p2pcards.net.seating import Seating
@@ -119,6 +122,10 @@ class HostConfig:
     """Whether watchers may chat (their lines are relayed, marked as a watcher's)."""
     found: Found | None = None
     """This machine's addresses (None: read them when the table is hosted)."""
+    portmap: PortmapConfig | None = None
+    """How to ask the router for a port mapping (None: not at all)."""
+    tor: tuple[ControlAddress, ...] | None = None
+    """Tor's control port, for an onion service (None: none)."""
 
 
 Listen = Callable[[trio.Nursery], Awaitable[int]]
@@ -147,12 +154,9 @@ class Host:
         self.driver: Driver | None = None
         self.started = trio.Event()
         self.port = 0
-        self.found: Found | None = None
-        """This machine's addresses, read once (:meth:`plan`)."""
-        self.mapped: Mapped | None = None
-        """The port the router mapped to this host's, if any."""
-        self.onion: tuple[str, int] | None = None
-        """The onion address tor publishes for this host (``--tor``), if any."""
+        self.outreach = Outreach(Reaching(config.bind, config.address, config.portmap,
+                                          config.tor, config.found), say)
+        """The port mapped on the router and the onion service, while the table lasts."""
         self.log = LinkLog(say)
         self.door = Door(self.log.closed, self.log.log)
         self._nursery: trio.Nursery | None = None
@@ -244,12 +248,7 @@ class Host:
 
     def plan(self) -> Plan:
         """The invite's addresses and how the table can be reached, as things stand."""
-        config = self.config
-        if self.found is None:
-            self.found = config.found or (Found() if config.bind and kind(config.bind)
-                                          else discover())
-        return plan(self.port, self.found, bind=config.bind, address=config.address,
-                    mapped=self.mapped, onion=self.onion)
+        return self.outreach.plan(self.port)
 
     def invite(self) -> Invite:
         return invite_at(self.plan().addresses, self.identity.id, self.lobby.token)
@@ -396,6 +395,7 @@ class Host:
                 self._nursery = nursery
                 if listen is not None:
                     self.port = await listen(nursery)
+                    await self.outreach.start(nursery, self.port)
                     if self.peer is not None:
                         self.peer.settings["port"] = self.port
                 task_status.started(self.invite())

@@ -23,6 +23,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from p2pcards.net.identity import decode_id, encode_id
+from p2pcards.net.tor import check_onion
 
 SCHEME = "p2pcards://"
 TOKEN_BYTES = 16
@@ -87,6 +88,11 @@ def parse_address(address: str) -> Address:
             or not 0 < int(port_text) < 65536 or not host.isprintable() or " " in host:
         raise InviteError(f"the address {address[:80]!r} is not HOST:PORT (a port from 1 to"
                           " 65535; an IPv6 address in brackets)")
+    if host.lower().endswith(".onion"):
+        try:
+            host = check_onion(host)
+        except ValueError as exc:
+            raise InviteError(f"the address {address[:80]!r}: {exc}") from exc
     return host, int(port_text)
 
 

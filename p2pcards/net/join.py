@@ -89,9 +89,9 @@ class Joiner:
     driver: Driver | None = None
     chats: links.Chat = field(default_factory=links.Chat)
     seat: int = -1
-    dial: tls.Dial = tls.dial
-    """How a link to the host is opened: TLS to the invite's address (tests dial the
-    host over memory streams)."""
+    dial: tls.Dial = field(default_factory=tls.routed)
+    """How a link to the host is opened: TLS to each of the invite's addresses, an onion
+    address through tor's SOCKS5 port (tests dial the host over memory streams)."""
     place: Place = field(default_factory=Place)
     """Where this game stands in the table's series of games."""
     once: bool = False

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 import trio
 
 from p2pcards.net import socks
+from p2pcards.net.tor import is_onion
 from p2pcards.net.identity import Identity, IdentityError, cert_identity, device_id
 
 
@@ -88,6 +89,16 @@ def socks_dial(proxies: Sequence[socks.Proxy] = socks.DEFAULT_PROXIES,
         tcp = await socks.open_stream(host, port, proxies, credentials)
         return await _pinned(await secure(tcp))
     return dial
+
+
+def routed(proxies: Sequence[socks.Proxy] = socks.DEFAULT_PROXIES) -> Dial:
+    """A :data:`Dial` that reaches an onion address through tor's SOCKS5 ``proxies``
+    (:func:`socks_dial`) and any other address directly (:func:`dial`)."""
+    through = socks_dial(proxies)
+
+    async def either(host: str, port: int) -> tuple[trio.abc.Stream, bytes]:
+        return await (through if is_onion(host) else dial)(host, port)
+    return either
 
 
 def peer_address(stream: trio.abc.Stream) -> str:

@@ -310,7 +310,8 @@ class ControlPort:
         elif "NULL" in methods:
             method, secret = "NULL", ""
         elif "HASHEDPASSWORD" in methods:
-            raise TorAuthError("tor's control port asks for a password: give --tor-password,"
+            raise TorAuthError("tor's control port asks for a password: set it in the"
+                               " environment variable P2PCARDS_TOR_PASSWORD,"
                                f" or {SET_TORRC}")
         else:
             raise TorAuthError(f"tor's control port offers no method we know"

@@ -95,7 +95,7 @@ class Watch:
     confirm: Callable[[str], Awaitable[bool]] | None = None
     say: Callable[[str], None] = print
     person: Onlooker | None = None
-    dial: tls.Dial = tls.dial
+    dial: tls.Dial = field(default_factory=tls.routed)
     on_over: GameDone | None = None
     tap: Callable[[bytes], None] | None = None
     """Sees every frame's bytes as received (tests record them)."""

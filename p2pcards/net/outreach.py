@@ -1,0 +1,132 @@
+"""What a host does by itself to be reached from elsewhere, once it listens: a port
+mapped on the router (:mod:`p2pcards.net.portmap`) and, with ``--tor``, an onion
+service (:mod:`p2pcards.net.tor`); then the invite's addresses and the line that says
+how the table can be reached (:mod:`p2pcards.net.reach`).
+
+- **The mapping** is asked for when the host listens on every address and this
+  machine's route goes through a LAN address (a machine with a public address, a
+  host bound to one address and one given ``--address`` need none): PCP with
+  NAT-PMP as its fallback and UPnP IGD at once, at most about 2 s, so a router
+  that says nothing never holds the table up.  It is renewed at half its
+  lifetime and deleted when the table ends, however it ends.  A router behind
+  carrier-grade NAT, or behind another router, is said as such.
+- **The onion service** lives as long as the table, leads to the host's listener
+  on 127.0.0.1 and is deleted at the end; the host waits until tor has published
+  it (up to two minutes) before it shows the invite, so that no joiner dials a
+  service not there yet.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import trio
+
+from p2pcards.net import tor
+from p2pcards.net.portmap.mapper import MAPPED, PortmapConfig, PortMapper, PortmapResult
+from p2pcards.net.reach import Found, Mapped, Plan, Reach, discover, kind, plan
+
+PASSWORD_VARIABLE = "P2PCARDS_TOR_PASSWORD"
+"""The environment variable that holds tor's control-port password, where tor asks for
+one (a password on the command line would show in the list of processes)."""
+
+
+@dataclass
+class Reaching:
+    """How a host makes itself reachable: the settings of ``host``."""
+
+    bind: str | None = "127.0.0.1"
+    """The address it listens on (None: every address, IPv4 and IPv6)."""
+    address: str | None = None
+    """The one address its invite names (``--address``), whatever the machine has."""
+    portmap: PortmapConfig | None = None
+    """How to ask the router for a mapping (None: not at all, ``--no-map``)."""
+    tor: tuple[tor.ControlAddress, ...] | None = None
+    """Tor's control port to ask for an onion service (None: no ``--tor``)."""
+    found: Found | None = None
+    """This machine's addresses (None: read them when the table is hosted)."""
+
+
+@dataclass
+class Outreach:
+    """A host's mapping and onion service while its table lasts, and its invite's
+    addresses."""
+
+    reaching: Reaching
+    say: Callable[[str], None] = print
+    found: Found | None = None
+    mapped: Mapped | None = None
+    onion: tuple[str, int] | None = None
+    unmapped: str | None = None
+    """Why no port is mapped, where one was asked for (None: mapped, or not asked)."""
+    results: list[PortmapResult] = field(default_factory=list)
+
+    def machine(self) -> Found:
+        """This machine's addresses, read once."""
+        if self.found is None:
+            bind = self.reaching.bind
+            self.found = self.reaching.found or (Found() if bind and kind(bind) else
+                                                 discover())
+        return self.found
+
+    def mappable(self) -> bool:
+        """Whether a mapping is worth asking for (see the module's docstring)."""
+        reaching = self.reaching
+        if reaching.portmap is None or reaching.address is not None \
+                or reaching.bind not in (None, "0.0.0.0"):
+            return False
+        route = self.machine().route4
+        return route is not None and kind(route) is Reach.LAN
+
+    async def start(self, nursery: trio.Nursery, port: int) -> None:
+        """Ask for what the settings say, for a host listening on ``port``; what comes is
+        kept (and given up when ``nursery`` ends)."""
+        reaching = self.reaching
+        if reaching.tor is not None:
+            self.say("publishing the table as an onion service through tor (this takes up"
+                     " to two minutes)...")
+            self.onion = await nursery.start(self._onion, port, reaching.tor)
+        if self.mappable():
+            assert reaching.portmap is not None
+            mapper = PortMapper(port, reaching.portmap, changed=self._changed)
+            self._take(await nursery.start(mapper.run))
+
+    async def _onion(self, port: int, control: tuple[tor.ControlAddress, ...], *,
+                     task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+        async with tor.onion_service(port, control=control, wait=True,
+                                     password=os.environ.get(PASSWORD_VARIABLE)) as onion:
+            task_status.started((onion.address, onion.port))
+            await trio.sleep_forever()
+
+    def _take(self, result: PortmapResult) -> None:
+        self.results.append(result)
+        if result.outcome == MAPPED and result.external_address and result.external_port:
+            self.mapped = Mapped(result.external_address, result.external_port,
+                                 result.method or "")
+            self.unmapped = None
+            return
+        self.mapped = None
+        reasons = "; ".join(f"{method}: {why}" for method, why in result.failures.items())
+        self.unmapped = (f"{result.outcome}: " if result.outcome != "failed" else "") + reasons
+
+    def _changed(self, result: PortmapResult) -> None:
+        """A renewal moved the mapping or lost it: the new invite is said."""
+        self._take(result)
+        if self.mapped is not None:
+            self.say(f"the router mapped the table's port anew: {self.mapped.address}:"
+                     f"{self.mapped.port} (type invite for the new invite)")
+        else:
+            self.say(f"the router's port mapping is lost ({self.unmapped}); friends elsewhere"
+                     " cannot reach the table (type invite)")
+
+    def plan(self, port: int) -> Plan:
+        """The invite's addresses and how the table can be reached, as things stand."""
+        reaching = self.reaching
+        made = plan(port, self.machine(), bind=reaching.bind, address=reaching.address,
+                    mapped=self.mapped, onion=self.onion)
+        if self.unmapped is not None and self.onion is None:
+            made.warnings.append(f"no port mapped on the router ({self.unmapped}): host with"
+                                 " --tor to be reached from anywhere")
+        return made
