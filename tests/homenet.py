@@ -104,7 +104,8 @@ class HomeNet:
     def _miniupnpd(self) -> None:
         conf = self.work / "miniupnpd.conf"
         conf.write_text(MINIUPNPD_CONF.format(
-            ext="" if self.carrier else f"ext_ip={self.wan_router}", lan=f"{LAN_ROUTER}/24", leases=self.work / "leases"))
+            ext="" if self.carrier else f"ext_ip={self.wan_router}", lan=f"{LAN_ROUTER}/24",
+            leases=self.work / "leases"))
         log = (self.work / "miniupnpd.log").open("w")
         self.miniupnpd = subprocess.Popen(
             self.command(self.router, "miniupnpd", "-d", "-f", str(conf), "-P",

@@ -231,7 +231,8 @@ async def test_a_refused_authentication_says_what_to_set() -> None:
         with pytest.raises(tor.TorAuthError) as refused:
             async with tor.onion_service(1, control=control, password="wrong"):
                 pytest.fail("no service without authentication")
-        with pytest.raises(tor.TorAuthError, match="asks for a password: set it in the environment variable P2PCARDS_TOR_PASSWORD"):
+        with pytest.raises(tor.TorAuthError, match="asks for a password: set it in the"
+                                                   " environment variable P2PCARDS_TOR_PASSWORD"):
             async with tor.onion_service(1, control=control):
                 pytest.fail("no service without authentication")
     message = str(refused.value)

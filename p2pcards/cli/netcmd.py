@@ -45,8 +45,6 @@ from p2pcards.cli.watchcmd import cmd_watch
 from p2pcards.games import GAMES, OptionError
 from p2pcards.games.game import Game
 from p2pcards.net import lan, tls
-from p2pcards.net.portmap.mapper import PortmapConfig
-from p2pcards.net.tor import DEFAULT_CONTROL, ControlAddress, TorError, parse_control
 from p2pcards.net.driver import Driver, Settings
 from p2pcards.net.frames import MAX_WATCHERS
 from p2pcards.net.identity import (
@@ -60,6 +58,7 @@ from p2pcards.net.identity import (
 )
 from p2pcards.net.journal import Journal, JournalError
 from p2pcards.net.peer import Peer
+from p2pcards.net.portmap.mapper import PortmapConfig
 from p2pcards.net.series import (
     GameOver,
     Place,
@@ -71,6 +70,7 @@ from p2pcards.net.series import (
     result_of,
     where,
 )
+from p2pcards.net.tor import DEFAULT_CONTROL, ControlAddress, TorError, parse_control
 from p2pcards.net.watchers import DEFAULT_WATCHERS
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, PROVED_DECK

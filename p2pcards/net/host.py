@@ -64,16 +64,16 @@ from p2pcards.net.interval import TABLE_ID_BYTES, Interval
 from p2pcards.net.invite import TOKEN_BYTES, Invite, invite_at
 from p2pcards.net.journal import Journal, JournalError, damaged
 from p2pcards.net.lobby import Lobby, describe_roster
-from p2pcards.net.peer import Peer
 from p2pcards.net.outreach import Outreach, Reaching
+from p2pcards.net.peer import Peer
 from p2pcards.net.portmap.mapper import PortmapConfig
 from p2pcards.net.reach import Found, Plan
-from p2pcards.net.tor import ControlAddress
 from p2pcards.net.referee import Referee
 from p2pcards.net.relay import LinkLog, Seated, TableRelay
 from p2pcards.net.seating import Seating
 from p2pcards.net.series import GameOver, Place
 from p2pcards.net.settings import Settings
+from p2pcards.net.tor import ControlAddress
 from p2pcards.net.watchers import DEFAULT_WATCHERS, Watchers
 from p2pcards.table.roster import (
     DEFAULT_DECK,

@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable, Sequence
 import trio
 
 from p2pcards.net import socks
-from p2pcards.net.tor import is_onion
 from p2pcards.net.identity import Identity, IdentityError, cert_identity, device_id
+from p2pcards.net.tor import is_onion
 
 
 def server_context(identity: Identity) -> ssl.SSLContext:
