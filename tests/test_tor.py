@@ -11,7 +11,7 @@ import hmac
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -561,3 +561,36 @@ async def test_a_tls_link_to_the_host_through_the_proxy(tmp_path: Path) -> None:
                     assert await stream.receive_some() == b"welcome joe"
         nursery.cancel_scope.cancel()
     assert proxy.seen == [b"\x05\x01\x00", connect_bytes(onion(), 443)]
+
+
+async def test_a_game_through_the_onion_service_and_the_socks_port(tmp_path: Path) -> None:
+    """A host with ``--tor`` (the fake control port): the invite names the onion address
+    after the host's own, the joiner given only the onion address reaches the host
+    through the SOCKS5 proxy (as tor leads the onion service to the host's port on
+    127.0.0.1) and plays the game; the service is deleted when the table ends."""
+    from tests.net_helpers import histories, make_host, make_joiner  # noqa: PLC0415
+
+    fake = FakeTor()
+    async with serving(fake.handle) as control:
+        host = make_host(tmp_path)
+        host.config.tor = (("127.0.0.1", control),)
+        host.outreach.reaching.tor = host.config.tor
+        async with trio.open_nursery() as nursery:
+            invite = await nursery.start(host.serve)
+            assert invite.addresses == (("127.0.0.1", invite.port),
+                                        (onion(), invite.port))
+            assert f"through tor at {onion()}:{invite.port}" in host.plan().line
+            proxy = FakeProxy(invite.port)
+            async with serving(proxy.handle) as socks_port:
+                only_onion = replace(invite, host=onion(), more=())
+                joiner = make_joiner(tmp_path, only_onion, "joe",
+                                     dial=tls.routed((("127.0.0.1", socks_port),)))
+                await joiner.run()
+                assert proxy.seen[-1] == connect_bytes(onion(), invite.port)
+        assert host.peer is not None and joiner.peer is not None and joiner.peer.over
+        assert len(histories(host.peer, joiner.peer)) == 1
+        with trio.fail_after(5):
+            await fake.closed.wait()
+    assert fake.commands[-1] == f"DEL_ONION {SERVICE_ID}"
+    assert any(c.startswith(f"ADD_ONION NEW:ED25519-V3 Flags=DiscardPK Port={invite.port},"
+                            f"127.0.0.1:{invite.port}") for c in fake.commands)
