@@ -406,6 +406,40 @@ async def test_a_renewal_that_moves_the_mapping_is_told(clock: trio.testing.Mock
     assert [r.external_port for r in heard] == [40011]  # one change, told once
 
 
+async def test_a_mapping_the_router_stops_renewing_is_lost_and_attempted_again(
+        clock: trio.testing.MockClock) -> None:
+    answered: list[bytes] = []
+
+    def once(data: bytes) -> bytes | None:
+        if answered:
+            return None  # the router forgets us after the first answer
+        answered.append(data)
+        return pcp_answer(data, lifetime=40, port=40012)
+
+    gateway = FakeUdp(once)
+    heard: list[tuple[float, PortmapResult]] = []
+    async with started(gateway), trio.open_nursery() as nursery:
+        start = trio.current_time()
+        mapper = PortMapper(PORT, config(pcp_port=gateway.port, methods=("pcp",)),
+                            changed=lambda r: heard.append((trio.current_time() - start, r)))
+        await nursery.start(mapper.run)
+        with trio.fail_after(100):
+            while not heard:
+                await trio.sleep(1)
+        assert mapper.held is None
+        nursery.cancel_scope.cancel()
+    ((lost_at, result),) = heard
+    assert result.outcome == "failed"
+    assert result.failures == {
+        "pcp": "lost: the renewal failed (no answer); again: no answer within 2 s"}
+    # renewals at 20 s (half of 40), then at half of what is left, each capped by it;
+    # lost before the lifetime ends (then 2 s for the fresh attempt)
+    assert lost_at <= 40 + 2 + 0.1
+    times = [at - start for at, _ in gateway.requests]
+    assert times[1] == pytest.approx(20, abs=0.1)
+    assert all(t < 40 for t in times[1:-1]) and len(times) >= 4
+
+
 async def test_no_gateway_is_said(tmp_path: Path, clock: trio.testing.MockClock) -> None:
     table = tmp_path / "route"
     table.write_text(

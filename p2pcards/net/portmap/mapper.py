@@ -209,8 +209,9 @@ class PortMapper:
         wait = mapping.lifetime / 2
         while True:
             await trio.sleep(wait)
+            left = expires - trio.current_time()
             try:
-                with trio.fail_after(self.config.renew_timeout):
+                with trio.fail_after(max(min(self.config.renew_timeout, left), 0.1)):
                     renewed = await client.map(self.config.lifetime, suggest=mapping)
             except (MapError, trio.TooSlowError) as exc:
                 left = expires - trio.current_time()
@@ -218,8 +219,11 @@ class PortMapper:
                     wait = left / 2
                     continue
                 self.held = None
+                reason = str(exc) or "no answer"
                 result = await self.attempt()
-                result.failures.setdefault(mapping.method, f"renewal failed ({exc})")
+                again = result.failures.get(mapping.method)
+                result.failures[mapping.method] = (
+                    f"lost: the renewal failed ({reason})" + (f"; again: {again}" if again else ""))
                 self.changed(result)
                 return
             break
