@@ -1,7 +1,7 @@
 """What one port-mapping attempt costs against the fake routers on loopback, on the
 real clock: ``python -m tests.portmap_timing [RUNS]`` prints the median and the 90th
 percentile, in milliseconds, of a mapping and of its delete for each method
-(docs/portmap-notes.md quotes them).  Loopback only, as the tests."""
+(docs/benchmarks.md quotes them).  Loopback only, as the tests."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A SOCKS5 client (RFC 1928) on Trio streams, for dialling a host through tor's SOCKS
-port (:mod:`p2pcards.net.tor`; docs/tor-notes.md).
+port (:mod:`p2pcards.net.tor`; docs/networking.md, "Across the internet").
 
 :func:`open_stream` dials the first proxy that answers (tor's ``127.0.0.1:9050``, then
 Tor Browser's ``9150``), asks it to CONNECT to a host by name (an onion address

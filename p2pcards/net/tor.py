@@ -1,7 +1,7 @@
 """Tor for networks that take no inbound link: the host's onion service, on tor's control
 port (control-spec); the joiner dials it through tor's SOCKS port
 (:mod:`p2pcards.net.socks`), and TLS pins the host as on any other link
-(docs/tor-notes.md).
+(docs/networking.md, "Across the internet"; docs/security.md).
 
 - **The control port.** :func:`open_control` dials the first of the control addresses
   that answers (a host and port, or a Unix socket's path): ``127.0.0.1:9051``, then
