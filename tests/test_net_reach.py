@@ -6,6 +6,9 @@ the fingerprint wins)."""
 
 from __future__ import annotations
 
+import ipaddress
+import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,10 +24,22 @@ from p2pcards.net.invite import (
     invite_at,
     parse_invite,
 )
-from p2pcards.net.reach import Found, Mapped, Reach, interface_ipv6, kind, plan
+from p2pcards.net.outreach import Outreach, Reaching
+from p2pcards.net.portmap.mapper import PortmapConfig
+from p2pcards.net.reach import (
+    Found,
+    Mapped,
+    Reach,
+    interface_ipv6,
+    ipv6_gateway,
+    kind,
+    plan,
+)
+from tests.portmap_fakes import FakeUdp, pcp_answer
 
 FP = bytes(range(32))
 TOKEN = b"t" * 16
+GLOBAL6 = "2a00:1450:4001::20"
 HOME = Found(route4="192.168.1.20", route6="2001:db8:1::20", ipv4=("127.0.0.1", "192.168.1.20"),
              global6=("2a00:1450:4001::20",))
 """A laptop at home: a LAN IPv4 address, loopback, a global IPv6 address (2001:db8::/32
@@ -192,3 +207,47 @@ async def test_when_nothing_answers_each_address_is_named(
     one = invite_at([("192.168.1.20", 7)], FP, TOKEN)
     with pytest.raises(OSError, match=r"^connection refused by 192\.168\.1\.20$"):
         await dial_first(hosts.dial, one, "joining")
+
+
+def test_the_ipv6_gateway_is_read_from_the_kernel_table(tmp_path: Path) -> None:
+    table = tmp_path / "ipv6_route"
+    zero = "0" * 32
+    table.write_text(
+        f"fd000000000000000000000000000000 40 {zero} 00 {zero} 00000100 00000001 00000000"
+        " 00000001 eth0\n"
+        f"{zero} 00 {zero} 00 fe800000000000000000000000000001 00000400 00000003 00000000"
+        " 00000003 wlan0\n"
+        f"{zero} 00 {zero} 00 fe800000000000000000000000000002 00000100 00000003 00000000"
+        " 00000003 eth1\n")
+    assert ipv6_gateway(table) == "fe80::2%eth1"  # the lowest metric
+    assert ipv6_gateway(tmp_path / "missing") is None
+
+
+async def test_the_router_opens_an_ipv6_pinhole_by_pcp_and_closes_it() -> None:
+    """A host with a global IPv6 address asks the IPv6 gateway (a fake PCP device on
+    ::1) for a MAP of its own IPv6 address, no IPv4-mapped form; the opened pinhole is
+    said in the reach line and deleted when the table ends."""
+    device = FakeUdp(lambda data: pcp_answer(data, port=45450, address=GLOBAL6), host="::1")
+    outreach = Outreach(Reaching(bind=None, portmap=PortmapConfig(
+        pcp_port=0, random=random.Random(5).randbytes),
+        found=Found(route6=GLOBAL6, global6=(GLOBAL6,))), say=lambda line: None)
+    outreach.gateway6 = "::1"
+    async with trio.open_nursery() as devices:
+        await devices.start(device.run)
+        outreach.reaching.portmap = replace(outreach.reaching.portmap, pcp_port=device.port)
+        async with trio.open_nursery() as table:
+            await outreach.start(table, 45450)
+            assert outreach.pinhole == Mapped(GLOBAL6, 45450, "pcp")
+            line = outreach.plan(45450).line
+            table.cancel_scope.cancel()
+        devices.cancel_scope.cancel()
+    assert f"over IPv6 at [{GLOBAL6}]:45450 (the router opened it: pcp)" in line
+    (_, asked), (_, deleted) = device.requests
+    assert asked[8:24] == ipaddress.IPv6Address("::1").packed  # the client's own address
+    assert asked[4:8] == (7200).to_bytes(4, "big") and deleted[4:8] == bytes(4)
+
+
+async def test_no_pinhole_is_asked_without_a_global_ipv6_address() -> None:
+    outreach = Outreach(Reaching(bind=None, portmap=PortmapConfig()),
+                        found=Found(route4="127.0.0.1"))
+    assert not outreach.pinholed() and not outreach.mappable()

@@ -3,6 +3,10 @@ mapped on the router (:mod:`p2pcards.net.portmap`) and, with ``--tor``, an onion
 service (:mod:`p2pcards.net.tor`); then the invite's addresses and the line that says
 how the table can be reached (:mod:`p2pcards.net.reach`).
 
+- **An IPv6 pinhole** is asked for at the same time, by PCP to the IPv6 default
+  route's gateway, when the machine has a global IPv6 address: a router that
+  filters IPv6 coming in opens the port for it (many need it, some do it
+  anyway, some do not speak PCP: only an opened pinhole is said).
 - **The mapping** is asked for when the host listens on every address and this
   machine's route goes through a LAN address (a machine with a public address, a
   host bound to one address and one given ``--address`` need none): PCP with
@@ -20,13 +24,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import trio
 
 from p2pcards.net import tor
+from p2pcards.net.portmap.common import PCP
 from p2pcards.net.portmap.mapper import MAPPED, PortmapConfig, PortMapper, PortmapResult
-from p2pcards.net.reach import Found, Mapped, Plan, Reach, discover, kind, plan
+from p2pcards.net.reach import Found, Mapped, Plan, Reach, discover, ipv6_gateway, kind, plan
 
 PASSWORD_VARIABLE = "P2PCARDS_TOR_PASSWORD"
 """The environment variable that holds tor's control-port password, where tor asks for
@@ -61,6 +66,10 @@ class Outreach:
     onion: tuple[str, int] | None = None
     unmapped: str | None = None
     """Why no port is mapped, where one was asked for (None: mapped, or not asked)."""
+    pinhole: Mapped | None = None
+    """The port the router opened for this machine's global IPv6 address (PCP), if any."""
+    gateway6: str | None = None
+    """The IPv6 default route's gateway (None: read it when needed)."""
     results: list[PortmapResult] = field(default_factory=list)
 
     def machine(self) -> Found:
@@ -88,10 +97,37 @@ class Outreach:
             self.say("publishing the table as an onion service through tor (this takes up"
                      " to two minutes)...")
             self.onion = await nursery.start(self._onion, port, reaching.tor)
-        if self.mappable():
-            assert reaching.portmap is not None
-            mapper = PortMapper(port, reaching.portmap, changed=self._changed)
-            self._take(await nursery.start(mapper.run))
+        async with trio.open_nursery() as both:  # (at once: each within the cap)
+            if self.mappable():
+                both.start_soon(self._map4, nursery, port)
+            if self.pinholed():
+                both.start_soon(self._map6, nursery, port)
+
+    async def _map4(self, nursery: trio.Nursery, port: int) -> None:
+        assert self.reaching.portmap is not None
+        mapper = PortMapper(port, self.reaching.portmap, changed=self._changed)
+        self._take(await nursery.start(mapper.run))
+
+    def pinholed(self) -> bool:
+        """Whether to ask the router to open the port for this machine's global IPv6
+        address (PCP: a router that filters IPv6 coming in opens a pinhole)."""
+        reaching = self.reaching
+        if reaching.portmap is None or reaching.address is not None \
+                or reaching.bind not in (None, "::"):
+            return False
+        route = self.machine().route6
+        if route is None or kind(route) is not Reach.INTERNET:
+            return False
+        if self.gateway6 is None:
+            self.gateway6 = ipv6_gateway()
+        return self.gateway6 is not None
+
+    async def _map6(self, nursery: trio.Nursery, port: int) -> None:
+        assert self.reaching.portmap is not None and self.gateway6 is not None
+        config = replace(self.reaching.portmap, gateway=self.gateway6, methods=(PCP,))
+        result: PortmapResult = await nursery.start(PortMapper(port, config).run)
+        if result.outcome == MAPPED and result.external_address and result.external_port:
+            self.pinhole = Mapped(result.external_address, result.external_port, PCP)
 
     async def _onion(self, port: int, control: tuple[tor.ControlAddress, ...], *,
                      task_status: trio.TaskStatus[tuple[str, int]]) -> None:
@@ -125,7 +161,7 @@ class Outreach:
         """The invite's addresses and how the table can be reached, as things stand."""
         reaching = self.reaching
         made = plan(port, self.machine(), bind=reaching.bind, address=reaching.address,
-                    mapped=self.mapped, onion=self.onion)
+                    mapped=self.mapped, onion=self.onion, pinhole=self.pinhole)
         if self.unmapped is not None and self.onion is None:
             made.warnings.append(f"no port mapped on the router ({self.unmapped}): host with"
                                  " --tor to be reached from anywhere")

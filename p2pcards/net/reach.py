@@ -120,6 +120,24 @@ def interface_ipv6(path: Path = Path("/proc/net/if_inet6")) -> list[str]:
     return found
 
 
+def ipv6_gateway(path: Path = Path("/proc/net/ipv6_route")) -> str | None:
+    """The IPv6 default route's gateway, with its interface (``fe80::1%eth0``), from
+    Linux's table (None: none found; nothing is sent)."""
+    best: tuple[int, str] | None = None
+    with contextlib.suppress(OSError, ValueError):
+        for line in path.read_text().splitlines():
+            fields = line.split()
+            if len(fields) < 10 or fields[0] != "0" * 32 or fields[1] != "00" \
+                    or fields[4] == "0" * 32:
+                continue
+            hop = ipaddress.IPv6Address(bytes.fromhex(fields[4]))
+            name = f"{hop}%{fields[9]}" if hop.is_link_local else str(hop)
+            metric = int(fields[5], 16)
+            if best is None or metric < best[0]:
+                best = (metric, name)
+    return best[1] if best is not None else None
+
+
 def discover() -> Found:
     """What this machine has, read now (nothing is sent)."""
     return Found(route_source(socket.AF_INET), route_source(socket.AF_INET6),
@@ -148,9 +166,11 @@ CGNAT = ipaddress.ip_network("100.64.0.0/10")
 
 
 def plan(port: int, found: Found, *, bind: str | None = None, address: str | None = None,
-         mapped: Mapped | None = None, onion: Address | None = None) -> Plan:
+         mapped: Mapped | None = None, onion: Address | None = None,
+         pinhole: Mapped | None = None) -> Plan:
     """The invite's addresses for a host listening on ``port`` at ``bind`` (None: every
-    address), and how the table can be reached."""
+    address), and how the table can be reached (``pinhole``: the router opened the
+    port for this global IPv6 address)."""
     extra = [onion] if onion is not None else []
     via = f"; through tor at {show_address(*onion)}" if onion is not None else ""
     if address is not None:
@@ -185,9 +205,11 @@ def plan(port: int, found: Found, *, bind: str | None = None, address: str | Non
         line = f"reachable {reach.value} at {show_address(public4[0], port)}"
     elif global6:
         reach = Reach.INTERNET
-        line = (f"reachable {reach.value} over IPv6 at {show_address(global6[0], port)} where"
-                " the router lets it in; over IPv4 " + ("on this LAN only" if lan4 else
-                                                        "not at all"))
+        opened = pinhole is not None and pinhole.address == global6[0]
+        line = (f"reachable {reach.value} over IPv6 at {show_address(global6[0], port)}"
+                + (f" (the router opened it: {pinhole.method})" if opened and pinhole else
+                   " where the router lets it in")
+                + "; over IPv4 " + ("on this LAN only" if lan4 else "not at all"))
     elif lan4:
         reach = Reach.LAN
         line = (f"reachable {reach.value} at {show_address(lan4[0], port)}: friends elsewhere"
