@@ -11,6 +11,7 @@ arrive well within that), so a lifetime of an hour passes in no time."""
 from __future__ import annotations
 
 import ast
+import ipaddress
 import random
 import socket
 import struct
@@ -19,6 +20,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from itertools import chain, repeat
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -52,6 +54,34 @@ V1 = "urn:schemas-upnp-org:service:WANIPConnection:1"
 V2 = "urn:schemas-upnp-org:service:WANIPConnection:2"
 
 
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every datagram sent and every connection made in these tests goes to 127.0.0.0/8
+    or ::1 (Trio's sockets wrap these methods): a test that would reach a router, the
+    SSDP group or the internet fails here instead."""
+    sendto, connect = socket.socket.sendto, socket.socket.connect
+
+    def check(address: Any) -> None:
+        assert ipaddress.ip_address(address[0]).is_loopback, f"sent to {address}"
+
+    def checked_sendto(self: socket.socket, data: bytes, *rest: Any) -> int:
+        check(rest[-1])
+        return sendto(self, data, *rest)
+
+    def checked_connect(self: socket.socket, address: Any) -> None:
+        check(address)
+        connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "sendto", checked_sendto)
+    monkeypatch.setattr(socket.socket, "connect", checked_connect)
+
+
+def test_the_tests_cannot_leave_loopback() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s, \
+            pytest.raises(AssertionError, match=r"239\.255\.255\.250"):
+        s.sendto(b"x", upnp.SSDP_GROUP)
+
+
 @pytest.fixture
 def clock() -> trio.testing.MockClock:
     return trio.testing.MockClock(autojump_threshold=0.02)
@@ -69,7 +99,10 @@ def unused_udp() -> tuple[str, int]:
 
 
 def config(**options: object) -> PortmapConfig:
-    base: dict[str, object] = {"gateway": "127.0.0.1", "random": seeded()}
+    """The tests' settings: every target on loopback unless a test names its fake (never
+    the SSDP multicast group, never the real gateway)."""
+    base: dict[str, object] = {"gateway": "127.0.0.1", "pcp_port": unused_udp()[1],
+                               "ssdp": unused_udp(), "random": seeded()}
     base.update(options)
     return PortmapConfig(**base)  # type: ignore[arg-type]
 
