@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -132,3 +133,21 @@ def test_a_router_that_maps_nothing_is_said_and_tor_offered(home: HomeNet,
         players.stop()
     for name in ("host", "friend"):
         assert "Traceback" not in players.log(name)
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT"])
+def test_the_mapping_is_deleted_when_the_host_is_stopped(home: HomeNet, tmp_path: Path,
+                                                        how: str) -> None:
+    """A host stopped in its lobby (SIGTERM, as a shutdown does; SIGINT, as Ctrl-C does)
+    deletes its mapping on its way out."""
+    players = Players(home, tmp_path)
+    try:
+        players.start("host", home.home, host_args(tmp_path))
+        players.wait_for("host", "through a port the router mapped")
+        assert f"dnat ip to {HOME_ADDRESS}:45450" in home.mappings()
+        players.procs["host"].send_signal(getattr(signal, how))
+        assert players.procs["host"].wait(30) in (130, 143), players.log("host")
+    finally:
+        players.stop()
+    assert "dnat ip to" not in home.mappings()
+    assert "Traceback" not in players.log("host")
