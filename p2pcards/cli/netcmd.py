@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import trio
 
@@ -41,10 +41,18 @@ from p2pcards.cli.netrun import (
     run_table,
     show_line,
 )
+from p2pcards.cli.reachopts import (
+    dial_of,
+    invite_lines,
+    port_number,
+    socks_proxy,
+    tor_control,
+    tor_of,
+)
 from p2pcards.cli.watchcmd import cmd_watch
 from p2pcards.games import GAMES, OptionError
 from p2pcards.games.game import Game
-from p2pcards.net import lan, tls
+from p2pcards.net import lan
 from p2pcards.net.driver import Driver, Settings
 from p2pcards.net.frames import MAX_WATCHERS
 from p2pcards.net.identity import (
@@ -70,14 +78,10 @@ from p2pcards.net.series import (
     result_of,
     where,
 )
-from p2pcards.net.tor import DEFAULT_CONTROL, ControlAddress, TorError, parse_control
+from p2pcards.net.tor import TorError
 from p2pcards.net.watchers import DEFAULT_WATCHERS
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, PROVED_DECK
-
-if TYPE_CHECKING:
-    from p2pcards.net.host import Host
-    from p2pcards.net.invite import Invite
 
 DEFAULT_PORT = 45450
 
@@ -441,7 +445,7 @@ def cmd_host(args: argparse.Namespace) -> int:
                         beacon, args.deck, once=args.once, watchers=args.watchers,
                         watchers_chat=args.watchers_chat,
                         portmap=None if args.no_map else PortmapConfig(),
-                        tor=_tor(args))
+                        tor=tor_of(args))
     prompt = _prompt(args)
     say = prompt.show if prompt is not None else show_line
     games = Games(args, series, prompt, say)
@@ -455,7 +459,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     if prompt is not None and not args.once:
         prompt.node = host
     if prompt is not None:
-        prompt.invite_lines = lambda: _invite_lines(host)
+        prompt.invite_lines = lambda: invite_lines(host)
 
     async def serve() -> None:
         async with trio.open_nursery() as nursery:
@@ -467,7 +471,7 @@ def cmd_host(args: argparse.Namespace) -> int:
                 except OSError as exc:  # (checked at the start: removed meanwhile)
                     say(f"p2pcards: --invite-file {args.invite_file}: could not write it:"
                         f" {exc.strerror or exc}")
-            for line in _invite_lines(host, invite):
+            for line in invite_lines(host, invite):
                 say(line)
 
     try:
@@ -545,7 +549,7 @@ def cmd_join(args: argparse.Namespace) -> int:
         joiner = Joiner(identity, invite, args.name, args.bot, [args.bots_kind] * args.bots,
                         bots, journal, friends, confirm, say, prompt,
                         seed=args.seed, place=games.place(number, first), once=args.once,
-                        dial=_dial(args))
+                        dial=dial_of(args))
     except JournalError as exc:
         journal.abandon()  # (untouched)
         return fail(str(exc))
@@ -660,49 +664,3 @@ def _prompt(args: argparse.Namespace) -> NetPrompt | None:
 def _left(journal: Journal) -> int:
     print(f"left the table; the same command resumes it (journal {journal.path})")
     return EXIT_OK
-
-
-def _invite_lines(host: Host, invite: Invite | None = None) -> list[str]:
-    """The invite, the host's fingerprint and how the table can be reached (said when
-    the table is hosted, and by ``invite`` at the host's prompt)."""
-    plan = host.plan()
-    return [f"invite: {invite or host.invite()}",
-            f"host fingerprint: {show_id(host.identity.id)}", plan.line,
-            *(f"note: {warning}" for warning in plan.warnings)]
-
-
-def tor_control(text: str) -> ControlAddress:
-    """``--tor-control``: HOST:PORT, PORT or a socket's path."""
-    try:
-        return parse_control(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def socks_proxy(text: str) -> tuple[str, int]:
-    """``--tor-socks``: HOST:PORT."""
-    host, _, port = text.rpartition(":")
-    host = host.strip("[]")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (a port from 1 to 65535)")
-    return host, int(port)
-
-
-def _tor(args: argparse.Namespace) -> tuple[ControlAddress, ...] | None:
-    """Where ``host --tor`` asks tor for its onion service (None: no --tor)."""
-    if not args.tor:
-        return None
-    return (args.tor_control,) if args.tor_control else DEFAULT_CONTROL
-
-
-def _dial(args: argparse.Namespace) -> tls.Dial:
-    """How a joiner or watcher dials: an onion address through tor's SOCKS port
-    (``--tor-socks``), any other directly."""
-    return tls.routed((args.tor_socks,)) if getattr(args, "tor_socks", None) else tls.routed()
-
-
-def port_number(text: str) -> int:
-    """A ``--port`` given: a TCP port, 1 to 65535 (argparse names the option)."""
-    if not text.strip().isdigit() or not 0 < int(text) < 65536:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port: 1 to 65535")
-    return int(text)
