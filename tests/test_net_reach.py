@@ -189,11 +189,34 @@ async def test_another_fingerprint_at_one_address_loses_its_race_only(
     invite = invite_at([("192.168.1.20", 1), ("203.0.113.7", 1)], FP, TOKEN)
     _stream, seen = await dial_first(hosts.dial, invite, "joining")
     assert seen == FP and "192.168.1.20" in hosts.closed
-    alone = invite_at([("192.168.1.20", 1), ("10.9.9.9", 1)], FP, TOKEN)
-    hosts.answers["10.9.9.9"] = (0.01, None)
+    impostors = invite_at([("192.168.1.20", 1), ("10.9.9.8", 1)], FP, TOKEN)
+    hosts.answers["10.9.9.8"] = (0.02, other)
     with pytest.raises(JoinError, match=r"the host at 192\.168\.1\.20:1 is .* someone may be in"
-                                        " between; not joining"):
-        await dial_first(hosts.dial, alone, "joining")
+                                        " between; not joining"):  # every one answered so
+        await dial_first(hosts.dial, impostors, "joining")
+    hosts.answers["10.9.9.9"] = (0.01, None)  # one did not answer: the host may be on its
+    restarting = invite_at([("192.168.1.20", 1), ("10.9.9.9", 1)], FP, TOKEN)  # way back
+    with pytest.raises(eyeballs.NoAnswer, match=r"192\.168\.1\.20:1: the host at .* someone"
+                                                r" may be in between; not joining; 10\.9"):
+        await dial_first(hosts.dial, restarting, "joining")
+
+
+@pytest.mark.parametrize("address", ["a..b:7", "-x.example:7", "h:\u00b9", "h:007000",
+                                     "bad_\u00e9\u0301" * 20 + ".example:7"])
+def test_an_address_dns_cannot_carry_is_refused_when_read(address: str) -> None:
+    good = str(Invite("h", 1, FP, TOKEN))
+    with pytest.raises(InviteError, match="is not HOST:PORT"):
+        parse_invite(good.replace("h:1", address, 1))
+
+
+async def test_a_name_dns_refuses_only_loses_its_race(
+        autojump_clock: trio.testing.MockClock) -> None:
+    async def dial(host: str, port: int) -> tuple[trio.abc.Stream, bytes]:
+        if host == "bad.example":
+            raise UnicodeError("label empty or too long")
+        return trio.testing.MemorySendStream(), FP  # type: ignore[return-value]
+    invite = invite_at([("bad.example", 1), ("192.168.1.20", 1)], FP, TOKEN)
+    assert (await dial_first(dial, invite, "joining"))[1] == FP
 
 
 async def test_when_nothing_answers_each_address_is_named(
@@ -251,3 +274,20 @@ async def test_no_pinhole_is_asked_without_a_global_ipv6_address() -> None:
     outreach = Outreach(Reaching(bind=None, portmap=PortmapConfig()),
                         found=Found(route4="127.0.0.1"))
     assert not outreach.pinholed() and not outreach.mappable()
+
+
+def test_a_host_on_ipv6_alone_offers_its_lan_ipv6_address() -> None:
+    found = Found(route4="192.168.1.20", route6="fd00::2", ipv4=("192.168.1.20",),
+                  global6=("fd00::2",))
+    got = plan(7000, found, bind="::")
+    assert got.addresses == [("fd00::2", 7000)] and got.reach is Reach.LAN
+    assert not got.warnings
+    assert plan(7000, found).addresses == [("192.168.1.20", 7000)]  # (IPv4 first on a LAN)
+
+
+def test_tor_with_loopback_offers_the_onion_address_alone() -> None:
+    onion = ("c" * 56 + ".onion", 7000)
+    got = plan(7000, HOME, bind="127.0.0.1", onion=onion)
+    assert got.addresses == [onion]
+    assert got.line == (f"reachable through tor only, at {onion[0]}:7000 (this machine's"
+                        " addresses are not in the invite)")

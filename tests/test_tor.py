@@ -11,7 +11,7 @@ import hmac
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -158,7 +158,6 @@ def client_hash() -> str:
 
 @pytest.mark.parametrize(("methods", "password", "authenticate"), [
     ("NULL", None, "AUTHENTICATE"),
-    ("COOKIE", None, f"AUTHENTICATE {COOKIE.hex()}"),
     ("SAFECOOKIE,COOKIE", None, f"AUTHENTICATE {client_hash()}"),
     ("HASHEDPASSWORD,SAFECOOKIE,COOKIE", 'pa"ss\\', 'AUTHENTICATE "pa\\"ss\\\\"'),
 ])
@@ -254,10 +253,25 @@ async def test_a_cookie_we_cannot_use(tmp_path: Path, contents: bytes | None,
     path = tmp_path / "cookie"
     if contents is not None:
         path.write_bytes(contents)
-    fake = FakeTor("COOKIE", str(path))
+    fake = FakeTor("SAFECOOKIE,COOKIE", str(path))
     async with serving(fake.handle) as port:
         control = await tor.open_control([("127.0.0.1", port)])
         with pytest.raises(tor.TorAuthError, match=why):
+            await control.authenticate()
+        await control.aclose()
+    assert fake.commands == ["PROTOCOLINFO 1"]
+
+
+async def test_plain_cookie_authentication_is_never_used(tmp_path: Path) -> None:
+    """Something on the control port that offers COOKIE alone (as no tor does) and names
+    a file: the file is not read, nor anything sent."""
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"s" * 32)
+    fake = FakeTor("COOKIE", str(secret))
+    async with serving(fake.handle) as port:
+        control = await tor.open_control([("127.0.0.1", port)])
+        with pytest.raises(tor.TorAuthError, match="offers COOKIE authentication but not"
+                                                   " SAFECOOKIE"):
             await control.authenticate()
         await control.aclose()
     assert fake.commands == ["PROTOCOLINFO 1"]
@@ -564,8 +578,8 @@ async def test_a_tls_link_to_the_host_through_the_proxy(tmp_path: Path) -> None:
 
 
 async def test_a_game_through_the_onion_service_and_the_socks_port(tmp_path: Path) -> None:
-    """A host with ``--tor`` (the fake control port): the invite names the onion address
-    after the host's own, the joiner given only the onion address reaches the host
+    """A host with ``--tor`` bound to loopback (the fake control port): the invite names
+    the onion address alone, and the joiner reaches the host
     through the SOCKS5 proxy (as tor leads the onion service to the host's port on
     127.0.0.1) and plays the game; the service is deleted when the table ends."""
     from tests.net_helpers import histories, make_host, make_joiner  # noqa: PLC0415
@@ -577,13 +591,12 @@ async def test_a_game_through_the_onion_service_and_the_socks_port(tmp_path: Pat
         host.outreach.reaching.tor = host.config.tor
         async with trio.open_nursery() as nursery:
             invite = await nursery.start(host.serve)
-            assert invite.addresses == (("127.0.0.1", invite.port),
-                                        (onion(), invite.port))
-            assert f"through tor at {onion()}:{invite.port}" in host.plan().line
+            assert invite.addresses == ((onion(), invite.port),)  # (bound to loopback:
+            # the onion address alone, this machine's are not given away)
+            assert host.plan().line.startswith(f"reachable through tor only, at {onion()}:")
             proxy = FakeProxy(invite.port)
             async with serving(proxy.handle) as socks_port:
-                only_onion = replace(invite, host=onion(), more=())
-                joiner = make_joiner(tmp_path, only_onion, "joe",
+                joiner = make_joiner(tmp_path, invite, "joe",
                                      dial=tls.routed((("127.0.0.1", socks_port),)))
                 await joiner.run()
                 assert proxy.seen[-1] == connect_bytes(onion(), invite.port)
@@ -594,3 +607,17 @@ async def test_a_game_through_the_onion_service_and_the_socks_port(tmp_path: Pat
     assert fake.commands[-1] == f"DEL_ONION {SERVICE_ID}"
     assert any(c.startswith(f"ADD_ONION NEW:ED25519-V3 Flags=DiscardPK Port={invite.port},"
                             f"127.0.0.1:{invite.port}") for c in fake.commands)
+
+
+async def test_a_control_port_that_goes_away_before_a_command_is_one_line() -> None:
+    async def hang_up(stream: trio.SocketStream) -> None:
+        await stream.aclose()
+    async with serving(hang_up) as port:
+        control = await tor.open_control([("127.0.0.1", port)])
+        with trio.fail_after(5):
+            with pytest.raises(tor.TorError, match="closed the connection"):
+                await control.command("GETINFO version")  # (sent: the kernel takes it)
+            for _ in range(3):  # sent to a socket closed at the other end: broken
+                with pytest.raises(tor.TorError, match=r"port 127\.0\.0\.1:\d+ broke the"):
+                    await control.command("GETINFO version")
+        await control.aclose()

@@ -100,8 +100,9 @@ class NetPrompt(Prompt):
         self.chosen: trio.MemorySendChannel[int | bool | VoidProposal] | None = None
         self.confirming = False
         self.leaving = False
-        self.terminated = False
-        """Stopped by SIGTERM (the command says so, with its exit status)."""
+        self.terminated = ""
+        """The signal that stopped it, SIGTERM or SIGHUP ("": none; the command says so,
+        with its exit status)."""
         self._reading: trio.CancelScope | None = None
         self.timer = 0.0
         self.hint_allowed = False
@@ -456,7 +457,8 @@ class NetPrompt(Prompt):
         token = trio.lowlevel.current_trio_token()
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # (threads)
             loop.add_signal_handler(signal.SIGINT, token.run_sync_soon, self._interrupt)
-            loop.add_signal_handler(signal.SIGTERM, token.run_sync_soon, self._terminate)
+            for stop in (signal.SIGTERM, signal.SIGHUP):
+                loop.add_signal_handler(stop, token.run_sync_soon, self._terminate, stop.name)
         try:
             await self._lines()
         except Left:
@@ -466,8 +468,8 @@ class NetPrompt(Prompt):
             raise
         finally:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.remove_signal_handler(signal.SIGINT)
-                loop.remove_signal_handler(signal.SIGTERM)
+                for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                    loop.remove_signal_handler(stop)
 
     async def _lines(self) -> None:
         """Read and take lines until the person leaves (:class:`Left`)."""
@@ -489,9 +491,11 @@ class NetPrompt(Prompt):
                 continue  # (asked again: the question to leave)
             await self.take(line)
 
-    def _terminate(self) -> None:
-        """SIGTERM: leave the table at once (the same command resumes the game)."""
-        self.terminated = self.leaving = True
+    def _terminate(self, name: str = "SIGTERM") -> None:
+        """SIGTERM or SIGHUP: leave the table at once (the same command resumes the
+        game)."""
+        self.terminated = name
+        self.leaving = True
         if self._reading is not None:
             self._reading.cancel()
 

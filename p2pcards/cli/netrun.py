@@ -64,8 +64,10 @@ def ask_yes(question: str) -> bool:
         return False
 
 
-SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM}
-"""The signals a headless peer leaves the table on (its status: 128 + the number)."""
+SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM, "SIGHUP": signal.SIGHUP}
+"""The signals a headless peer leaves the table on (its status: 128 + the number); at a
+prompt, SIGTERM and SIGHUP (its terminal closed).  Either way the table is left as
+``quit`` leaves it: the journal kept, a port mapping and an onion service deleted."""
 
 
 def run_table(play: Callable[[], Awaitable[None]], prompt: NetPrompt | None) -> str:
@@ -104,7 +106,7 @@ def run_table(play: Callable[[], Awaitable[None]], prompt: NetPrompt | None) -> 
 
     with patch_stdout(raw=True):
         guest.run(seated)
-    return "SIGTERM" if prompt.terminated else "left" if left else ""
+    return prompt.terminated or ("left" if left else "")
 
 
 async def _headless(play: Callable[[], Awaitable[None]]) -> str:

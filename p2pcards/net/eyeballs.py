@@ -18,9 +18,11 @@ together, staggered:
   certificate carries the invite's fingerprint (any fingerprint, for an invite
   without one: the person confirms it next) wins; the others are cancelled and
   their streams closed.  A host with another fingerprint at one address (a LAN
-  address that is another machine on this network) only loses its race; if no
-  address shows the pinned fingerprint, the mismatch is the error (someone may
-  be in between), else the errors of every address in one line.
+  address that is another machine on this network) only loses its race; if
+  every address answered and none showed the pinned fingerprint, the mismatch
+  is the error (someone may be in between: the joiner does not sit), else the
+  errors of every address in one line (an error the joiner may try again
+  after, as when the host is restarting).
 """
 
 from __future__ import annotations
@@ -79,10 +81,10 @@ def ordered(candidates: Sequence[Address]) -> list[Address]:
 async def race(dial: tls.Dial, candidates: Sequence[Address], check: Check,
                delay: float = ATTEMPT_DELAY) -> tuple[trio.abc.Stream, bytes]:
     """A TLS link to the first of ``candidates`` (at least one) whose handshake completes
-    and whose device id ``check`` accepts, and that id.  If none does: the first error
-    ``check`` gave, else :class:`NoAnswer` naming each address's error (an
+    and whose device id ``check`` accepts, and that id.  If none does: when every
+    address answered, the first error ``check`` gave (an
     :class:`~p2pcards.net.identity.IdentityError` of a host that shows no identity is
-    raised as it is)."""
+    raised as it is); else :class:`NoAnswer` naming each address's error."""
     order = ordered(candidates)
     won: list[tuple[trio.abc.Stream, bytes]] = []
     refused: list[Exception] = []
@@ -98,8 +100,8 @@ async def race(dial: tls.Dial, candidates: Sequence[Address], check: Check,
             errors[host, port] = str(exc)
             done.set()
             return
-        except (OSError, trio.BrokenResourceError, trio.TooSlowError) as exc:
-            errors[host, port] = links.why_lost(exc)
+        except (OSError, ValueError, trio.BrokenResourceError, trio.TooSlowError) as exc:
+            errors[host, port] = links.why_lost(exc)  # (ValueError: a name DNS refuses)
             done.set()
             return
         problem = check(host, port, seen)
@@ -113,18 +115,23 @@ async def race(dial: tls.Dial, candidates: Sequence[Address], check: Check,
         won.append((stream, seen))
         nursery.cancel_scope.cancel()
 
-    async with trio.open_nursery() as nursery:
-        for host, port in order:
-            if won:
-                break
-            done = trio.Event()
-            nursery.start_soon(attempt, host, port, done)
-            with trio.move_on_after(delay):
-                await done.wait()
+    try:
+        async with trio.open_nursery() as nursery:
+            for host, port in order:
+                if won:
+                    break
+                done = trio.Event()
+                nursery.start_soon(attempt, host, port, done)
+                with trio.move_on_after(delay):
+                    await done.wait()
+    except BaseException:
+        for stream, _ in won:  # (cancelled as it won: nobody will close it)
+            await trio.aclose_forcefully(stream)
+        raise
     if won:
         return won[0]
-    if refused:
-        raise refused[0]
+    if refused and len(refused) == len(order):
+        raise refused[0]  # every address answered, none as the host pinned
     if len(order) == 1:
         raise NoAnswer(errors.get(order[0], "no answer"))
     raise NoAnswer("no address of the invite answered: " + "; ".join(

@@ -17,6 +17,8 @@ signature cannot be replayed to another host or another table.
 from __future__ import annotations
 
 import base64
+import ipaddress
+import re
 from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidSignature
@@ -73,6 +75,27 @@ def invite_at(addresses: list[Address], fingerprint: bytes | None, token: bytes)
     return Invite(host, port, fingerprint, token, tuple(more))
 
 
+PORT = re.compile(r"[0-9]{1,5}")
+
+
+def _a_host(host: str) -> bool:
+    """Whether ``host`` is an IP address or a host name DNS can carry (labels of 1 to 63
+    letters, digits and hyphens, in IDNA for other scripts)."""
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        pass
+    try:
+        ascii_name = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return False
+    return all(LABEL.fullmatch(label) for label in ascii_name.removesuffix(".").split("."))
+
+
+LABEL = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?")
+
+
 def parse_address(address: str) -> Address:
     """``HOST:PORT`` (an IPv6 address in brackets) read; InviteError naming it if not."""
     if address.startswith("["):
@@ -84,8 +107,8 @@ def parse_address(address: str) -> Address:
         host, _, port_text = address.rpartition(":")
         if ":" in host:
             host = ""  # (an IPv6 address without its brackets)
-    if not host or len(host) > MAX_HOST or not port_text.isdigit() \
-            or not 0 < int(port_text) < 65536 or not host.isprintable() or " " in host:
+    if not host or len(host) > MAX_HOST or not PORT.fullmatch(port_text) \
+            or not 0 < int(port_text) < 65536 or not _a_host(host):
         raise InviteError(f"the address {address[:80]!r} is not HOST:PORT (a port from 1 to"
                           " 65535; an IPv6 address in brackets)")
     if host.lower().endswith(".onion"):

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 import trio
 
 from p2pcards.net import tor
+from p2pcards.net.invite import Address, show_address
 from p2pcards.net.portmap.common import PCP
 from p2pcards.net.portmap.mapper import MAPPED, PortmapConfig, PortMapper, PortmapResult
 from p2pcards.net.reach import Found, Mapped, Plan, Reach, discover, ipv6_gateway, kind, plan
@@ -63,7 +64,9 @@ class Outreach:
     say: Callable[[str], None] = print
     found: Found | None = None
     mapped: Mapped | None = None
-    onion: tuple[str, int] | None = None
+    onion: Address | None = None
+    publishing: bool = False
+    """Whether tor is publishing the onion service (the invite does not name it yet)."""
     unmapped: str | None = None
     """Why no port is mapped, where one was asked for (None: mapped, or not asked)."""
     pinhole: Mapped | None = None
@@ -90,18 +93,26 @@ class Outreach:
         return route is not None and kind(route) is Reach.LAN
 
     async def start(self, nursery: trio.Nursery, port: int) -> None:
-        """Ask for what the settings say, for a host listening on ``port``; what comes is
-        kept (and given up when ``nursery`` ends)."""
+        """Ask for what the settings say, for a host listening on ``port``, all at once;
+        what comes is kept (and given up when ``nursery`` ends)."""
         reaching = self.reaching
-        if reaching.tor is not None:
-            self.say("publishing the table as an onion service through tor (this takes up"
-                     " to two minutes)...")
-            self.onion = await nursery.start(self._onion, port, reaching.tor)
-        async with trio.open_nursery() as both:  # (at once: each within the cap)
+        async with trio.open_nursery() as each:
+            if reaching.tor is not None:
+                self.publishing = True
+                self.say("publishing the table as an onion service through tor (this takes"
+                         " up to two minutes)...")
+                each.start_soon(self._tor, nursery, port, reaching.tor)
             if self.mappable():
-                both.start_soon(self._map4, nursery, port)
+                each.start_soon(self._map4, nursery, port)
             if self.pinholed():
-                both.start_soon(self._map6, nursery, port)
+                each.start_soon(self._map6, nursery, port)
+
+    async def _tor(self, nursery: trio.Nursery, port: int,
+                   control: tuple[tor.ControlAddress, ...]) -> None:
+        try:
+            self.onion = await nursery.start(self._onion, port, control)
+        finally:
+            self.publishing = False
 
     async def _map4(self, nursery: trio.Nursery, port: int) -> None:
         assert self.reaching.portmap is not None
@@ -125,12 +136,24 @@ class Outreach:
     async def _map6(self, nursery: trio.Nursery, port: int) -> None:
         assert self.reaching.portmap is not None and self.gateway6 is not None
         config = replace(self.reaching.portmap, gateway=self.gateway6, methods=(PCP,))
-        result: PortmapResult = await nursery.start(PortMapper(port, config).run)
+        self._pinholed(await nursery.start(PortMapper(port, config,
+                                                      changed=self._pinhole_changed).run))
+
+    def _pinholed(self, result: PortmapResult) -> None:
+        self.pinhole = None
         if result.outcome == MAPPED and result.external_address and result.external_port:
             self.pinhole = Mapped(result.external_address, result.external_port, PCP)
 
+    def _pinhole_changed(self, result: PortmapResult) -> None:
+        """A renewal lost the pinhole, or moved it: said (the invite is unchanged)."""
+        had = self.pinhole
+        self._pinholed(result)
+        if had is not None and self.pinhole is None:
+            self.say("the router closed the table's IPv6 port again: friends may not reach"
+                     " it over IPv6 (type invite)")
+
     async def _onion(self, port: int, control: tuple[tor.ControlAddress, ...], *,
-                     task_status: trio.TaskStatus[tuple[str, int]]) -> None:
+                     task_status: trio.TaskStatus[Address]) -> None:
         async with tor.onion_service(port, control=control, wait=True,
                                      password=os.environ.get(PASSWORD_VARIABLE)) as onion:
             task_status.started((onion.address, onion.port))
@@ -144,15 +167,15 @@ class Outreach:
             self.unmapped = None
             return
         self.mapped = None
-        reasons = "; ".join(f"{method}: {why}" for method, why in result.failures.items())
-        self.unmapped = (f"{result.outcome}: " if result.outcome != "failed" else "") + reasons
+        self.unmapped = "; ".join(f"{method}: {why}" for method, why in result.failures.items())
 
     def _changed(self, result: PortmapResult) -> None:
         """A renewal moved the mapping or lost it: the new invite is said."""
         self._take(result)
         if self.mapped is not None:
-            self.say(f"the router mapped the table's port anew: {self.mapped.address}:"
-                     f"{self.mapped.port} (type invite for the new invite)")
+            at = show_address(self.mapped.address, self.mapped.port)
+            self.say(f"the router mapped the table's port anew: {at} (type invite for the new"
+                     " invite)")
         else:
             self.say(f"the router's port mapping is lost ({self.unmapped}); friends elsewhere"
                      " cannot reach the table (type invite)")
@@ -162,7 +185,10 @@ class Outreach:
         reaching = self.reaching
         made = plan(port, self.machine(), bind=reaching.bind, address=reaching.address,
                     mapped=self.mapped, onion=self.onion, pinhole=self.pinhole)
-        if self.unmapped is not None and self.onion is None:
+        if self.publishing:
+            made.warnings.append("tor is still publishing the onion service: the invite"
+                                 " names it once it is published")
+        elif self.unmapped is not None and self.onion is None:
             made.warnings.append(f"no port mapped on the router ({self.unmapped}): host with"
                                  " --tor to be reached from anywhere")
         return made

@@ -30,6 +30,7 @@ from enum import Enum
 from pathlib import Path
 
 from p2pcards.net.invite import Address, show_address
+from p2pcards.net.portmap.common import SHARED
 
 MOST = 4
 """Addresses a host offers in its invite (an onion address besides)."""
@@ -158,11 +159,9 @@ def kind(address: str) -> Reach | None:
         return None
     if ip.is_global:
         return Reach.INTERNET
-    return Reach.LAN if ip.is_private or ip in CGNAT else None
+    return Reach.LAN if ip.is_private or ip in SHARED else None
 
 
-CGNAT = ipaddress.ip_network("100.64.0.0/10")
-"""Carrier-grade NAT's shared space (RFC 6598): private to the provider, not a LAN's."""
 
 
 def plan(port: int, found: Found, *, bind: str | None = None, address: str | None = None,
@@ -170,7 +169,8 @@ def plan(port: int, found: Found, *, bind: str | None = None, address: str | Non
          pinhole: Mapped | None = None) -> Plan:
     """The invite's addresses for a host listening on ``port`` at ``bind`` (None: every
     address), and how the table can be reached (``pinhole``: the router opened the
-    port for this global IPv6 address)."""
+    port for this global IPv6 address).  A host bound to loopback with an onion
+    service offers the onion address alone: it is reached through tor only."""
     extra = [onion] if onion is not None else []
     via = f"; through tor at {show_address(*onion)}" if onion is not None else ""
     if address is not None:
@@ -179,22 +179,25 @@ def plan(port: int, found: Found, *, bind: str | None = None, address: str | Non
                      f" {show_address(address, port)} (--address){via}")
     if bind is not None and bind not in ("0.0.0.0", "::"):
         reach = kind(bind) or Reach.LAN
+        if reach is Reach.MACHINE and onion is not None:
+            return Plan([onion], Reach.INTERNET, f"reachable through tor only, at"
+                        f" {show_address(*onion)} (this machine's addresses are not in the"
+                        " invite)")
         return Plan([(bind, port), *extra], reach,
                     f"reachable {reach.value} (listening on {show_address(bind, port)}){via}")
-    four = [a for a in (found.route4, *found.ipv4) if a is not None]
+    four = [a for a in (found.route4, *found.ipv4) if a is not None and bind != "::"]
     public4 = _unique(a for a in four if kind(a) == Reach.INTERNET)
     lan4 = _unique(a for a in four if kind(a) == Reach.LAN)
     six = [a for a in (found.route6, *found.global6) if a is not None and bind != "0.0.0.0"]
     global6 = _unique(a for a in six if kind(a) == Reach.INTERNET)
-    if bind == "::":
-        public4 = lan4 = []  # (an IPv6 socket alone)
+    lan6 = _unique(a for a in six if kind(a) == Reach.LAN)  # (unique local addresses)
+    lan = lan4[:1] or lan6[:1]
     candidates: list[Address] = []
     if mapped is not None:
         candidates.append((mapped.address, mapped.port))
-    candidates += [(a, port) for a in public4[:1]]
-    candidates += [(a, port) for a in global6[:1]]
-    candidates += [(a, port) for a in lan4[:1]]
+    candidates += [(a, port) for a in (*public4[:1], *global6[:1], *lan)]
     candidates = candidates[:MOST]
+    on_lan = "on this LAN only" if lan4 else "not at all"
     warnings: list[str] = []
     if mapped is not None:
         reach = Reach.MAPPED
@@ -208,11 +211,10 @@ def plan(port: int, found: Found, *, bind: str | None = None, address: str | Non
         opened = pinhole is not None and pinhole.address == global6[0]
         line = (f"reachable {reach.value} over IPv6 at {show_address(global6[0], port)}"
                 + (f" (the router opened it: {pinhole.method})" if opened and pinhole else
-                   " where the router lets it in")
-                + "; over IPv4 " + ("on this LAN only" if lan4 else "not at all"))
-    elif lan4:
+                   " where the router lets it in") + f"; over IPv4 {on_lan}")
+    elif lan:
         reach = Reach.LAN
-        line = (f"reachable {reach.value} at {show_address(lan4[0], port)}: friends elsewhere"
+        line = (f"reachable {reach.value} at {show_address(lan[0], port)}: friends elsewhere"
                 " need a port mapped on the router, or --tor")
     else:
         reach = Reach.MACHINE

@@ -262,7 +262,10 @@ class ControlPort:
         if "\r" in line or "\n" in line:
             raise ValueError("a control command is one line")
         verb = line.split(" ", 1)[0]
-        await self.stream.send_all(line.encode() + b"\r\n")
+        try:
+            await self.stream.send_all(line.encode() + b"\r\n")
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            raise TorError(f"{self.where} broke the connection ({exc})") from exc
         while True:
             lines = await self.reply()
             if not lines[0].code.startswith("6"):
@@ -295,20 +298,25 @@ class ControlPort:
     async def authenticate(self, password: str | None = None,
                            nonce: Callable[[int], bytes] = secrets.token_bytes) -> str:
         """Authenticate by the best method tor offers; the method used.  ``nonce(n)``
-        gives SAFECOOKIE's client nonce of ``n`` bytes."""
+        gives SAFECOOKIE's client nonce of ``n`` bytes.  Plain COOKIE is never used: it
+        would send the contents of whatever file the (unauthenticated) answer names to
+        whatever answers on the port; SAFECOOKIE has tor prove it knows the cookie
+        first, and tor always offers it beside COOKIE."""
         info = await self.protocol_info()
         methods = info.methods
         if password is not None and "HASHEDPASSWORD" in methods:
             method, secret = "HASHEDPASSWORD", quote(password)
-        elif methods & {"SAFECOOKIE", "COOKIE"}:
-            method = "SAFECOOKIE" if "SAFECOOKIE" in methods else "COOKIE"
+        elif "SAFECOOKIE" in methods:
+            method = "SAFECOOKIE"
             cookie = read_cookie(info.cookie_file)
-            if method == "COOKIE":
-                secret = cookie.hex()
-            else:
-                secret = await self._challenge(cookie, nonce(NONCE_BYTES))
+            secret = await self._challenge(cookie, nonce(NONCE_BYTES))
         elif "NULL" in methods:
             method, secret = "NULL", ""
+        elif "COOKIE" in methods:  # (tor offers SAFECOOKIE beside it: never COOKIE alone)
+            raise TorAuthError("what answers on tor's control port offers COOKIE"
+                               " authentication but not SAFECOOKIE, which every tor offers"
+                               " beside it: it may not be tor (the cookie file it names is"
+                               " not read)")
         elif "HASHEDPASSWORD" in methods:
             raise TorAuthError("tor's control port asks for a password: set it in the"
                                " environment variable P2PCARDS_TOR_PASSWORD,"
