@@ -4,10 +4,12 @@ control and SOCKS ports, and the lines that show the host's invite."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from p2pcards.net import tls
 from p2pcards.net.identity import show_id
+from p2pcards.net.reach import Reach, kind
 from p2pcards.net.tor import DEFAULT_CONTROL, ControlAddress, parse_control
 
 if TYPE_CHECKING:
@@ -19,9 +21,14 @@ def invite_lines(host: Host, invite: Invite | None = None) -> list[str]:
     """The invite, the host's fingerprint and how the table can be reached (said when
     the table is hosted, and by ``invite`` at the host's prompt)."""
     plan = host.plan()
-    return [f"invite: {invite or host.invite()}",
-            f"host fingerprint: {show_id(host.identity.id)}", plan.line,
-            *(f"note: {warning}" for warning in plan.warnings)]
+    invite = invite or host.invite()
+    lines = [f"invite: {invite}", f"host fingerprint: {show_id(host.identity.id)}", plan.line,
+             *(f"note: {warning}" for warning in plan.warnings)]
+    lan = [a for a in invite.addresses if kind(a[0]) is Reach.LAN]
+    if len(invite.addresses) > 1 and lan:  # (an older joiner reads one address only)
+        one = replace(invite, host=lan[0][0], port=lan[0][1], more=())
+        lines.append(f"for a friend on this LAN whose p2pcards is older: {one}")
+    return lines
 
 
 def tor_control(text: str) -> ControlAddress:

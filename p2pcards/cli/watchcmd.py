@@ -31,8 +31,9 @@ from p2pcards.cli.netrun import (
     run_table,
     show_line,
 )
+from p2pcards.cli.reachopts import dial_of
 from p2pcards.cli.watchrepl import WatchPrompt
-from p2pcards.net import lan, tls
+from p2pcards.net import lan
 from p2pcards.net.identity import Friends, IdentityError, load_or_create, show_id
 from p2pcards.net.invite import Invite
 from p2pcards.net.series import GameResult, match_lines
@@ -98,8 +99,7 @@ def cmd_watch(args: argparse.Namespace, invite: Invite, heard: lan.Heard | None)
                                              abandon_on_cancel=True)
 
     watch = Watch(identity, invite, args.name, friends, confirm, say, prompt, on_over=over,
-                  tap=_recorder(), dial=tls.routed((args.tor_socks,)) if args.tor_socks
-                  else tls.routed())
+                  tap=_recorder(), dial=dial_of(args))
     try:
         stopped = run_table(watch.run, prompt)
     except Exception as exc:  # Trio wraps what its tasks raise in groups
