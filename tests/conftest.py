@@ -8,8 +8,11 @@ are not in the group."""
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,3 +46,30 @@ def _journals_closed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     for journal in opened:
         journal.close()
+
+
+@pytest.fixture
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every datagram sent and every connection made in this process goes to 127.0.0.0/8,
+    ::1 or a Unix socket (Trio's sockets call these methods): a test that would reach a
+    router, a multicast group or the internet fails here instead.  The network tests
+    that run in this process ask for it (``pytestmark``)."""
+    sendto, connect = socket.socket.sendto, socket.socket.connect
+
+    def check(address: Any) -> None:
+        if isinstance(address, str | bytes):
+            return  # a Unix socket's path
+        host = str(address[0]).partition("%")[0]
+        assert host == "localhost" or ipaddress.ip_address(host).is_loopback, \
+            f"a test sent to {address}"
+
+    def checked_sendto(self: socket.socket, data: bytes, *rest: Any) -> int:
+        check(rest[-1])
+        return sendto(self, data, *rest)
+
+    def checked_connect(self: socket.socket, address: Any) -> None:
+        check(address)
+        connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "sendto", checked_sendto)
+    monkeypatch.setattr(socket.socket, "connect", checked_connect)

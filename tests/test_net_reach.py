@@ -37,6 +37,8 @@ from p2pcards.net.reach import (
 )
 from tests.portmap_fakes import FakeUdp, pcp_answer
 
+pytestmark = pytest.mark.usefixtures("loopback_only")  # (tests/conftest.py)
+
 FP = bytes(range(32))
 TOKEN = b"t" * 16
 GLOBAL6 = "2a00:1450:4001::20"
@@ -291,3 +293,13 @@ def test_tor_with_loopback_offers_the_onion_address_alone() -> None:
     assert got.addresses == [onion]
     assert got.line == (f"reachable through tor only, at {onion[0]}:7000 (this machine's"
                         " addresses are not in the invite)")
+
+
+async def test_these_tests_cannot_leave_loopback() -> None:
+    """The guard these tests run under (tests/conftest.py) stops a send elsewhere, Trio's
+    sockets included, before anything leaves."""
+    with trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM) as sock:
+        with pytest.raises(AssertionError, match=r"a test sent to \('10\.0\.0\.1', 9\)"):
+            await sock.sendto(b"x", ("10.0.0.1", 9))
+        with pytest.raises(AssertionError, match="a test sent to"):
+            await sock.connect(("192.0.2.1", 9))

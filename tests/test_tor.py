@@ -24,6 +24,8 @@ from p2pcards.net import socks, tls, tor
 from p2pcards.net.identity import load_or_create, raw_public
 from tests.test_net_procs import free_port
 
+pytestmark = pytest.mark.usefixtures("loopback_only")  # (tests/conftest.py)
+
 COOKIE = bytes(range(100, 132))
 SERVER_NONCE = bytes(range(200, 232))
 NONCE = bytes(range(32))
