@@ -8,10 +8,13 @@ the host sees it: for Bid Whist, 54 cards among 4 processes; median and best), a
 game's wall time from the host's start (process start-up included).  Each game is played
 with each deck: ``net.GAME.*`` with the lock deck (``--deck lock``), whose figures these
 records have always been, and ``net.proved.GAME.*`` with the proved deck.
+With ``--rtt``, the same games are played with every joiner behind a delaying
+proxy (:mod:`p2pcards.bench.rtt`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -20,11 +23,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from p2pcards.bench.record import Record
 from p2pcards.games import GAMES
+from p2pcards.net.invite import parse_invite
+from p2pcards.net.latency import Delay
+from p2pcards.net.proxy import delayed_port
 
 
 def _free_port() -> int:
@@ -37,6 +44,14 @@ def play_game(game: str, directory: Path, players: int | None = None,
               deck: str = "lock") -> dict[str, Any]:
     """One whole game among ``players`` processes (the game's usual number) with ``deck``;
     the host's stats."""
+    return play_peers(game, directory, players, deck)[0]
+
+
+def play_peers(game: str, directory: Path, players: int | None = None,
+               deck: str | None = "lock", rtt_ms: float = 0) -> list[dict[str, Any]]:
+    """As :func:`play_game` (``deck`` None: the host's default), every joiner dialling
+    the host through a proxy of round trip ``rtt_ms`` (0: directly); every peer's stats,
+    the host's first."""
     if players is None:
         players = GAMES[game].default_players
     port = _free_port()
@@ -44,6 +59,8 @@ def play_game(game: str, directory: Path, players: int | None = None,
     run = [sys.executable, "-m", "p2pcards"]
     common = ["--bot", "heuristic", "--bots-kind", "heuristic"]
     procs = []
+    proxies = contextlib.ExitStack()
+    decks = [] if deck is None else ["--deck", deck]
 
     def spawn(name: str, args: list[str]) -> subprocess.Popen[bytes]:
         env = dict(os.environ, P2PCARDS_HOME=str(directory / name))
@@ -54,16 +71,20 @@ def play_game(game: str, directory: Path, players: int | None = None,
         procs.append(spawn("host", ["host", game, "--name", "host", "--bind", "127.0.0.1",
                                     "--port", str(port),
                                     "--players", str(players), "--invite-file", str(invite),
-                                    "--grace", "60", "--deck", deck, *common]))
+                                    "--grace", "60", *decks, *common]))
         deadline = time.monotonic() + 30
         while not invite.exists():
             if time.monotonic() > deadline or procs[0].poll() is not None:
                 raise RuntimeError(f"the {game} host did not start")
             time.sleep(0.02)
         text = invite.read_text().strip()
+        if rtt_ms:
+            near = proxies.enter_context(delayed_port(("127.0.0.1", port),
+                                                      Delay(rtt_ms / 1000)))
+            text = str(replace(parse_invite(text), port=near))
         procs.extend(spawn(f"p{i}", ["join", text, "--name", f"p{i}", *common])
                      for i in range(1, players))
-        deadline = time.monotonic() + 600
+        deadline = time.monotonic() + 600 + 2 * rtt_ms  # (a hop or so a move: ~1000 a game)
         while any(proc.poll() is None for proc in procs):  # a peer that fails stops it all
             failed = next((p for p in procs if p.poll() not in (None, 0)), None)
             if failed is not None or time.monotonic() > deadline:
@@ -82,8 +103,9 @@ def play_game(game: str, directory: Path, players: int | None = None,
                 proc.wait()
             if proc.stderr is not None:
                 proc.stderr.close()
-    stats: dict[str, Any] = json.loads((directory / "host.json").read_text())
-    return stats
+        proxies.close()
+    names = ["host", *(f"p{i}" for i in range(1, players))]
+    return [json.loads((directory / f"{name}.json").read_text()) for name in names]
 
 
 def bench_net(seconds: float = 2.0) -> list[Record]:
