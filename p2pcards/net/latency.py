@@ -221,16 +221,17 @@ class DelayedStream(trio.abc.Stream):
                 self._calls.discard(scope)
 
     async def _carry_out(self) -> None:
-        with self._sending:
-            try:
+        try:
+            with self._sending:
                 while data := await self.outgoing.take():
                     await self.inner.send_all(data)
-            except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                self.broken = exc
-                self.outgoing.chunks.clear()
-                self.outgoing.held = 0
-                self.outgoing.changed.unpark_all()
-        self._flushed.set()
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            self.broken = exc
+            self.outgoing.chunks.clear()
+            self.outgoing.held = 0
+            self.outgoing.changed.unpark_all()
+        finally:  # (ended by its nursery's cancellation too: a close waits no more)
+            self._flushed.set()
 
     async def _carry_in(self) -> None:
         with self._reading:

@@ -8,23 +8,24 @@ connection to ``target``, the upstream side wrapped in a
 time each way, so a joiner dialling the proxy in place of the host sees the host
 ``delay.rtt`` away.  The bytes are forwarded as they are (TLS passes through
 untouched); when either side closes, what the other had sent before is delivered,
-then both are closed.  :func:`delayed_port` runs it on a thread of its own, for a
-caller outside Trio.
+then both are closed.  ``python -m p2pcards.net.proxy HOST:PORT --rtt MS`` runs it
+in a process of its own (:func:`main`).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import functools
-import queue
-import threading
-from collections.abc import Iterator
+import random
+import sys
+from collections.abc import Sequence
 
 import trio
 
 from p2pcards.net.latency import DEFAULT_LIMIT, Delay, DelayedStream
 
-__all__ = ["delayed_port", "serve_delayed"]
+__all__ = ["main", "serve_delayed"]
 
 CHUNK = 65536
 
@@ -69,36 +70,46 @@ async def _pipe(source: trio.abc.Stream, sink: trio.abc.Stream, done: trio.Cance
     done.cancel()
 
 
-@contextlib.contextmanager
-def delayed_port(target: tuple[str, int], delay: Delay, *, bind: str = "127.0.0.1"
-                 ) -> Iterator[int]:
-    """:func:`serve_delayed` on a thread of its own for the ``with`` block: its port.  On
-    leaving, the proxy stops and every connection through it is closed."""
-    handed: queue.Queue[tuple[int, trio.lowlevel.TrioToken, trio.CancelScope] | BaseException]
-    handed = queue.Queue()
-
-    async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            port = await nursery.start(functools.partial(serve_delayed, target, delay,
-                                                         bind=bind))
-            handed.put((port, trio.lowlevel.current_trio_token(), nursery.cancel_scope))
-
-    def run() -> None:
-        try:
-            trio.run(main)
-        except BaseException as exc:  # (said to the caller, which waits for the port)
-            handed.put(exc)
-
-    thread = threading.Thread(target=run, name="p2pcards-delay-proxy", daemon=True)
-    thread.start()
-    item = handed.get(timeout=30)
-    if isinstance(item, BaseException):
-        thread.join()
-        raise RuntimeError(f"the delaying proxy did not start: {item}") from item
-    port, token, scope = item
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m p2pcards.net.proxy HOST:PORT --rtt MS``: the proxy in a process of
+    its own, on 127.0.0.1; it prints ``127.0.0.1:PORT`` once it listens, and runs until
+    stopped."""
+    parser = argparse.ArgumentParser(prog="python -m p2pcards.net.proxy",
+                                     description="Forward a port of 127.0.0.1 to HOST:PORT,"
+                                     " each byte delayed half the round trip each way.")
+    parser.add_argument("target", help="HOST:PORT to forward to")
+    parser.add_argument("--rtt", type=float, required=True, metavar="MS",
+                        help="the round trip added, in milliseconds")
+    parser.add_argument("--jitter", type=float, default=0.0, metavar="MS",
+                        help="at most this many milliseconds more one way, drawn per chunk"
+                        " (never reordering; default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="the jitter's seed (default 0)")
+    parser.add_argument("--port", type=int, default=0,
+                        help="the port to listen on (default: a free one)")
+    args = parser.parse_args(argv)
+    host, _, port = args.target.rpartition(":")
     try:
-        yield port
-    finally:
-        with contextlib.suppress(trio.RunFinishedError):
-            token.run_sync_soon(scope.cancel)
-        thread.join(30)
+        delay = Delay(args.rtt / 1000, args.jitter / 1000,
+                      random.Random(args.seed) if args.jitter else None)
+        target = (host.strip("[]"), int(port))
+    except ValueError as exc:
+        parser.error(str(exc))
+
+    async def serve() -> None:
+        async with trio.open_nursery() as nursery:
+            near = await nursery.start(functools.partial(serve_delayed, target, delay,
+                                                         port=args.port))
+            print(f"127.0.0.1:{near}", flush=True)
+
+    try:
+        trio.run(serve)
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"p2pcards proxy: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
