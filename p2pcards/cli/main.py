@@ -178,8 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench_p.add_argument("--seconds", type=float, default=2.0,
                          help="measuring time per figure (default 2)")
     bench_p.add_argument("--rtt", type=_milliseconds, nargs="+", metavar="MS",
-                         help="net only: play every game again with each joiner's link to the"
-                         " host MS ms round trip away (net.rttMS.GAME.*: deal, move, wait)")
+                         help="net only: play the games with each joiner's link to the host MS"
+                         " ms round trip away, once per MS (records net.rttMS.GAME.*: deal,"
+                         " move, wait), in place of the usual ones")
     bench_p.add_argument("--games", metavar="GAME[,GAME]",
                          help="with --rtt: these games only (default: every one)")
     bench_p.set_defaults(func=cmd_bench)
