@@ -1,13 +1,17 @@
 """``p2pcards bench net``'s game: real processes on loopback play a whole game, and the
-host's stats are what the records are made of."""
+host's stats are what the records are made of; with ``--rtt``, behind the delaying proxy,
+every peer's times of the moves."""
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 import pytest
 
-from p2pcards.bench.net import play_game
+from p2pcards.bench.net import play_game, play_peers
+from p2pcards.bench.rtt import move_ms, rtt_name
+from p2pcards.cli.main import main
 
 
 @pytest.mark.slow
@@ -20,3 +24,41 @@ def test_a_benchmarked_game_is_played_to_its_end_with_its_deck(tmp_path: Path) -
     assert all(ms > 0 for ms in stats["deal_ms"])
     assert stats["messages"] > stats["deals"]
     assert stats["game_seconds"] > 0
+
+
+@pytest.mark.slow
+def test_a_benchmarked_game_behind_the_delaying_proxy_times_every_move(
+        tmp_path: Path) -> None:
+    """Every joiner's link to the host through the proxy, 100 ms round trip: the host's
+    moves reach every seat at least half a round trip after they leave, a joiner's a
+    whole one (up to the host and down to the other joiners)."""
+    rtt = 100
+    peers = play_peers("bidwhist", tmp_path, deck=None, rtt_ms=rtt, options=["target=1"])
+    host = peers[0]
+    assert len(peers) == 4 and host["deals"] >= 1 and host["deal_ms"]
+    moves = {key for peer in peers for key in peer["made"]}
+    assert len(moves) >= 52 and all(set(peer["moves"]) == moves for peer in peers)
+    for seat, made in enumerate(peers):
+        slowest = [max(p["moves"][key] for p in peers) - made["moves"][key]
+                   for key in made["made"]]
+        assert min(slowest) >= (rtt / 2 if seat == 0 else rtt) / 1000
+    assert len(move_ms(peers)) == len(moves)
+    waits = [w for peer in peers for w in peer["turn_wait_ms"]]
+    assert statistics.median(waits) >= 3 * rtt / 2  # three seats move between, a hop each
+
+
+def test_the_rtt_records_are_named_by_round_trip_and_game() -> None:
+    assert rtt_name(150) == "rtt150" and rtt_name(37.5) == "rtt37_5"
+    peers = [{"made": ["0:1"], "moves": {"0:1": 10.0, "1:1": 10.2}},
+             {"made": ["1:1"], "moves": {"0:1": 10.05, "1:1": 10.1}},
+             {"made": [], "moves": {"0:1": 10.075, "1:1": 10.3}}]
+    assert move_ms(peers) == [75.0, 200.0]  # (to the last seat to apply it)
+
+
+def test_rtt_is_refused_outside_bench_net(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engines", "--rtt", "50"]) == 2
+    assert "--rtt goes with net" in capsys.readouterr().err
+    assert main(["bench", "net", "--rtt", "50", "--games", "poker"]) == 2
+    assert "unknown game 'poker'" in capsys.readouterr().err
+    assert main(["bench", "net", "--games", "pasur"]) == 2
+    assert "--games goes with --rtt" in capsys.readouterr().err

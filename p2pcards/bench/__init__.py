@@ -9,7 +9,7 @@ figures measured.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from p2pcards.bench.ai import bench_ai
 from p2pcards.bench.deck import bench_deck
@@ -26,9 +26,16 @@ def bench_net(seconds: float = 2.0) -> list[Record]:
     return run(seconds)
 
 
+def bench_net_rtt(rtts: Sequence[float], games: Sequence[str] | None = None) -> list[Record]:
+    """``bench net --rtt``: :mod:`p2pcards.bench.rtt`."""
+    from p2pcards.bench.rtt import bench_net_rtt as run  # noqa: PLC0415 - spawns processes
+
+    return run(rtts, games)
+
+
 SUITES: dict[str, Callable[[float], list[Record]]] = {
     "engines": bench_engines, "ai": bench_ai, "deck": bench_deck, "table": bench_table,
     "net": bench_net, "wait": bench_wait, "proved": bench_proved}
 
 
-__all__ = ["SUITES", "Record", "format_table"]
+__all__ = ["SUITES", "Record", "bench_net_rtt", "format_table"]

@@ -8,6 +8,8 @@ the host sees it: for Bid Whist, 54 cards among 4 processes; median and best), a
 game's wall time from the host's start (process start-up included).  Each game is played
 with each deck: ``net.GAME.*`` with the lock deck (``--deck lock``), whose figures these
 records have always been, and ``net.proved.GAME.*`` with the proved deck.
+With ``--rtt``, the same games are played with every joiner behind a delaying
+proxy, a process of its own (:mod:`p2pcards.bench.rtt`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +40,15 @@ def play_game(game: str, directory: Path, players: int | None = None,
               deck: str = "lock") -> dict[str, Any]:
     """One whole game among ``players`` processes (the game's usual number) with ``deck``;
     the host's stats."""
+    return play_peers(game, directory, players, deck)[0]
+
+
+def play_peers(game: str, directory: Path, players: int | None = None,
+               deck: str | None = "lock", *, rtt_ms: float = 0,
+               options: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """As :func:`play_game` (``deck`` None: the host's default; ``options``: the game's,
+    ``NAME=N``), every joiner dialling the host through a proxy of round trip ``rtt_ms``
+    (0: directly); every peer's stats, the host's first."""
     if players is None:
         players = GAMES[game].default_players
     port = _free_port()
@@ -44,6 +56,9 @@ def play_game(game: str, directory: Path, players: int | None = None,
     run = [sys.executable, "-m", "p2pcards"]
     common = ["--bot", "heuristic", "--bots-kind", "heuristic"]
     procs = []
+    proxies: list[subprocess.Popen[bytes]] = []
+    decks = [] if deck is None else ["--deck", deck]
+    decks += [arg for option in options for arg in ("-o", option)]
 
     def spawn(name: str, args: list[str]) -> subprocess.Popen[bytes]:
         env = dict(os.environ, P2PCARDS_HOME=str(directory / name))
@@ -54,16 +69,26 @@ def play_game(game: str, directory: Path, players: int | None = None,
         procs.append(spawn("host", ["host", game, "--name", "host", "--bind", "127.0.0.1",
                                     "--port", str(port),
                                     "--players", str(players), "--invite-file", str(invite),
-                                    "--grace", "60", "--deck", deck, *common]))
+                                    "--grace", "60", *decks, *common]))
         deadline = time.monotonic() + 30
         while not invite.exists():
             if time.monotonic() > deadline or procs[0].poll() is not None:
                 raise RuntimeError(f"the {game} host did not start")
             time.sleep(0.02)
         text = invite.read_text().strip()
+        if rtt_ms:  # (the invite names 127.0.0.1:PORT, --bind's address and --port)
+            proxy = subprocess.Popen(
+                [sys.executable, "-m", "p2pcards.net.proxy", f"127.0.0.1:{port}",
+                 "--rtt", str(rtt_ms)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proxies.append(proxy)
+            assert proxy.stdout is not None
+            near = proxy.stdout.readline().decode().strip()
+            if not near.startswith("127.0.0.1:") or f"127.0.0.1:{port}/" not in text:
+                raise RuntimeError("the delaying proxy did not start")
+            text = text.replace(f"127.0.0.1:{port}/", f"{near}/", 1)
         procs.extend(spawn(f"p{i}", ["join", text, "--name", f"p{i}", *common])
                      for i in range(1, players))
-        deadline = time.monotonic() + 600
+        deadline = time.monotonic() + 600 + 2 * rtt_ms  # (a hop or so a move: ~1000 a game)
         while any(proc.poll() is None for proc in procs):  # a peer that fails stops it all
             failed = next((p for p in procs if p.poll() not in (None, 0)), None)
             if failed is not None or time.monotonic() > deadline:
@@ -76,14 +101,15 @@ def play_game(game: str, directory: Path, players: int | None = None,
             assert failed.stderr is not None
             raise RuntimeError(f"a {game} peer failed: {failed.stderr.read().decode()}")
     finally:
-        for proc in procs:
+        for proc in procs + proxies:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-            if proc.stderr is not None:
-                proc.stderr.close()
-    stats: dict[str, Any] = json.loads((directory / "host.json").read_text())
-    return stats
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+    names = ["host", *(f"p{i}" for i in range(1, players))]
+    return [json.loads((directory / f"{name}.json").read_text()) for name in names]
 
 
 def bench_net(seconds: float = 2.0) -> list[Record]:

@@ -177,6 +177,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench_p.add_argument("--json", action="store_true", help="print a JSON list of records")
     bench_p.add_argument("--seconds", type=float, default=2.0,
                          help="measuring time per figure (default 2)")
+    bench_p.add_argument("--rtt", type=_milliseconds, nargs="+", metavar="MS",
+                         help="net only: play the games with each joiner's link to the host MS"
+                         " ms round trip away, once per MS (records net.rttMS.GAME.*: deal,"
+                         " move, wait), in place of the usual ones")
+    bench_p.add_argument("--games", metavar="GAME[,GAME]",
+                         help="with --rtt: these games only (default: every one)")
     bench_p.set_defaults(func=cmd_bench)
     return parser
 
@@ -431,8 +437,25 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _milliseconds(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 10_000:
+        raise argparse.ArgumentTypeError("a round trip is more than 0 and at most 10000 ms")
+    return value
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
-    records = bench.SUITES[args.suite](args.seconds)
+    games = [g.strip() for g in (args.games or "").split(",") if g.strip()]
+    unknown = [g for g in games if g not in GAMES]
+    if (args.rtt or args.games) and (args.suite != "net" or not args.rtt or unknown):
+        problem = (f"unknown game {unknown[0]!r}" if unknown else
+                   "--games goes with --rtt" if not args.rtt else "--rtt goes with net")
+        print(f"p2pcards bench: {problem}", file=sys.stderr)
+        return EXIT_MALFORMED
+    if args.rtt:
+        records = bench.bench_net_rtt(args.rtt, games or None)
+    else:
+        records = bench.SUITES[args.suite](args.seconds)
     print(json.dumps([r.as_json() for r in records]) if args.json
           else bench.format_table(records))
     return EXIT_OK

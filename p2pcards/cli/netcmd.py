@@ -306,7 +306,8 @@ def _stats(args: argparse.Namespace, driver: Driver | None, started: float,
              if "deal" in d and "dealt" in d]
     return outputs.write("--stats", numbered(args.stats, number), json.dumps({
         "game_seconds": round(time.monotonic() - started, 3), "deal_ms": dealt,
-        "messages": len(driver.peer.log), "deals": len(driver.peer.main.finished)}))
+        "messages": len(driver.peer.log), "deals": len(driver.peer.main.finished),
+        **driver.moves.stats()}))
 
 
 def _finish(peer: Peer, args: argparse.Namespace, driver: Driver | None, started: float,

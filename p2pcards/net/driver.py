@@ -25,6 +25,7 @@ import trio
 
 from p2pcards.bots import Bot, MakeBot
 from p2pcards.games import HandState
+from p2pcards.net.moveclock import MoveClock
 from p2pcards.net.peer import Peer, SeatRefusal
 from p2pcards.net.presence import Presence
 from p2pcards.net.settings import Settings
@@ -117,6 +118,8 @@ class Driver:
     """(monotonic time, deal, "deal" or "dealt"): when each deal's first hello became
     due, and when its first move did (its cards shuffled, locked and dealt; with the
     proved deck, shuffled with every proof checked and dealt)."""
+    moves: MoveClock = field(default_factory=MoveClock)
+    """When each move reached this peer, and the main seat's waits between its turns."""
 
     def __post_init__(self) -> None:
         self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
@@ -216,6 +219,7 @@ class Driver:
                          f" by seat(s) {', '.join(map(str, seats))}")
 
     async def _flush(self) -> None:
+        self.moves.see(self.peer.main)
         out = self.peer.take_outgoing()
         if out:
             await self.send(out)
@@ -290,6 +294,8 @@ class Driver:
         for seat, view in self.peer.decisions().items():
             if seat not in self.thinking:
                 self.thinking.add(seat)
+                if seat == self.peer.main.me:
+                    self.moves.asked(self.peer.main)
                 self.nursery.start_soon(self._think, seat, view.clone(), self.peer.turn(seat))
         progress = self.peer.progress
         for seat, question in self.peer.questions().items():
