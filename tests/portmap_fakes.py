@@ -1,12 +1,14 @@
 """Fake routers for the port-mapping tests, on loopback only: a PCP / NAT-PMP device
-on a UDP port of 127.0.0.1 (or ::1), and a UPnP IGD (an SSDP responder on UDP and its
-web server on TCP, both on 127.0.0.1).  Each records what it was sent, with the time
-on Trio's clock, and answers as the test tells it; each runs in a nursery the test
-cancels at its end.  Their answers are built here byte by byte, not with the code
-under test."""
+on a UDP port of 127.0.0.1 (or ::1), a UPnP IGD (an SSDP responder on UDP and its
+web server on TCP, both on 127.0.0.1 or another loopback address such as 127.0.0.2),
+and an SSDP "group" that hands each search to several IGDs, as multicast would.  Each
+records what it was sent, with the time on Trio's clock, and answers as the test tells
+it; each runs in a nursery the test cancels at its end.  Their answers are built here
+byte by byte, not with the code under test."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 import struct
@@ -57,11 +59,13 @@ def natpmp_device(*, address: str = PUBLIC, port: int = 41000, lifetime: int = 3
 
 class FakeUdp:
     """A UDP device at 127.0.0.1 (``host``): ``handle`` answers each datagram (None:
-    silence); ``requests`` keeps (time, datagram)."""
+    silence), ``delay`` seconds after it came; ``requests`` keeps (time, datagram)."""
 
-    def __init__(self, handle: Handler | None = None, host: str = "127.0.0.1"):
+    def __init__(self, handle: Handler | None = None, host: str = "127.0.0.1",
+                 delay: float = 0.0):
         self.handle = handle or (lambda data: None)
         self.host = host
+        self.delay = delay
         self.port = 0
         self.requests: list[tuple[float, bytes]] = []
 
@@ -78,6 +82,7 @@ class FakeUdp:
                 self.requests.append((trio.current_time(), data))
                 reply = self.handle(data)
                 if reply is not None:
+                    await trio.sleep(self.delay)
                     await sock.sendto(reply, source)
 
 
@@ -127,57 +132,89 @@ class Call:
 
 @dataclass
 class FakeIgd:
-    """A UPnP IGD on 127.0.0.1: SSDP on UDP, the description and control on TCP.
-    ``faults`` maps an action to the UPnP error it gets."""
+    """A UPnP IGD on 127.0.0.1 (``host``): SSDP on UDP, the description and control on
+    TCP.  ``faults`` maps an action to the UPnP error it gets, ``delays`` to the seconds
+    its answer waits; ``raw`` maps a path to the whole HTTP answer sent for it (a rogue
+    device's); ``ssdp_delay`` is the seconds before a search is answered (None: never)."""
 
     service: str = "urn:schemas-upnp-org:service:WANIPConnection:2"
     external: str = PUBLIC
     reserved: int = 40123
     faults: dict[str, tuple[int, str]] = field(default_factory=dict)
     description: bytes | None = None
+    host: str = "127.0.0.1"
+    delays: dict[str, float] = field(default_factory=dict)
+    raw: dict[str, bytes] = field(default_factory=dict)
+    ssdp_delay: float | None = 0.0
     searches: list[bytes] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)
     http_port: int = 0
     ssdp_port: int = 0
+    _ssdp: trio.socket.SocketType = field(init=False, repr=False)
 
     async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
                   ) -> None:
         async with trio.open_nursery() as nursery:
             listeners = await nursery.start(partial(trio.serve_tcp, self._serve, 0,
-                                                    host="127.0.0.1"))
+                                                    host=self.host))
             self.http_port = listeners[0].socket.getsockname()[1]
             with trio.socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-                await sock.bind(("127.0.0.1", 0))
+                await sock.bind((self.host, 0))
                 self.ssdp_port = sock.getsockname()[1]
+                self._ssdp = sock
                 task_status.started(self.ssdp_port)
                 while True:
                     data, source = await sock.recvfrom(2048)
-                    assert source[0] == "127.0.0.1"
-                    self.searches.append(data)
-                    await sock.sendto(
-                        b"HTTP/1.1 200 OK\r\nCACHE-CONTROL: max-age=120\r\n"
-                        b"ST: urn:schemas-upnp-org:device:InternetGatewayDevice:2\r\n"
-                        + f"LOCATION: http://127.0.0.1:{self.http_port}/rootDesc.xml\r\n"
-                        .encode() + b"SERVER: fake UPnP/1.1\r\n\r\n", source)
+                    self.searched(data, source, nursery)
+
+    def searched(self, data: bytes, source: tuple[str, int], nursery: trio.Nursery) -> None:
+        """A search heard (here or by a :class:`FakeSsdpGroup`): answered from this
+        IGD's own SSDP socket after ``ssdp_delay``."""
+        assert ipaddress.ip_address(source[0]).is_loopback
+        self.searches.append(data)
+        if self.ssdp_delay is not None:
+            nursery.start_soon(self._answer_search, source)
+
+    async def _answer_search(self, source: tuple[str, int]) -> None:
+        assert self.ssdp_delay is not None
+        await trio.sleep(self.ssdp_delay)
+        await self._ssdp.sendto(
+            b"HTTP/1.1 200 OK\r\nCACHE-CONTROL: max-age=120\r\n"
+            b"ST: urn:schemas-upnp-org:device:InternetGatewayDevice:2\r\n"
+            + f"LOCATION: http://{self.host}:{self.http_port}/rootDesc.xml\r\n"
+            .encode() + b"SERVER: fake UPnP/1.1\r\n\r\n", source)
 
     async def _serve(self, stream: trio.SocketStream) -> None:
         async with stream:
             data = b""
             while b"\r\n\r\n" not in data:
-                data += await stream.receive_some(4096)
+                chunk = await stream.receive_some(4096)
+                if not chunk:
+                    return  # the client went away (cancelled) before its request
+                data += chunk
             head, _, body = data.partition(b"\r\n\r\n")
             lines = head.decode().split("\r\n")
             headers = {k.strip().lower(): v.strip()
                        for k, _, v in (line.partition(":") for line in lines[1:])}
             while len(body) < int(headers.get("content-length", "0")):
-                body += await stream.receive_some(4096)
+                chunk = await stream.receive_some(4096)
+                if not chunk:
+                    return
+                body += chunk
             method, path, _ = lines[0].split(" ")
             self.paths.append(f"{method} {path}")
-            status, reply = self._answer(path, headers, body)
-            await stream.send_all(
-                f"HTTP/1.1 {status}\r\nContent-Type: text/xml\r\n"
-                f"Content-Length: {len(reply)}\r\nConnection: close\r\n\r\n".encode() + reply)
+            if path in self.raw:
+                wire = self.raw[path]
+            else:
+                status, reply = self._answer(path, headers, body)
+                if path != "/rootDesc.xml":
+                    await trio.sleep(self.delays.get(self.calls[-1].action, 0.0))
+                wire = (f"HTTP/1.1 {status}\r\nContent-Type: text/xml\r\n"
+                        f"Content-Length: {len(reply)}\r\nConnection: close\r\n\r\n"
+                        .encode() + reply)
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await stream.send_all(wire)
 
     def _answer(self, path: str, headers: dict[str, str], body: bytes) -> tuple[str, bytes]:
         if path == "/rootDesc.xml":
@@ -195,3 +232,24 @@ class FakeIgd:
         out = {"GetExternalIPAddress": {"NewExternalIPAddress": self.external},
                "AddAnyPortMapping": {"NewReservedPort": str(self.reserved)}}.get(action, {})
         return "200 OK", soap_answer(self.service, action, out)
+
+
+class FakeSsdpGroup:
+    """The SSDP multicast group, on a UDP port of 127.0.0.1: each search is handed to
+    every IGD of ``members``, which answers from its own address."""
+
+    def __init__(self, *members: FakeIgd):
+        self.members = members
+        self.port = 0
+
+    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+                  ) -> None:
+        async with trio.open_nursery() as nursery:
+            with trio.socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+                await sock.bind(("127.0.0.1", 0))
+                self.port = sock.getsockname()[1]
+                task_status.started(self.port)
+                while True:
+                    data, source = await sock.recvfrom(2048)
+                    for member in self.members:
+                        member.searched(data, source, nursery)

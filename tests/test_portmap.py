@@ -11,7 +11,9 @@ arrive well within that), so a lifetime of an hour passes in no time."""
 from __future__ import annotations
 
 import ast
+import errno
 import ipaddress
+import os
 import random
 import socket
 import struct
@@ -41,6 +43,7 @@ from p2pcards.net.portmap.common import MapError
 from tests.portmap_fakes import (
     PUBLIC,
     FakeIgd,
+    FakeSsdpGroup,
     FakeUdp,
     description,
     natpmp_device,
@@ -190,12 +193,14 @@ async def test_an_answer_with_another_nonce_is_ignored(clock: trio.testing.MockC
         return pcp_answer(bytes(24) + b"x" * 12 + data[36:])
 
     device = FakeUdp(forged)
-    async with started(device):
+    async with started(device), trio.open_nursery() as nursery:
         start = trio.current_time()
-        result = await PortMapper(PORT, config(pcp_port=device.port, methods=("pcp",),
-                                               cap=1.5)).attempt()
+        result = await nursery.start(PortMapper(PORT, config(
+            pcp_port=device.port, methods=("pcp",), cap=1.5)).run)
+        assert trio.current_time() - start == pytest.approx(1.5, abs=0.05)
     assert result.failures == {"pcp": "no answer within 1.5 s"}
-    assert trio.current_time() - start == pytest.approx(1.5, abs=0.05)
+    # the request cancelled by the cap is deleted (lifetime 0), beside the result
+    assert [struct.unpack("!I", r[4:8])[0] for _, r in device.requests] == [7200, 0]
 
 
 async def test_a_carrier_grade_address_is_refused_and_its_mapping_deleted(
@@ -237,16 +242,20 @@ def test_addresses_that_are_not_public_are_refused(address: str) -> None:
 async def test_silent_routers_end_the_attempt_at_the_cap(clock: trio.testing.MockClock
                                                        ) -> None:
     gateway, ssdp = FakeUdp(), FakeUdp()
-    async with started(gateway, ssdp):
+    async with started(gateway, ssdp), trio.open_nursery() as nursery:
         start = trio.current_time()
-        result = await PortMapper(PORT, config(pcp_port=gateway.port,
-                                               ssdp=("127.0.0.1", ssdp.port))).attempt()
+        result = await nursery.start(PortMapper(PORT, config(
+            pcp_port=gateway.port, ssdp=("127.0.0.1", ssdp.port))).run)
         elapsed = trio.current_time() - start
     assert elapsed == pytest.approx(2.0, abs=0.05)
     assert result.outcome == "failed"
     assert result.failures == {"pcp": "no answer within 2 s", "upnp": "no answer within 2 s",
                                "nat-pmp": "not tried (PCP did not hand over to it)"}
-    assert len(gateway.requests) == 1  # RFC 6887's first retransmission is after 2.7 s
+    # RFC 6887's first retransmission is after 2.7 s: one MAP, then its delete (the
+    # cap cancelled it unanswered), sent at the cap
+    lifetimes = [struct.unpack("!I", r[4:8])[0] for _, r in gateway.requests]
+    assert lifetimes == [7200, 0]
+    assert gateway.requests[1][0] - start == pytest.approx(2.0, abs=0.05)
     # SSDP searched again every 0.5 s, for IGD:2 and IGD:1: 4 rounds in 2 s
     assert len(ssdp.requests) == 8
 
@@ -470,7 +479,9 @@ async def test_a_mapping_the_router_stops_renewing_is_lost_and_attempted_again(
     assert lost_at <= 40 + 2 + 0.1
     times = [at - start for at, _ in gateway.requests]
     assert times[1] == pytest.approx(20, abs=0.1)
-    assert all(t < 40 for t in times[1:-1]) and len(times) >= 4
+    assert all(t < 40 for t in times[1:-2]) and len(times) >= 5
+    # the fresh attempt's request, cancelled by its cap unanswered, is deleted
+    assert struct.unpack("!I", gateway.requests[-1][1][4:8])[0] == 0
 
 
 async def test_no_gateway_is_said(tmp_path: Path, clock: trio.testing.MockClock) -> None:
@@ -582,3 +593,277 @@ def test_nothing_calls_the_global_random() -> None:
             if isinstance(node, ast.ImportFrom):
                 assert node.module != "random", path
     assert natpmp.schedule is not None
+
+
+# Review findings: a rogue device's answers, a network that goes away, requests cut
+# short, and a rogue SSDP responder (each test fails without its fix).
+
+CHUNKED = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+@pytest.mark.timeout(30)  # without the fix, "-6" loops for ever
+@pytest.mark.parametrize("size", [b"-6", b"+6", b"0x6", b"6_0", b" 6", b"6\x00", b""])
+def test_a_chunk_size_is_hex_digits_only(size: bytes) -> None:
+    with pytest.raises(minihttp.HttpError, match="malformed chunk"):
+        minihttp._unchunk(size + b"\r\nabcdef\r\n0\r\n\r\n", 1000)
+    assert minihttp._unchunk(b"6;name=x\r\nabcdef\r\n0\r\n\r\n", 1000) == b"abcdef"
+    with pytest.raises(minihttp.HttpError, match="no CRLF"):
+        minihttp._unchunk(b"2\r\nabcdef\r\n0\r\n\r\n", 1000)
+    with pytest.raises(minihttp.HttpError, match="size line"):
+        minihttp._unchunk(b"6;" + b"x" * 2000, 1000)
+
+
+@pytest.mark.timeout(30)  # without the fix: a loop without a checkpoint, for ever
+async def test_a_rogue_igd_with_a_negative_chunk_size_fails_within_the_cap(
+        clock: trio.testing.MockClock) -> None:
+    igd = FakeIgd(raw={"/rootDesc.xml": CHUNKED + b"-6\r\nab"})
+    async with started(igd):
+        start = trio.current_time()
+        result = await PortMapper(PORT, config(ssdp=("127.0.0.1", igd.ssdp_port),
+                                               methods=("upnp",))).attempt()
+        elapsed = trio.current_time() - start
+    assert result.outcome == "failed"
+    assert result.failures == {"upnp": "cannot read the device description "
+                                       "(a malformed chunk (size b'-6'))"}
+    assert elapsed < 2.0
+    assert igd.paths == ["GET /rootDesc.xml"]
+
+
+async def test_xml_in_an_unknown_encoding_is_a_failure(clock: trio.testing.MockClock
+                                                      ) -> None:
+    bogus = b'<?xml version="1.0" encoding="x-bogus"?><root/>'
+    with pytest.raises(MapError, match="malformed XML"):
+        upnp.parse_xml(bogus, 1000)
+    gateway = FakeUdp(lambda data: pcp_answer(data, port=40020), delay=0.5)
+    igd = FakeIgd(description=bogus)
+    async with started(gateway, igd):
+        mapper = PortMapper(PORT, config(pcp_port=gateway.port,
+                                         ssdp=("127.0.0.1", igd.ssdp_port)))
+        result = await mapper.attempt()
+        await mapper.close()
+    assert result.method == "pcp"
+    assert result.failures["upnp"] == "malformed XML (LookupError: unknown encoding: x-bogus)"
+
+
+async def test_any_error_of_a_method_is_its_failure(clock: trio.testing.MockClock,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    async def broken(self: upnp.UpnpClient) -> upnp.Service:
+        raise RuntimeError("something no one foresaw")
+
+    monkeypatch.setattr(upnp.UpnpClient, "find", broken)
+    gateway = FakeUdp(lambda data: pcp_answer(data, port=40021), delay=0.5)
+    igd = FakeIgd()
+    async with started(gateway, igd):
+        mapper = PortMapper(PORT, config(pcp_port=gateway.port,
+                                         ssdp=("127.0.0.1", igd.ssdp_port)))
+        result = await mapper.attempt()
+        await mapper.close()
+    assert (result.outcome, result.method, result.external_port) == ("mapped", "pcp", 40021)
+    assert result.failures == {"upnp": "RuntimeError: something no one foresaw"}
+
+
+def unreachable(code: int) -> OSError:
+    return OSError(code, os.strerror(code))
+
+
+async def test_exchange_makes_every_socket_error_a_map_error(
+        clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    device = FakeUdp()
+    async with started(device):
+        server = ("127.0.0.1", device.port)
+        with monkeypatch.context() as patch:
+            def no_network(self: socket.socket, address: Any) -> None:
+                raise unreachable(errno.ENETUNREACH)
+
+            patch.setattr(socket.socket, "connect", no_network)
+            with pytest.raises(MapError, match=r"cannot reach 127\.0\.0\.1:\d+ \(\[Errno 101\]"):
+                await common.exchange(server, b"x", iter([1.0]), lambda data: data)
+        with monkeypatch.context() as patch:
+            async def no_host(self: Any, size: int) -> bytes:
+                raise unreachable(errno.EHOSTUNREACH)
+
+            with trio.socket.socket() as any_socket:
+                patch.setattr(type(any_socket), "recv", no_host)
+            with pytest.raises(MapError, match=r"\[Errno 113\] No route to host"):
+                await common.exchange(server, b"x", iter([1.0]), lambda data: data)
+    assert [r for _, r in device.requests] == [b"x"]  # sent once: connect failed before
+
+
+async def test_a_network_gone_at_renewal_loses_the_mapping_and_the_mapper_goes_on(
+        clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    gateway = FakeUdp(lambda data: pcp_answer(data, lifetime=100, port=40022))
+    heard: list[tuple[float, PortmapResult]] = []
+    async with started(gateway), trio.open_nursery() as nursery:
+        start = trio.current_time()
+        mapper = PortMapper(PORT, config(pcp_port=gateway.port, methods=("pcp",)),
+                            changed=lambda r: heard.append((trio.current_time() - start, r)))
+        result = await nursery.start(mapper.run)
+        assert result.external_port == 40022
+        await trio.sleep(40)
+
+        def no_network(self: socket.socket, address: Any) -> None:  # Wi-Fi gone
+            raise unreachable(errno.ENETUNREACH)
+
+        monkeypatch.setattr(socket.socket, "connect", no_network)
+        with trio.fail_after(200):
+            while not heard:
+                await trio.sleep(1)
+        monkeypatch.undo()
+    ((lost_at, lost),) = heard
+    assert lost.outcome == "failed"
+    reason = lost.failures["pcp"]
+    assert reason.startswith("lost: the renewal failed (cannot reach 127.0.0.1:")
+    assert "[Errno 101] Network is unreachable" in reason
+    assert "; again: no route to the gateway 127.0.0.1" in reason
+    assert 98 < lost_at < 100  # retried at half of what is left, until under 2 s
+    assert mapper.held is None
+    assert len(gateway.requests) == 1  # nothing got out after the drop
+
+
+async def test_a_renewal_that_raises_any_error_is_retried_then_the_mapping_lost(
+        clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    renewals: list[float] = []
+
+    class Flaky(pcp.PcpClient):
+        async def map(self, lifetime: int,
+                      suggest: common.Mapping | None = None) -> common.Mapping:
+            if suggest is not None:  # a client that lets a bare OSError out
+                renewals.append(trio.current_time())
+                raise unreachable(errno.ENETUNREACH)
+            return await super().map(lifetime, suggest)
+
+    monkeypatch.setattr(pcp, "PcpClient", Flaky)
+    gateway = FakeUdp(lambda data: pcp_answer(data, lifetime=100, port=40023))
+    heard: list[PortmapResult] = []
+    async with started(gateway), trio.open_nursery() as nursery:
+        start = trio.current_time()
+        mapper = PortMapper(PORT, config(pcp_port=gateway.port, methods=("pcp",)),
+                            changed=heard.append)
+        await nursery.start(mapper.run)
+        with trio.fail_after(200):
+            while not heard:
+                await trio.sleep(1)
+        assert mapper.held is not None  # mapped anew: the mapper goes on
+        nursery.cancel_scope.cancel()
+    (again,) = heard
+    assert (again.outcome, again.external_port) == ("mapped", 40023)
+    assert again.failures == {
+        "pcp": "lost: the renewal failed ([Errno 101] Network is unreachable)"}
+    assert [round(t - start, 2) for t in renewals] == [50, 75, 87.5, 93.75, 96.88, 98.44]
+
+
+async def test_a_upnp_request_cancelled_by_the_winner_is_deleted(
+        clock: trio.testing.MockClock) -> None:
+    gateway = FakeUdp(lambda data: pcp_answer(data, port=40024), delay=0.5)
+    igd = FakeIgd(service=V2, delays={"AddAnyPortMapping": 5.0})
+    async with started(gateway, igd), trio.open_nursery() as nursery:
+        start = trio.current_time()
+        result = await nursery.start(map_port, PORT, config(
+            pcp_port=gateway.port, ssdp=("127.0.0.1", igd.ssdp_port)))
+        assert trio.current_time() - start == pytest.approx(0.5, abs=0.05)
+        await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+    assert (result.method, result.external_port) == ("pcp", 40024)
+    assert result.failures == {}
+    assert [c.action for c in igd.calls] == ["GetExternalIPAddress", "AddAnyPortMapping",
+                                             "DeletePortMapping"]
+    # AddAnyPortMapping's port is the router's to pick: the one suggested is deleted
+    assert igd.calls[2].args == {"NewRemoteHost": "", "NewExternalPort": str(PORT),
+                                 "NewProtocol": "TCP"}
+    assert igd.calls[2].at - start == pytest.approx(0.5, abs=0.05)
+
+
+async def test_a_upnp_request_cut_by_the_cap_is_deleted(clock: trio.testing.MockClock
+                                                       ) -> None:
+    igd = FakeIgd(service=V1, delays={"AddPortMapping": 60.0})
+    async with started(igd):
+        start = trio.current_time()
+        result = await PortMapper(PORT, config(ssdp=("127.0.0.1", igd.ssdp_port),
+                                               methods=("upnp",))).attempt()
+    assert result.failures == {"upnp": "no answer within 2 s"}
+    assert [c.action for c in igd.calls] == ["GetExternalIPAddress", "AddPortMapping",
+                                             "DeletePortMapping"]
+    assert igd.calls[2].args["NewExternalPort"] == str(PORT)
+    assert igd.calls[2].at - start == pytest.approx(2.0, abs=0.05)
+
+
+async def test_a_upnp_request_cut_by_the_host_quitting_is_deleted(
+        clock: trio.testing.MockClock) -> None:
+    igd = FakeIgd(service=V1, delays={"AddPortMapping": 60.0})
+    async with started(igd), trio.open_nursery() as nursery:
+        nursery.start_soon(map_port, PORT, config(ssdp=("127.0.0.1", igd.ssdp_port),
+                                                  methods=("upnp",), cap=10.0))
+        await trio.sleep(1)
+        nursery.cancel_scope.cancel()  # Ctrl-C, SIGTERM: the table ends
+    assert [c.action for c in igd.calls] == ["GetExternalIPAddress", "AddPortMapping",
+                                             "DeletePortMapping"]
+
+
+async def test_a_upnp_request_is_not_deleted_when_the_winner_holds_its_port(
+        clock: trio.testing.MockClock) -> None:
+    gateway = FakeUdp(lambda data: pcp_answer(data, port=PORT), delay=0.5)
+    igd = FakeIgd(service=V1, delays={"AddPortMapping": 5.0})
+    async with started(gateway, igd):
+        mapper = PortMapper(PORT, config(pcp_port=gateway.port,
+                                         ssdp=("127.0.0.1", igd.ssdp_port)))
+        result = await mapper.attempt()
+        await mapper.close()
+    assert (result.method, result.external_port) == ("pcp", PORT)
+    # the same router may have given PCP the port: DeletePortMapping would end the winner
+    assert [c.action for c in igd.calls] == ["GetExternalIPAddress", "AddPortMapping"]
+
+
+async def test_a_natpmp_request_cancelled_by_the_winner_is_deleted(
+        clock: trio.testing.MockClock) -> None:
+    answers = natpmp_device()
+
+    def no_mapping(data: bytes) -> bytes | None:
+        return None if data[:2] == b"\x00\x02" and data[8:] != bytes(4) else answers(data)
+
+    gateway = FakeUdp(no_mapping)
+    igd = FakeIgd(service=V1, delays={"AddPortMapping": 0.5})
+    async with started(gateway, igd):
+        mapper = PortMapper(PORT, config(pcp_port=gateway.port,
+                                         ssdp=("127.0.0.1", igd.ssdp_port)))
+        result = await mapper.attempt()
+        await mapper.close()
+    assert (result.method, result.external_port) == ("upnp", PORT)
+    sent = [r for _, r in gateway.requests]
+    assert sent[:3] == [sent[0][:2] + sent[0][2:], b"\x00\x00",
+                        b"\x00\x02\x00\x00" + struct.pack("!HHI", PORT, PORT, 7200)]
+    assert sent[-1] == b"\x00\x02\x00\x00" + struct.pack("!HHI", PORT, 0, 0)  # deleted
+
+
+async def test_the_gateways_igd_is_preferred_to_a_rogue_that_answers_first(
+        clock: trio.testing.MockClock) -> None:
+    real = FakeIgd(service=V1, ssdp_delay=0.1)
+    rogue = FakeIgd(service=V1, host="127.0.0.2", external="5.6.7.8")
+    group = FakeSsdpGroup(rogue, real)
+    async with started(real, rogue, group):
+        mapper = PortMapper(PORT, config(ssdp=("127.0.0.1", group.port),
+                                         methods=("upnp",), gateway="127.0.0.1"))
+        result = await mapper.attempt()
+        await mapper.close()
+    assert (result.method, result.external_address) == ("upnp", PUBLIC)
+    assert rogue.searches and rogue.paths == []
+    assert real.paths[0] == "GET /rootDesc.xml"
+
+
+@pytest.mark.parametrize("gateway", ["silent", "unknown"])
+async def test_another_igd_is_taken_when_the_gateway_does_not_answer(
+        clock: trio.testing.MockClock, tmp_path: Path, gateway: str) -> None:
+    real = FakeIgd(service=V1, ssdp_delay=None)
+    rogue = FakeIgd(service=V1, host="127.0.0.2", external="5.6.7.8")
+    group = FakeSsdpGroup(rogue, real)
+    async with started(real, rogue, group):
+        start = trio.current_time()
+        known = {"gateway": "127.0.0.1"} if gateway == "silent" else \
+            {"gateway": None, "route_table": tmp_path / "none"}
+        mapper = PortMapper(PORT, config(ssdp=("127.0.0.1", group.port),
+                                         methods=("upnp",), **known))
+        result = await mapper.attempt()
+        await mapper.close()
+    assert (result.method, result.external_address) == ("upnp", "5.6.7.8")
+    asked_at = rogue.calls[0].at - start
+    assert asked_at == pytest.approx(upnp.PREFER_GATEWAY if gateway == "silent" else 0,
+                                     abs=0.05)

@@ -28,7 +28,8 @@ PCP, NAT_PMP, UPNP = "pcp", "nat-pmp", "upnp"
 CARRIER_GRADE = "carrier-grade NAT"
 DOUBLE_NAT = "double NAT"
 SHARED = ipaddress.ip_network("100.64.0.0/10")
-"""RFC 6598's shared address space, used between a carrier's NAT and its customers."""
+"""RFC 6598's shared address space, used between a carrier's NAT and its customers
+(imported by this name elsewhere: p2pcards.net.reach)."""
 RFC1918 = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12",
                                                    "192.168.0.0/16"))
 ROUTE_TABLE = Path("/proc/net/route")
@@ -146,21 +147,26 @@ async def exchange(server: tuple[str, int], request: bytes, schedule: Iterator[f
     """Send ``request`` to ``server`` and again after each wait of ``schedule`` until
     ``accept`` takes an answer (it returns None for one to ignore), the schedule ends
     (:class:`MapError`) or the caller's deadline cancels this.  The socket is connected,
-    so only ``server`` is heard."""
+    so only ``server`` is heard.  Every socket error (the network unreachable, the
+    gateway unreachable, nobody at the port) is a :class:`MapError`."""
+    where = f"{server[0]}:{server[1]}"
+    try:
+        return await _exchange(server, request, schedule, accept)
+    except ConnectionRefusedError:  # an ICMP port unreachable: nobody there
+        raise MapError(f"nothing listens at {where}") from None
+    except OSError as exc:
+        raise MapError(f"cannot reach {where} ({exc})") from exc
+
+
+async def _exchange(server: tuple[str, int], request: bytes, schedule: Iterator[float],
+                    accept: Callable[[bytes], T | None]) -> T:
     with trio.socket.socket(family_of(server[0]), socket.SOCK_DGRAM) as sock:
         await sock.connect(server)
         for wait in schedule:
-            try:
-                await sock.send(request)
-            except OSError as exc:
-                raise MapError(f"cannot send to {server[0]}:{server[1]} ({exc})") from exc
+            await sock.send(request)
             with trio.move_on_after(wait):
                 while True:
-                    try:
-                        data = await sock.recv(MAX_DATAGRAM)
-                    except ConnectionRefusedError:  # an ICMP port unreachable: nobody there
-                        raise MapError(f"nothing listens at {server[0]}:{server[1]}") from None
-                    taken = accept(data)
+                    taken = accept(await sock.recv(MAX_DATAGRAM))
                     if taken is not None:
                         return taken
     raise MapError(f"no answer from {server[0]}:{server[1]}")

@@ -10,6 +10,18 @@ is deleted, or (NAT-PMP, UPnP: the address is asked first) never made.
 :meth:`PortMapper.run` keeps the winner: it asks again at half the lifetime granted
 (and on a failure at half of what is left), and deletes the mapping however it ends,
 a cancellation included (shielded, for at most :attr:`PortmapConfig.delete_timeout`).
+
+A method whose map request was sent but not yet answered when it is cancelled (another
+won, the cap fired, the host quit) has what it asked for deleted the same way, so that
+the router does not keep a mapping nobody holds (UPnP: the external port asked for; a
+port an IGD picks for AddAnyPortMapping cannot be deleted unless it was told, and a
+port the winner holds is never deleted for another method).  Under :meth:`run` these
+deletes go on beside the result (the host is not kept waiting); an :meth:`attempt` on
+its own waits for them, so it may take up to ``delete_timeout`` longer than the cap.
+
+Any error of a method (an exception, not a cancellation) is that method's failure, in
+an attempt and in a renewal alike: a device on the LAN or a network that goes away
+never ends the caller.
 """
 
 from __future__ import annotations
@@ -44,6 +56,9 @@ MAPPED, FAILED = "mapped", "failed"
 
 
 class MethodClient(Protocol):
+    asked: Mapping | None
+    """The mapping of a map request sent and not yet answered (None: none)."""
+
     async def map(self, lifetime: int, suggest: Mapping | None = None) -> Mapping: ...
 
     async def delete(self, mapping: Mapping) -> None: ...
@@ -104,6 +119,8 @@ class PortMapper:
         self.held: tuple[MethodClient, Mapping] | None = None
         self.failures: dict[str, str] = {}
         self.tried: set[str] = set()
+        self.cleanup: trio.Nursery | None = None
+        """Where :meth:`run` lets the deletes of cancelled requests go on."""
 
     async def attempt(self) -> PortmapResult:
         """Every method at once for at most the cap; the first public mapping wins."""
@@ -116,7 +133,7 @@ class PortMapper:
                     nursery.start_soon(self._gateway_methods, nursery.cancel_scope)
                 if UPNP in methods:
                     client = UpnpClient(self.internal_port, ssdp=self.config.ssdp,
-                                        timeout=self.config.cap)
+                                        timeout=self.config.cap, gateway=self._gateway())
                     nursery.start_soon(self._take, UPNP, client, nursery.cancel_scope)
         for method in methods:
             if self.held is None and method not in self.failures:
@@ -124,6 +141,13 @@ class PortMapper:
                                          if method in self.tried else
                                          "not tried (PCP did not hand over to it)")
         return PortmapResult.of(self.held[1] if self.held else None, self.failures)
+
+    def _gateway(self) -> str | None:
+        """The default gateway, whose UPnP IGD is preferred (None: not known)."""
+        try:
+            return self.config.gateway or default_gateway(self.config.route_table)
+        except MapError:
+            return None
 
     async def _gateway_methods(self, done: trio.CancelScope) -> None:
         methods = self.config.methods
@@ -162,6 +186,12 @@ class PortMapper:
         except MapError as exc:
             self.failures[method] = str(exc)
             return True
+        except Exception as exc:  # a device's answer the code did not foresee, say
+            self.failures[method] = f"{type(exc).__name__}: {exc}"
+            return True
+        except BaseException:  # cancelled (another won, the cap, the host quits)
+            await self._abandon(method, client)
+            raise
         why = refusal(method, mapping.external_address)
         if why is not None:
             self.failures[method] = why
@@ -174,9 +204,25 @@ class PortMapper:
             await self._delete(client, mapping)
         return True
 
+    async def _abandon(self, method: str, client: MethodClient) -> None:
+        """Delete what ``client`` asked for and was not answered (its request cancelled),
+        unless it could be the winner's mapping (UPnP deletes by external port)."""
+        asked = client.asked
+        if asked is None:
+            return
+        client.asked = None
+        if method == UPNP and self.held is not None \
+                and self.held[1].external_port == asked.external_port:
+            return
+        if self.cleanup is not None:
+            self.cleanup.start_soon(self._delete, client, asked)
+        else:
+            await self._delete(client, asked)
+
     async def _delete(self, client: MethodClient, mapping: Mapping) -> None:
         with trio.move_on_after(self.config.delete_timeout, shield=True):
-            with contextlib.suppress(MapError):  # the router keeps it at most its lifetime
+            # best effort: the router keeps it at most its lifetime
+            with contextlib.suppress(Exception):
                 await client.delete(mapping)
 
     async def close(self) -> None:
@@ -191,10 +237,12 @@ class PortMapper:
         """Attempt, report the result to ``task_status``, then keep the mapping (renewed)
         until cancelled, and delete it."""
         try:
-            task_status.started(await self.attempt())
-            while self.held is not None:
-                await self._renew()
+            async with trio.open_nursery() as self.cleanup:
+                task_status.started(await self.attempt())
+                while self.held is not None:
+                    await self._renew()
         finally:
+            self.cleanup = None
             await self.close()
 
     async def _renew(self) -> None:
@@ -213,13 +261,14 @@ class PortMapper:
             try:
                 with trio.fail_after(max(min(self.config.renew_timeout, left), 0.1)):
                     renewed = await client.map(self.config.lifetime, suggest=mapping)
-            except (MapError, trio.TooSlowError) as exc:
+            except Exception as exc:  # MapError, TooSlowError, or any method's error
                 left = expires - trio.current_time()
                 if left > 2:
                     wait = left / 2
                     continue
                 self.held = None
-                reason = str(exc) or "no answer"
+                reason = ("no answer" if isinstance(exc, trio.TooSlowError)
+                          else str(exc) or type(exc).__name__)
                 result = await self.attempt()
                 again = result.failures.get(mapping.method)
                 result.failures[mapping.method] = (

@@ -6,6 +6,7 @@ Literal addresses only (nothing is resolved), and no redirect is followed."""
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -64,18 +65,30 @@ def _head(raw: bytes) -> tuple[int, dict[str, str]]:
     return int(status[1]), headers
 
 
+CHUNK_SIZE = re.compile(rb"[0-9a-fA-F]{1,8}")
+"""A chunk's size: hex digits only (``int(x, 16)`` would also take a sign, a ``0x``, an
+underscore or spaces; a negative size once moved the reader backwards for ever)."""
+MAX_SIZE_LINE = 1024
+"""The most bytes of a chunk-size line (its extensions, ignored, included)."""
+
+
 def _unchunk(data: bytes, limit: int) -> bytes | None:
-    """The body of complete chunked ``data``; None while more is to come."""
+    """The body of complete chunked ``data``; None while more is to come.  Each pass
+    moves forward (a chunk's size and its data are read past), so this ends; a chunk
+    whose size is not hex, whose data does not end in CRLF, or that takes the body
+    over ``limit`` bytes is an :class:`HttpError`."""
     body = bytearray()
     at = 0
     while True:
-        end = data.find(b"\r\n", at)
+        end = data.find(b"\r\n", at, at + MAX_SIZE_LINE + 2)
         if end < 0:
+            if len(data) - at > MAX_SIZE_LINE:
+                raise HttpError("a malformed chunk (its size line is too long)")
             return None
-        try:
-            size = int(data[at:end].split(b";")[0], 16)
-        except ValueError:
-            raise HttpError("a malformed chunk") from None
+        digits = data[at:end].split(b";")[0].rstrip(b" \t")  # BWS before an extension
+        if CHUNK_SIZE.fullmatch(digits) is None:
+            raise HttpError(f"a malformed chunk (size {bytes(digits[:16])!r})")
+        size = int(digits, 16)
         if size == 0:
             return bytes(body)
         if len(body) + size > limit:
@@ -83,7 +96,10 @@ def _unchunk(data: bytes, limit: int) -> bytes | None:
         start = end + 2
         if len(data) < start + size + 2:
             return None
+        if data[start + size:start + size + 2] != b"\r\n":
+            raise HttpError("a malformed chunk (no CRLF after its data)")
         body += data[start:start + size]
+        assert start + size + 2 > at  # progress: at only moves forward
         at = start + size + 2
 
 

@@ -97,6 +97,9 @@ class NatPmpClient:
         self.server = server
         self.internal_port = internal_port
         self.external_address: str | None = None
+        self.asked: Mapping | None = None
+        """The mapping requested, while its answer is awaited (the mapper deletes it
+        when the request is cancelled: lifetime 0 for the internal port)."""
 
     async def address(self) -> str:
         self.external_address = await exchange(self.server, address_request(), schedule(),
@@ -113,9 +116,12 @@ class NatPmpClient:
     async def map(self, lifetime: int, suggest: Mapping | None = None) -> Mapping:
         """The mapping, or its renewal (``suggest``: the mapping held); the external
         address is asked first (once) so that a mapping is never made for nothing."""
+        self.asked = None
         address = self.external_address or await self.address()
         port = suggest.external_port if suggest is not None else self.internal_port
+        self.asked = Mapping(NAT_PMP, address, port, self.internal_port, lifetime)
         answer = await self.request(port, lifetime)
+        self.asked = None
         return Mapping(NAT_PMP, address, answer.external_port, self.internal_port,
                        answer.lifetime)
 

@@ -10,8 +10,10 @@ deletes it.  An IPv6 client address asks for a pinhole through the router's fire
 
 Retransmission follows RFC 6887 section 8.1.1 (the first after about 3 s, each next
 twice the last, up to 1024 s, each with up to 10% jitter either way), cut short by the
-caller's deadline.  A device that answers UNSUPP_VERSION, or a NAT-PMP device that
-answers in version 0, raises :class:`~p2pcards.net.portmap.common.Unsupported`.
+caller's deadline (a MAP request cancelled before its answer is left in
+:attr:`PcpClient.asked`, for the mapper to delete).  A device that answers
+UNSUPP_VERSION, or a NAT-PMP device that answers in version 0, raises
+:class:`~p2pcards.net.portmap.common.Unsupported`.
 """
 
 from __future__ import annotations
@@ -143,6 +145,9 @@ class PcpClient:
         self.client = client if client is not None else local_address(server)
         self.nonce = random(NONCE_BYTES)
         self.epoch: int | None = None
+        self.asked: Mapping | None = None
+        """The mapping of the MAP request sent, while its answer is awaited (deleted
+        with this nonce when the request is cancelled)."""
 
     async def request(self, lifetime: int, external_port: int = 0,
                       external_address: str | None = None) -> PcpAnswer:
@@ -160,14 +165,19 @@ class PcpClient:
 
     async def map(self, lifetime: int, suggest: Mapping | None = None) -> Mapping:
         """Ask for (or renew, with ``suggest`` the mapping held) the mapping."""
+        self.asked = None
         if suggest is None:
             port = self.internal_port
             address = None
         else:
             port, address = suggest.external_port, suggest.external_address
+        self.asked = Mapping(PCP, address or "", port, self.internal_port, lifetime)
         answer = await self.request(lifetime, port, address)
+        self.asked = None
         return Mapping(PCP, answer.external_address, answer.external_port,
                        self.internal_port, answer.lifetime)
 
     async def delete(self, mapping: Mapping) -> None:
-        await self.request(0, mapping.external_port, mapping.external_address)
+        """MAP with lifetime 0 and this client's nonce (the server matches the nonce,
+        the protocol and the internal port; the external port and address are hints)."""
+        await self.request(0, mapping.external_port, mapping.external_address or None)

@@ -2,8 +2,11 @@
 
 1. An SSDP M-SEARCH for InternetGatewayDevice:2 and :1 goes to :data:`SSDP_GROUP`
    (``239.255.255.250:1900``; a test gives a loopback address), again every
-   :data:`SEARCH_AGAIN` seconds; the first answer whose ``LOCATION`` is an
-   ``http://`` URL on the answering address is taken at once.
+   :data:`SEARCH_AGAIN` seconds.  An answer counts when its ``LOCATION`` is an
+   ``http://`` URL on the answering address; the default gateway's is taken at once.
+   Another device's (any machine on the LAN can answer) is taken only when the
+   gateway has not answered within :data:`PREFER_GATEWAY` seconds of it (or the
+   gateway is not known).
 2. The device description at that URL (at most :data:`MAX_DESCRIPTION` bytes, no
    DOCTYPE) names the WANIPConnection:2, WANIPConnection:1 or WANPPPConnection:1
    service (in that order of preference) and its control URL, which must lie on the
@@ -13,11 +16,20 @@
    the internal port asked for outside too); a lease refused as not permanent
    (error 725) is asked again for lease 0.  ``AddPortMapping`` again renews;
    ``DeletePortMapping`` deletes.
+
+A mapping asked for but not yet answered is kept in :attr:`UpnpClient.asked`, for the
+mapper to delete when the request is cancelled.  ``DeletePortMapping`` names the
+external port, so for ``AddAnyPortMapping`` (the router picks the port) only the port
+suggested can be deleted: a port the router picked and never told cannot be deleted,
+and is left to the lease asked for.
+
+Every failure, an unreachable network included, is a :class:`MapError`.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import math
 import socket
 from dataclasses import dataclass
 from urllib.parse import urljoin
@@ -27,7 +39,14 @@ from xml.sax.saxutils import escape
 import trio
 
 from p2pcards.net.portmap import minihttp
-from p2pcards.net.portmap.common import UPNP, MapError, Mapping, family_of, local_address
+from p2pcards.net.portmap.common import (
+    UPNP,
+    MapError,
+    Mapping,
+    family_of,
+    local_address,
+    plain,
+)
 
 SSDP_GROUP = ("239.255.255.250", 1900)
 SEARCH_TARGETS = ("urn:schemas-upnp-org:device:InternetGatewayDevice:2",
@@ -37,6 +56,9 @@ SERVICES = ("urn:schemas-upnp-org:service:WANIPConnection:2",
             "urn:schemas-upnp-org:service:WANPPPConnection:1")
 """The services that map ports, the preferred first."""
 SEARCH_AGAIN = 0.5
+PREFER_GATEWAY = 0.3
+"""Seconds an SSDP answer from another device than the default gateway waits for the
+gateway's own (a rogue responder on the LAN may answer first)."""
 MAX_SSDP = 2048
 MAX_DESCRIPTION = 64 * 1024
 MAX_SOAP = 16 * 1024
@@ -94,24 +116,48 @@ def read_ssdp(data: bytes, source: str) -> str | None:
     return None
 
 
-async def discover(target: tuple[str, int] = SSDP_GROUP) -> str:
-    """The first IGD's description URL heard (until the caller's deadline)."""
+def same_address(one: str, other: str) -> bool:
+    try:
+        return ipaddress.ip_address(plain(one)) == ipaddress.ip_address(plain(other))
+    except ValueError:
+        return False
+
+
+async def discover(target: tuple[str, int] = SSDP_GROUP, gateway: str | None = None) -> str:
+    """The description URL of the IGD at ``gateway`` (the default gateway), or of the
+    first other IGD heard when the gateway's own answer has not come within
+    :data:`PREFER_GATEWAY` seconds of it; until the caller's deadline."""
+    try:
+        return await _discover(target, gateway)
+    except OSError as exc:
+        raise MapError(f"cannot search for the router by SSDP ({exc})") from exc
+
+
+async def _discover(target: tuple[str, int], gateway: str | None) -> str:
+    first: str | None = None
+    deadline = math.inf
     with trio.socket.socket(family_of(target[0]), socket.SOCK_DGRAM) as sock:
         if ipaddress.ip_address(target[0]).is_multicast:
             sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 2)
         await sock.bind(("::" if ":" in target[0] else "0.0.0.0", 0))
         while True:
-            for kind in SEARCH_TARGETS:
-                try:
+            if first is None:
+                for kind in SEARCH_TARGETS:
                     await sock.sendto(search(target, kind), target)
-                except OSError as exc:
-                    raise MapError(f"cannot send the SSDP search ({exc})") from exc
-            with trio.move_on_after(SEARCH_AGAIN):
+            with trio.move_on_at(min(trio.current_time() + SEARCH_AGAIN, deadline)) as wait:
                 while True:
                     data, source = await sock.recvfrom(MAX_SSDP)
                     location = read_ssdp(data, source[0])
-                    if location is not None:
+                    if location is None:
+                        continue
+                    if gateway is None or same_address(source[0], gateway):
                         return location
+                    if first is None:
+                        first = location
+                        deadline = trio.current_time() + PREFER_GATEWAY
+                        wait.deadline = min(wait.deadline, deadline)
+            if first is not None and trio.current_time() >= deadline:
+                return first
 
 
 def local(tag: str) -> str:
@@ -126,8 +172,9 @@ def parse_xml(body: bytes, limit: int) -> ElementTree.Element:
         raise MapError("an XML answer with a DOCTYPE")
     try:
         return ElementTree.fromstring(body)
-    except ElementTree.ParseError as exc:
-        raise MapError(f"malformed XML ({exc})") from exc
+    except (ElementTree.ParseError, LookupError, ValueError) as exc:
+        # LookupError: an unknown encoding in the XML declaration
+        raise MapError(f"malformed XML ({type(exc).__name__}: {exc})") from exc
 
 
 def find_service(body: bytes, location: str) -> Service:
@@ -183,9 +230,12 @@ class UpnpClient:
     """One IGD's port mapping for ``internal_port``: :meth:`find` first."""
 
     def __init__(self, internal_port: int, *, ssdp: tuple[str, int] = SSDP_GROUP,
-                 timeout: float = 2.0, description: str = "p2pcards"):
+                 timeout: float = 2.0, description: str = "p2pcards",
+                 gateway: str | None = None):
         self.internal_port = internal_port
         self.ssdp = ssdp
+        self.gateway = gateway
+        """The default gateway, whose IGD is preferred (None: the first heard)."""
         self.timeout = timeout
         self.description = description
         self.service: Service | None = None
@@ -193,9 +243,11 @@ class UpnpClient:
         self.external_address: str | None = None
         self.fallback: str | None = None
         """Why AddAnyPortMapping was not used (None: it was, or the service is v1)."""
+        self.asked: Mapping | None = None
+        """The mapping of the last request sent, while its answer is awaited."""
 
     async def find(self) -> Service:
-        location = await discover(self.ssdp)
+        location = await discover(self.ssdp, self.gateway)
         try:
             page = await minihttp.request(location, limit=MAX_DESCRIPTION,
                                           timeout=self.timeout)
@@ -205,7 +257,10 @@ class UpnpClient:
             raise MapError(f"the device description answered HTTP {page.status}")
         self.service = find_service(page.body, location)
         url = minihttp.parse_url(self.service.control)
-        self.internal_client = local_address((url.host, url.port))
+        try:
+            self.internal_client = local_address((url.host, url.port))
+        except OSError as exc:
+            raise MapError(f"no route to the router {url.host} ({exc})") from exc
         return self.service
 
     async def call(self, action: str, args: list[tuple[str, str]]) -> dict[str, str]:
@@ -249,12 +304,17 @@ class UpnpClient:
     async def map(self, lifetime: int, suggest: Mapping | None = None) -> Mapping:
         """The mapping (AddAnyPortMapping, else AddPortMapping), or its renewal
         (``suggest``: the mapping held, asked again for its port)."""
+        self.asked = None
         service = self.service or await self.find()
         address = self.external_address or await self.address()
         if suggest is None and service.kind.endswith(":2"):
             try:
+                # deleted on a cancel as the port suggested: the one picked is not known
+                self.asked = Mapping(UPNP, address, self.internal_port, self.internal_port,
+                                     lifetime)
                 out = await self.call("AddAnyPortMapping",
                                       self._args(self.internal_port, lifetime))
+                self.asked = None
                 port = int(out.get("NewReservedPort", ""))
                 if not 0 < port < 65536:
                     raise MapError(f"AddAnyPortMapping reserved port {port}")
@@ -262,10 +322,13 @@ class UpnpClient:
             except (MapError, ValueError) as exc:
                 self.fallback = str(exc)
         port = suggest.external_port if suggest is not None else self.internal_port
+        self.asked = Mapping(UPNP, address, port, self.internal_port, lifetime)
         lease = await self._add(port, lifetime)
+        self.asked = None
         return Mapping(UPNP, address, port, self.internal_port, lease)
 
     async def delete(self, mapping: Mapping) -> None:
+        """DeletePortMapping of ``mapping``'s external port (TCP)."""
         await self.call("DeletePortMapping", [("NewRemoteHost", ""),
                                               ("NewExternalPort", str(mapping.external_port)),
                                               ("NewProtocol", "TCP")])
