@@ -27,7 +27,8 @@ def cases(udp: dict[str, FakeUdp], igd: dict[str, FakeIgd]
                                      methods=methods, random=secrets.token_bytes)
 
     def device(name: str) -> Callable[[], PortmapConfig]:
-        return lambda: PortmapConfig(ssdp=("127.0.0.1", igd[name].ssdp_port),
+        return lambda: PortmapConfig(gateway="127.0.0.1",  # (the fake IGD is the gateway)
+                                     ssdp=("127.0.0.1", igd[name].ssdp_port),
                                      methods=("upnp",))
 
     return {"pcp": gateway("pcp", ("pcp",)),
