@@ -4,6 +4,9 @@ behind a router that masquerades (nftables) and answers port-mapping requests
 
     home (192.168.77.10) -- lan -- router -- wan (WAN_ROUTER) -- internet (WAN_PEER)
 
+(with ``ipv6``, the LAN has global IPv6 addresses too, HOME6 and ROUTER6, and the
+home's IPv6 route goes through the router's link-local address).
+
 Nothing leaves the namespaces: the addresses are the namespaces' own (the "public"
 ones are public-looking addresses that exist only here).  The namespaces, their links,
 the router's rules and its miniupnpd are all removed at the end.  It needs root (or
@@ -26,6 +29,8 @@ PUBLIC = ("11.22.33.2", "11.22.33.1")
 """The router's WAN address and the internet peer's, when the router has a public one."""
 CARRIER = ("100.64.7.2", "100.64.7.1")
 """The same behind carrier-grade NAT (a shared address, RFC 6598)."""
+HOME6, ROUTER6 = "2a00:77::10", "2a00:77::1"
+"""The home's and the router's global IPv6 addresses, with ``ipv6`` (namespaces' own)."""
 TOOLS = ("ip", "nft", "miniupnpd")
 
 
@@ -48,12 +53,15 @@ def missing() -> str | None:
 class HomeNet:
     """The namespaces, made at :meth:`up` and removed at :meth:`down`."""
 
-    def __init__(self, *, carrier: bool = False, mapping: bool = True):
+    def __init__(self, *, carrier: bool = False, mapping: bool = True, ipv6: bool = False):
         tag = f"{os.getpid() % 100000}"
         self.home, self.router, self.internet = (f"p2ph{tag}", f"p2pr{tag}", f"p2pi{tag}")
         self.wan_router, self.wan_peer = CARRIER if carrier else PUBLIC
         self.carrier = carrier
         self.mapping = mapping
+        self.ipv6 = ipv6
+        """Whether the LAN also has global IPv6 (HOME6), the home's default route going
+        through the router's link-local address, as a home router's does."""
         self.work = Path(tempfile.mkdtemp(prefix="p2p-homenet-"))
         self.miniupnpd: subprocess.Popen[str] | None = None
 
@@ -95,16 +103,32 @@ class HomeNet:
         self.run(self.internet, "ip", "addr", "add", f"{self.wan_peer}/24", "dev", "wan1")
         self.run(self.internet, "ip", "link", "set", "wan1", "up")
         self.run(self.router, "sysctl", "-qw", "net.ipv4.ip_forward=1")
+        if self.ipv6:
+            self._ipv6()
         rules = self.work / "router.nft"
         rules.write_text(ROUTER_RULES)
         self.run(self.router, "nft", "-f", str(rules))
         if self.mapping:
             self._miniupnpd()
 
+    def _ipv6(self) -> None:
+        self.run(self.router, "ip", "-6", "addr", "add", f"{ROUTER6}/64", "dev", "lan1",
+                 "nodad")
+        self.run(self.home, "ip", "-6", "addr", "add", f"{HOME6}/64", "dev", "lan0", "nodad")
+        self.run(self.router, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
+        deadline = time.monotonic() + 10
+        while "fe80::" not in (shown := self.run(self.router, "ip", "-6", "addr", "show",
+                                                 "dev", "lan1", "scope", "link").stdout):
+            assert time.monotonic() < deadline, shown
+            time.sleep(0.1)
+        link_local = shown.split("inet6 ", 1)[1].split("/", 1)[0]
+        self.run(self.home, "ip", "-6", "route", "add", "default", "via", link_local, "dev",
+                 "lan0")
+
     def _miniupnpd(self) -> None:
         conf = self.work / "miniupnpd.conf"
         conf.write_text(MINIUPNPD_CONF.format(
-            ext="" if self.carrier else f"ext_ip={self.wan_router}", lan=f"{LAN_ROUTER}/24",
+            ext="" if self.carrier else f"ext_ip={self.wan_router}", lan="lan1",
             leases=self.work / "leases"))
         log = (self.work / "miniupnpd.log").open("w")
         self.miniupnpd = subprocess.Popen(

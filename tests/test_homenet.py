@@ -13,6 +13,7 @@ namespaces they make, and everything they make is removed."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import signal
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.homenet import HOME_ADDRESS, HomeNet, missing
+from tests.homenet import HOME6, HOME_ADDRESS, HomeNet, missing
 
 pytestmark = [pytest.mark.slow, pytest.mark.homenet]
 
@@ -154,4 +155,29 @@ def test_the_mapping_is_deleted_when_the_host_is_stopped(home: HomeNet, tmp_path
     finally:
         players.stop()
     assert "dnat ip to" not in home.mappings()
+    assert "Traceback" not in players.log("host")
+
+
+@pytest.mark.parametrize("home", [{"ipv6": True}], ids=["ipv6"], indirect=True)
+def test_the_router_opens_an_ipv6_pinhole_through_its_link_local_address(
+        home: HomeNet, tmp_path: Path) -> None:
+    """A home with global IPv6 whose default route is the router's link-local address (as
+    home routers announce it): the host asks the router, by PCP, to open its port for its
+    global IPv6 address, besides the IPv4 mapping; the line says so, the router's rules
+    hold the pinhole, and it is deleted when the host is stopped."""
+    players = Players(home, tmp_path)
+    pinhole = ""
+    try:
+        players.start("host", home.home, host_args(tmp_path))
+        said = players.wait_for("host", "for a friend on this LAN")
+        assert f"; over IPv6 at [{HOME6}]:45450 (the router opened it: pcp)" in said, said
+        invite = (tmp_path / "invite").read_text().strip()
+        assert f",[{HOME6}]:45450," in invite
+        pinhole = f"th dport 45450 @nh,192,128 {hex(int(ipaddress.IPv6Address(HOME6)))}"
+        assert pinhole in home.mappings()  # (miniupnpd's rule matches the address's bytes)
+        players.procs["host"].send_signal(signal.SIGTERM)
+        assert players.procs["host"].wait(30) == 128 + signal.SIGTERM, players.log("host")
+    finally:
+        players.stop()
+    assert pinhole not in home.mappings()
     assert "Traceback" not in players.log("host")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import random
-from dataclasses import replace
+import socket
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,8 @@ from p2pcards.net.invite import (
     parse_invite,
 )
 from p2pcards.net.outreach import Outreach, Reaching
-from p2pcards.net.portmap.mapper import PortmapConfig
+from p2pcards.net.portmap.common import sockaddr
+from p2pcards.net.portmap.mapper import PortmapConfig, PortMapper
 from p2pcards.net.reach import (
     Found,
     Mapped,
@@ -248,28 +249,31 @@ def test_the_ipv6_gateway_is_read_from_the_kernel_table(tmp_path: Path) -> None:
     assert ipv6_gateway(tmp_path / "missing") is None
 
 
-async def test_the_router_opens_an_ipv6_pinhole_by_pcp_and_closes_it() -> None:
-    """A host with a global IPv6 address asks the IPv6 gateway (a fake PCP device on
-    ::1) for a MAP of its own IPv6 address, no IPv4-mapped form; the opened pinhole is
-    said in the reach line and deleted when the table ends."""
+async def test_a_pinhole_is_asked_for_the_given_address_and_sent_from_it() -> None:
+    """PCP asked for an IPv6 pinhole (a fake PCP device on ::1): the request names the
+    address given, as IPv6 (no IPv4-mapped form), and leaves from it (the router checks
+    the two agree); the delete goes the same way.  The whole, through a router's
+    link-local address, is tests/test_homenet.py's."""
     device = FakeUdp(lambda data: pcp_answer(data, port=45450, address=GLOBAL6), host="::1")
-    outreach = Outreach(Reaching(bind=None, portmap=PortmapConfig(
-        pcp_port=0, random=random.Random(5).randbytes),
-        found=Found(route6=GLOBAL6, global6=(GLOBAL6,))), say=lambda line: None)
-    outreach.gateway6 = "::1"
     async with trio.open_nursery() as devices:
         await devices.start(device.run)
-        outreach.reaching.portmap = replace(outreach.reaching.portmap, pcp_port=device.port)
-        async with trio.open_nursery() as table:
-            await outreach.start(table, 45450)
-            assert outreach.pinhole == Mapped(GLOBAL6, 45450, "pcp")
-            line = outreach.plan(45450).line
-            table.cancel_scope.cancel()
+        config = PortmapConfig(gateway="::1", pcp_port=device.port, methods=("pcp",),
+                               client="::1", random=random.Random(5).randbytes)
+        mapper = PortMapper(45450, config)
+        result = await mapper.attempt()
+        await mapper.close()
         devices.cancel_scope.cancel()
-    assert f"over IPv6 at [{GLOBAL6}]:45450 (the router opened it: pcp)" in line
+    assert (result.outcome, result.external_address) == ("mapped", GLOBAL6)
     (_, asked), (_, deleted) = device.requests
-    assert asked[8:24] == ipaddress.IPv6Address("::1").packed  # the client's own address
+    assert asked[8:24] == ipaddress.IPv6Address("::1").packed
     assert asked[4:8] == (7200).to_bytes(4, "big") and deleted[4:8] == bytes(4)
+
+
+def test_a_link_local_gateway_keeps_its_interface() -> None:
+    """``fe80::1%lo``: the socket address carries the interface's index (without it a
+    datagram to a link-local address cannot leave: EINVAL)."""
+    assert sockaddr(("fe80::1%lo", 5351))[3] == socket.if_nametoindex("lo")
+    assert sockaddr(("192.0.2.1", 5351)) == ("192.0.2.1", 5351)
 
 
 async def test_no_pinhole_is_asked_without_a_global_ipv6_address() -> None:

@@ -135,7 +135,8 @@ class Outreach:
 
     async def _map6(self, nursery: trio.Nursery, port: int) -> None:
         assert self.reaching.portmap is not None and self.gateway6 is not None
-        config = replace(self.reaching.portmap, gateway=self.gateway6, methods=(PCP,))
+        config = replace(self.reaching.portmap, gateway=self.gateway6, methods=(PCP,),
+                         client=self.machine().route6)
         self._pinholed(await nursery.start(PortMapper(port, config,
                                                       changed=self._pinhole_changed).run))
 

@@ -199,16 +199,19 @@ def plan(port: int, found: Found, *, bind: str | None = None, address: str | Non
     candidates = candidates[:MOST]
     on_lan = "on this LAN only" if lan4 else "not at all"
     warnings: list[str] = []
+    opened = pinhole is not None and bool(global6) and pinhole.address == global6[0]
     if mapped is not None:
         reach = Reach.MAPPED
         at = show_address(mapped.address, mapped.port)
         line = f"reachable {reach.value} ({mapped.method}): {at}"
+        if opened and pinhole is not None:
+            line += (f"; over IPv6 at {show_address(global6[0], port)} (the router opened it:"
+                     f" {pinhole.method})")
     elif public4:
         reach = Reach.INTERNET
         line = f"reachable {reach.value} at {show_address(public4[0], port)}"
     elif global6:
         reach = Reach.INTERNET
-        opened = pinhole is not None and pinhole.address == global6[0]
         line = (f"reachable {reach.value} over IPv6 at {show_address(global6[0], port)}"
                 + (f" (the router opened it: {pinhole.method})" if opened and pinhole else
                    " where the router lets it in") + f"; over IPv4 {on_lan}")

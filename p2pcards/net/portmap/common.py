@@ -13,7 +13,7 @@ import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 
@@ -135,23 +135,35 @@ def family_of(address: str) -> socket.AddressFamily:
     return socket.AF_INET6 if ":" in address else socket.AF_INET
 
 
+def sockaddr(server: tuple[str, int]) -> tuple[Any, ...]:
+    """``server`` as the socket takes it: a link-local IPv6 address keeps its interface
+    (``fe80::1%eth0``: the scope goes into the address's fourth field)."""
+    if "%" not in server[0]:
+        return server
+    found = socket.getaddrinfo(server[0], server[1], socket.AF_INET6, socket.SOCK_DGRAM,
+                               0, socket.AI_NUMERICHOST)
+    return tuple(found[0][4])
+
+
 def local_address(server: tuple[str, int]) -> str:
     """The address this machine sends to ``server`` from (a UDP connect sends nothing)."""
     with socket.socket(family_of(server[0]), socket.SOCK_DGRAM) as probe:
-        probe.connect(server)
-        return str(probe.getsockname()[0])
+        probe.connect(sockaddr(server))
+        return str(probe.getsockname()[0]).partition("%")[0]
 
 
 async def exchange(server: tuple[str, int], request: bytes, schedule: Iterator[float],
-                      accept: Callable[[bytes], T | None]) -> T:
+                      accept: Callable[[bytes], T | None], source: str | None = None) -> T:
     """Send ``request`` to ``server`` and again after each wait of ``schedule`` until
     ``accept`` takes an answer (it returns None for one to ignore), the schedule ends
     (:class:`MapError`) or the caller's deadline cancels this.  The socket is connected,
-    so only ``server`` is heard.  Every socket error (the network unreachable, the
-    gateway unreachable, nobody at the port) is a :class:`MapError`."""
+    so only ``server`` is heard; it sends from ``source`` when given (a PCP request for
+    a global IPv6 address to a link-local gateway must come from that address).  Every
+    socket error (the network unreachable, the gateway unreachable, nobody at the port)
+    is a :class:`MapError`."""
     where = f"{server[0]}:{server[1]}"
     try:
-        return await _exchange(server, request, schedule, accept)
+        return await _exchange(server, request, schedule, accept, source)
     except ConnectionRefusedError:  # an ICMP port unreachable: nobody there
         raise MapError(f"nothing listens at {where}") from None
     except OSError as exc:
@@ -159,9 +171,11 @@ async def exchange(server: tuple[str, int], request: bytes, schedule: Iterator[f
 
 
 async def _exchange(server: tuple[str, int], request: bytes, schedule: Iterator[float],
-                    accept: Callable[[bytes], T | None]) -> T:
+                    accept: Callable[[bytes], T | None], source: str | None) -> T:
     with trio.socket.socket(family_of(server[0]), socket.SOCK_DGRAM) as sock:
-        await sock.connect(server)
+        if source is not None:
+            await sock.bind((source, 0))
+        await sock.connect(sockaddr(server))
         for wait in schedule:
             await sock.send(request)
             with trio.move_on_after(wait):

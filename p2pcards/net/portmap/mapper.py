@@ -77,6 +77,9 @@ class PortmapConfig:
     """The gateway's port for PCP and NAT-PMP (5351; a test's fake elsewhere)."""
     ssdp: tuple[str, int] = SSDP_GROUP
     methods: tuple[str, ...] = (PCP, NAT_PMP, UPNP)
+    client: str | None = None
+    """The address PCP maps and sends from (None: the one the route to the gateway takes;
+    an IPv6 pinhole names the machine's global address, whatever the gateway's)."""
     delete_timeout: float = 1.0
     renew_timeout: float = 10.0
     random: RandomBytes = field(default=secrets.token_bytes)
@@ -161,7 +164,8 @@ class PortMapper:
         server = (gateway, self.config.pcp_port)
         if PCP in methods:
             try:
-                client = pcp.PcpClient(server, self.internal_port, self.config.random)
+                client = pcp.PcpClient(server, self.internal_port, self.config.random,
+                                       client=self.config.client)
             except OSError as exc:
                 self.failures[PCP] = f"no route to the gateway {gateway} ({exc})"
                 return

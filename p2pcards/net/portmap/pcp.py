@@ -142,6 +142,8 @@ class PcpClient:
         self.server = server
         self.internal_port = internal_port
         self.random = random
+        self.source = client
+        """The address requests are sent from (None: the route's choice)."""
         self.client = client if client is not None else local_address(server)
         self.nonce = random(NONCE_BYTES)
         self.epoch: int | None = None
@@ -157,7 +159,8 @@ class PcpClient:
         def accept(data: bytes) -> PcpAnswer | None:
             return read_answer(data, request)
 
-        answer = await exchange(self.server, request.encode(), schedule(self.random), accept)
+        answer = await exchange(self.server, request.encode(), schedule(self.random), accept,
+                                self.source)
         if answer.result != 0:
             raise MapError(f"the router refused: {result_name(answer.result)}")
         self.epoch = answer.epoch
