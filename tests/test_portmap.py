@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import errno
-import ipaddress
 import os
 import random
 import socket
@@ -50,33 +49,14 @@ from tests.portmap_fakes import (
     pcp_answer,
 )
 
+pytestmark = pytest.mark.usefixtures("loopback_only")  # (tests/conftest.py: every send
+# and connect of these tests to 127.0.0.0/8 or ::1, or the test fails)
+
 SEED = 7
 PORT = 4545
 """The host's TCP port the tests map."""
 V1 = "urn:schemas-upnp-org:service:WANIPConnection:1"
 V2 = "urn:schemas-upnp-org:service:WANIPConnection:2"
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every datagram sent and every connection made in these tests goes to 127.0.0.0/8
-    or ::1 (Trio's sockets wrap these methods): a test that would reach a router, the
-    SSDP group or the internet fails here instead."""
-    sendto, connect = socket.socket.sendto, socket.socket.connect
-
-    def check(address: Any) -> None:
-        assert ipaddress.ip_address(address[0]).is_loopback, f"sent to {address}"
-
-    def checked_sendto(self: socket.socket, data: bytes, *rest: Any) -> int:
-        check(rest[-1])
-        return sendto(self, data, *rest)
-
-    def checked_connect(self: socket.socket, address: Any) -> None:
-        check(address)
-        connect(self, address)
-
-    monkeypatch.setattr(socket.socket, "sendto", checked_sendto)
-    monkeypatch.setattr(socket.socket, "connect", checked_connect)
 
 
 def test_the_tests_cannot_leave_loopback() -> None:
