@@ -116,12 +116,17 @@ class HomeNet:
                  "nodad")
         self.run(self.home, "ip", "-6", "addr", "add", f"{HOME6}/64", "dev", "lan0", "nodad")
         self.run(self.router, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
-        deadline = time.monotonic() + 10
-        while "fe80::" not in (shown := self.run(self.router, "ip", "-6", "addr", "show",
-                                                 "dev", "lan1", "scope", "link").stdout):
-            assert time.monotonic() < deadline, shown
-            time.sleep(0.1)
-        link_local = shown.split("inet6 ", 1)[1].split("/", 1)[0]
+        deadline = time.monotonic() + 20  # (the link-local addresses usable: their
+        for namespace, link in ((self.router, "lan1"), (self.home, "lan0")):  # duplicate
+            while True:  # address detection over, as a router's are long before a host)
+                shown = self.run(namespace, "ip", "-6", "addr", "show", "dev", link,
+                                 "scope", "link").stdout
+                if "fe80::" in shown and "tentative" not in shown:
+                    break
+                assert time.monotonic() < deadline, shown
+                time.sleep(0.1)
+            if namespace == self.router:
+                link_local = shown.split("inet6 ", 1)[1].split("/", 1)[0]
         self.run(self.home, "ip", "-6", "route", "add", "default", "via", link_local, "dev",
                  "lan0")
 
