@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import trio
 
@@ -73,7 +73,6 @@ class Outreach:
     """The port the router opened for this machine's global IPv6 address (PCP), if any."""
     gateway6: str | None = None
     """The IPv6 default route's gateway (None: read it when needed)."""
-    results: list[PortmapResult] = field(default_factory=list)
 
     def machine(self) -> Found:
         """This machine's addresses, read once."""
@@ -161,7 +160,6 @@ class Outreach:
             await trio.sleep_forever()
 
     def _take(self, result: PortmapResult) -> None:
-        self.results.append(result)
         if result.outcome == MAPPED and result.external_address and result.external_port:
             self.mapped = Mapped(result.external_address, result.external_port,
                                  result.method or "")
