@@ -9,6 +9,7 @@ shuffle, and a transcript recorded by that build verifies as it did."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,32 @@ def test_a_transcript_of_the_earlier_build_verifies_as_it_did(
     assert [(d.verdict, d.signed) for d in report.deals] == [(
         "seat 1 forfeits the deal: refused step (its pshuffle refused: shuffle: its"
         " shuffle proof: t1 does not hold)", [0, 2])]
+
+
+PIPELINED_GAME = Path(__file__).parent / "data" / "proved_pipelined_pasur_game.bin"
+"""Seat 0's transcript of a whole game of Pasur at two seats (seed 5) of the proved deck
+with its pipelined rule (``proved-pipelined``), as the build of link protocol version 5
+recorded it (main at d5f6249: ``p2pcards table pasur --players 2 --seed 5 --transcript
+FILE``): a later rule of the deck must leave it verifying as it does."""
+PIPELINED_REPORT = """\
+Pasur at table 4c9583dafd3923d5df10cf8386319365: seat0 (seat 0), seat1 (seat 1)
+safety number 66404 85165 86551 96906; 410 messages
+deal 1 (dealer seat 0): ok; points 6 14; every seat signed it
+deal 2 (dealer seat 1): ok; points 27 3; every seat signed it
+deal 3 (dealer seat 0): ok; points 20 5; every seat signed it
+deal 4 (dealer seat 1): ok; points 6 14; every seat signed it
+deal 5 (dealer seat 0): ok; points 7 18; every seat signed it
+totals 66 54; winner: seat0
+verified
+"""
+PIPELINED_HISTORY = "32a46f29837e2f614eb52d5586c5b5fc4d7965e1ae5653028432646acd2580bb"
+"""The SHA-256 of the hand history that build's ``verify --history`` wrote of it."""
+
+
+def test_a_whole_pipelined_game_of_the_earlier_build_verifies_as_it_did(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    history = tmp_path / "history.json"
+    assert main(["verify", str(PIPELINED_GAME), "--history", str(history)]) == 0
+    assert capsys.readouterr().out.startswith(PIPELINED_REPORT)
+    assert hashlib.sha256(history.read_bytes()).hexdigest() == PIPELINED_HISTORY
+    assert verify(PIPELINED_GAME.read_bytes()).roster.deck == PIPELINED_DECK
