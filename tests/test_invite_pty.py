@@ -7,6 +7,7 @@ attempt is overtaken 250 ms later)."""
 from __future__ import annotations
 
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -74,3 +75,21 @@ def test_a_port_out_of_range_is_refused_with_its_reason(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "argument --port: '99999' is not a port: 1 to 65535" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_closed_terminal_leaves_the_table_as_sigterm_does(tmp_path: Path) -> None:
+    """SIGHUP at the host's prompt (its terminal window closed): the host leaves the table
+    in one line, with 128 + SIGHUP, and no traceback."""
+    child, seen = spawn(["host", "pasur", "--players", "2", "--bind", "127.0.0.1", "--port",
+                         str(free_port()), "--name", "ann", "--no-bell"],
+                        terminal_env(tmp_path / "ann"), tmp_path)
+    try:
+        child.expect(INVITE)
+        child.expect("reachable this machine only")
+        child.kill(signal.SIGHUP)
+        child.expect(pexpect.EOF, timeout=30)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 128 + signal.SIGHUP, seen.getvalue()[-2000:]
+    output = ANSI.sub("", seen.getvalue())
+    assert "stopped by SIGHUP" in output and "Traceback" not in output

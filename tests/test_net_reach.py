@@ -26,7 +26,7 @@ from p2pcards.net.invite import (
 )
 from p2pcards.net.outreach import Outreach, Reaching
 from p2pcards.net.portmap.common import sockaddr
-from p2pcards.net.portmap.mapper import PortmapConfig, PortMapper
+from p2pcards.net.portmap.mapper import PortmapConfig, PortMapper, PortmapResult
 from p2pcards.net.reach import (
     Found,
     Mapped,
@@ -307,3 +307,15 @@ async def test_these_tests_cannot_leave_loopback() -> None:
             await sock.sendto(b"x", ("10.0.0.1", 9))
         with pytest.raises(AssertionError, match="a test sent to"):
             await sock.connect(("192.0.2.1", 9))
+
+
+def test_a_routers_words_reach_the_screen_made_safe() -> None:
+    """A device answering for the router (or pretending to) puts a terminal escape and a
+    newline in its refusal: the host's note shows them as ``?``, on one line."""
+    outreach = Outreach(Reaching(bind=None, portmap=PortmapConfig()),
+                        found=Found(route4="192.168.1.20"))
+    outreach._take(PortmapResult("failed", failures={
+        "upnp": "the router refused AddPortMapping: \x1b]0;pwned\x07\nnote: forged (718)"}))
+    (note,) = outreach.plan(7000).warnings
+    assert "\x1b" not in note and "\n" not in note and "\x07" not in note
+    assert "AddPortMapping: ?]0;pwned??note: forged (718)" in note

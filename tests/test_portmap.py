@@ -809,8 +809,9 @@ async def test_a_natpmp_request_cancelled_by_the_winner_is_deleted(
         await mapper.close()
     assert (result.method, result.external_port) == ("upnp", PORT)
     sent = [r for _, r in gateway.requests]
-    assert sent[:3] == [sent[0][:2] + sent[0][2:], b"\x00\x00",
-                        b"\x00\x02\x00\x00" + struct.pack("!HHI", PORT, PORT, 7200)]
+    assert sent[0][:2] == b"\x02\x01"  # PCP's MAP first (version 2): not spoken here
+    assert sent[1:3] == [b"\x00\x00",
+                         b"\x00\x02\x00\x00" + struct.pack("!HHI", PORT, PORT, 7200)]
     assert sent[-1] == b"\x00\x02\x00\x00" + struct.pack("!HHI", PORT, 0, 0)  # deleted
 
 

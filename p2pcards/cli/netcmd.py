@@ -618,7 +618,8 @@ def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
         for kind, prefix, status in expected:
             found = leaf(exc, kind)
             if found is not None:
-                print(f"p2pcards: {prefix}{found}", file=sys.stderr)
+                print(f"p2pcards: {prefix}{printable(found, MAX_ERROR)}",  # (a router's,
+                      file=sys.stderr)  # tor's or a host's words may be in it)
                 return status
         raise
     finally:
@@ -660,6 +661,10 @@ def _prompt(args: argparse.Namespace) -> NetPrompt | None:
     prompt.save_to = args.save
     prompt.bell = not args.no_bell
     return prompt
+
+
+MAX_ERROR = 1000
+"""The most characters of an error shown when a command ends on it."""
 
 
 def _left(journal: Journal) -> int:

@@ -33,7 +33,10 @@ from p2pcards.net.invite import Address, show_address
 from p2pcards.net.portmap.common import PCP
 from p2pcards.net.portmap.mapper import MAPPED, PortmapConfig, PortMapper, PortmapResult
 from p2pcards.net.reach import Found, Mapped, Plan, Reach, discover, ipv6_gateway, kind, plan
+from p2pcards.table.kinds import printable
 
+MAX_REASONS = 600
+"""The most characters of the reasons no port is mapped (a router's words among them)."""
 PASSWORD_VARIABLE = "P2PCARDS_TOR_PASSWORD"
 """The environment variable that holds tor's control-port password, where tor asks for
 one (a password on the command line would show in the list of processes)."""
@@ -166,7 +169,8 @@ class Outreach:
             self.unmapped = None
             return
         self.mapped = None
-        self.unmapped = "; ".join(f"{method}: {why}" for method, why in result.failures.items())
+        self.unmapped = printable("; ".join(f"{method}: {why}" for method, why  # (a router's
+                                            in result.failures.items()), MAX_REASONS)  # words)
 
     def _changed(self, result: PortmapResult) -> None:
         """A renewal moved the mapping or lost it: the new invite is said."""
