@@ -41,6 +41,7 @@ from p2pcards.net.frames import Error, Frame, HelloFrame
 from p2pcards.net.invite import parse_invite
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import open_envelope, seal_envelope
+from p2pcards.table.decks import ACTS
 
 SEATED = ("chat-flood", "evidence-flood", "fork-silent")
 UNSEATED = ("preauth-junk", "exhaust")
@@ -92,7 +93,7 @@ class HostileJoiner(join_module.Joiner):
         keys = self.peer.roster.keys
         for wire in wires:
             env = open_envelope(wire, keys)
-            if env.kind not in ("act", "pact") or env.sender not in self.peer.sessions:
+            if env.kind not in ACTS or env.sender not in self.peer.sessions:
                 continue
             acts = getattr(self, "acts", [])
             acts.append(wire)

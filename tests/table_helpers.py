@@ -8,9 +8,10 @@ from p2pcards.table import kinds
 from p2pcards.table.codec import seal_envelope
 from p2pcards.table.decks import ACTS
 from p2pcards.table.events import tell
-from p2pcards.table.kinds import Act, ProvedAct
+from p2pcards.table.kinds import Act, ProvedAct, ProvedMove
 from p2pcards.table.memory import MemoryTable
-from p2pcards.table.roster import PROVED_DECKS
+from p2pcards.table.phases import ahead
+from p2pcards.table.roster import AHEAD_DECK, PROVED_DECKS
 from p2pcards.table.session import Session
 
 
@@ -31,7 +32,16 @@ def act_body(action: str, **extra: Any) -> dict[str, Any]:
 
 def move(session: Session, action: str, **extra: Any) -> tuple[str, dict[str, Any]]:
     """The kind and body of a move in ``session``'s name at its table: an ``act``, or
-    at a proved table a ``pact`` (``extra``: the fields of either)."""
+    at a proved table a ``pact`` (``extra``: the fields of either), or where the roster
+    names shuffle ahead a ``pmove`` carrying the step due from the seat (made, not
+    taken, by the seat's deck prepared ahead: the one it would send)."""
+    if session.roster.deck == AHEAD_DECK:
+        deck, step = session.machine.ahead, None
+        if deck is not None and ahead.due(session.machine, session.me) is not None:
+            deck.prepare()
+            step = deck.prepared
+        return "pmove", kinds.encode_body(ProvedMove(party=session.me, action=action,
+                                                     ahead=step, **extra))[1]
     if session.roster.deck in PROVED_DECKS:
         return "pact", kinds.encode_body(ProvedAct(party=session.me, action=action,
                                                    **extra))[1]

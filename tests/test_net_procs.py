@@ -142,7 +142,7 @@ def test_four_processes_play_a_whole_game(table_factory, game: str, deck: str | 
 KILLS = [
     ("p2", "pshuffle:1", None),  # after its shuffle broadcast
     ("p1", "pshares:1", None),  # during the deal's decryption shares
-    ("p3", "pact:3", None),  # mid-trick
+    ("p3", "pmove:3", None),  # mid-trick (a move that carries a step of the next deck)
     ("p2", "audit:1", "lock"),  # during today's deck's audit
     ("host", "agree:1", None),  # the host, between deals
 ]
@@ -208,7 +208,7 @@ def test_a_bot_takes_the_seat_of_a_joiner_gone_and_gives_it_back(tmp_path: Path)
     try:
         table.start("host", extra=("--replace", "heuristic"))
         table.start("p1")
-        table.start("p2", "pact:2")
+        table.start("p2", "pmove:2")
         table.start("p3")
         assert table.wait("p2", 60) == 70, table.log("p2")[-3000:]
         _wait_for(table, ("host", "p1", "p3"), "a heuristic bot run by host stands in")

@@ -249,15 +249,16 @@ def test_a_card_not_held_is_a_proven_cheat_at_once_at_a_proved_table() -> None:
     shown, claimed = mine[0], run.ids[run.deck.opened[mine[1]]]
     name = leader.roster.rules.notation.name(claimed)
     real = leader.roster.rules.notation.name(run.ids[run.deck.opened[shown]])
-    wire = envelope(leader, *move(leader, f"play {name}", shown=(shown,),
-                                  shares=run.deck.release([shown])))
+    kind, body = move(leader, f"play {name}", shown=(shown,),
+                      shares=run.deck.release([shown]))
+    wire = envelope(leader, kind, body)
     for session in table.sessions:
         if session is not leader:
             assert session.receive(wire) is None  # taken: it is the proof
             assert wire in {env.wire for env in session.transcript}
             assert told(session, Forfeited) == [
-                f"seat {leader.me} forfeits the deal: refused step (its pact refused: showed"
-                f" {real} as {name})"]
+                f"seat {leader.me} forfeits the deal: refused step (its {kind} refused:"
+                f" showed {real} as {name})"]
 
 
 def test_a_wrong_sealed_key_stops_the_deal_and_the_audit_names_its_sender() -> None:

@@ -133,19 +133,19 @@ def test_the_command_line(honest: MemoryTable, tmp_path: Path,
     assert "not a transcript" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("option", "deck"), [((), "proved-pipelined"),
+@pytest.mark.parametrize(("option", "deck"), [((), "proved-ahead"),
                                                (("--deck", "lock"), "lock")])
 def test_the_table_command_writes_a_transcript(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str],
                                                option: tuple[str, ...], deck: str) -> None:
-    """The proved deck unless told (its pipelined rule: every seat is this build's);
-    today's deck with ``--deck lock``."""
+    """The proved deck unless told (its shuffle-ahead rule: every seat is this
+    build's); today's deck with ``--deck lock``."""
     path = tmp_path / "t.bin"
     assert main(["table", "bidwhist", "--seed", "5", "--transcript", str(path),
                  *option]) == 0
     out = capsys.readouterr().out
     assert "safety number" in out and "the game is over" in out
-    assert out.startswith(f"deck: {deck.removesuffix('-pipelined')} (")
+    assert out.startswith(f"deck: {deck.removesuffix('-ahead')} (")
     report = verify(path.read_bytes())
     assert report.ok and report.roster.deck == deck
 

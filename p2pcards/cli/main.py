@@ -339,7 +339,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         print(f"p2pcards: {unwritable}", file=sys.stderr)
         return outputs.EXIT_OUTPUT
     table = MemoryTable(args.game, players, args.seed, [bot] * players,
-                        deck=table_deck(args.deck, pipelined=True))  # (one build)
+                        deck=table_deck(args.deck, pipelined=True, ahead=True))  # (one build)
     print(describe_deck(args.deck))
     table.play()
     seat = table.sessions[0]

@@ -29,11 +29,12 @@ from p2pcards.net.moveclock import MoveClock
 from p2pcards.net.peer import Peer, SeatRefusal
 from p2pcards.net.presence import Presence
 from p2pcards.net.settings import Settings
+from p2pcards.table.decks import ACTS
 from p2pcards.table.events import Forfeited, ForfeitReason, SeatsChanged, TableEvent, tell
-from p2pcards.table.kinds import Kind, printable
+from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster
 from p2pcards.table.session import Session
-from p2pcards.table.state import Rule
+from p2pcards.table.state import Phase, Rule
 
 __all__ = ["CRASH_VARIABLE", "Driver", "Person", "Settings",  # (Settings: net/settings.py)
            "VoidProposal"]
@@ -235,7 +236,8 @@ class Driver:
         due, main = self.peer.due(), self.peer.main
         if due is None or main.run is None:
             return
-        mark = {Kind.HELLO: "deal", Kind.ACT: "dealt", Kind.PROVED_ACT: "dealt"}.get(due.kind)
+        mark = "dealt" if due.kind in ACTS else \
+            "deal" if main.phase in (Phase.HELLO, Phase.DECK, Phase.DEAL) else None
         index = main.run.index
         if mark and not any(d == index and m == mark for _, d, m in self.timeline):
             self.timeline.append((time.monotonic(), index, mark))

@@ -72,7 +72,7 @@ from p2pcards.table.codec import (
 from p2pcards.table.roster import MAX_NAME, MAX_ROSTER, Roster, decode_roster
 
 PROTOCOL = "p2pcards"
-VERSIONS = (2, 5)
+VERSIONS = (2, 6)
 """The link protocol versions this node speaks (lowest, highest).  1: the first.
 2: claims of silence count only the seats of the other peers (docs/protocol.md,
 "Claims of silence"), so that the two rules never meet at one table.  3: the node
@@ -83,13 +83,19 @@ is never sent those frames, and a watcher does not watch at a host below 4.  5: 
 knows the proved deck's pipelined rule (a roster may name ``proved-pipelined``: a shuffle's
 proof checked by the end of its round, docs/protocol.md "Pipelined shuffles"); a host
 names it only when every seat's peer speaks 5 or above (else plain ``proved``: each
-proof checked on arrival), and a table whose roster names it admits only links of 5."""
+proof checked on arrival), and a table whose roster names it admits only links of 5.
+6: the node knows the proved deck's shuffle-ahead rule (a roster may name
+``proved-ahead``: the next deal's deck keyed and shuffled on this deal's moves, each a
+``pmove``, docs/protocol.md "Shuffle ahead"); a host names it only when every seat's
+peer speaks 6, and a table whose roster names it admits only links of 6."""
 PROVED_VERSION = 3
 """The lowest link version whose peers know the proved deck."""
 WATCH_VERSION = 4
 """The first version with watchers."""
 PIPELINED_VERSION = 5
 """The lowest link version whose peers know the proved deck's pipelined rule."""
+AHEAD_VERSION = 6
+"""The lowest link version whose peers know the proved deck's shuffle-ahead rule."""
 
 # ------------------------------------------------------------------ the limits
 

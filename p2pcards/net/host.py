@@ -48,7 +48,6 @@ from p2pcards.net.again import Agreement
 from p2pcards.net.door import Door
 from p2pcards.net.driver import Driver, Person
 from p2pcards.net.frames import (
-    PIPELINED_VERSION,
     Again,
     End,
     Frame,
@@ -77,7 +76,6 @@ from p2pcards.net.tor import ControlAddress
 from p2pcards.net.watchers import DEFAULT_WATCHERS, Watchers
 from p2pcards.table.roster import (
     DEFAULT_DECK,
-    PIPELINED_DECK,
     PROVED_DECK,
     deck_choice,
     describe_deck,
@@ -316,8 +314,9 @@ class Host:
         if self.config.deck == PROVED_DECK and roster.deck == PROVED_DECK:
             self.say("a joiner's p2pcards is older: every shuffle proof is checked on"
                      " arrival, as it does")
-        if roster.deck == PIPELINED_DECK:
-            self.watchers.refuse_below(PIPELINED_VERSION, links.pipelined_refusal())
+        if roster.deck in links.RULE_VERSIONS:
+            self.watchers.refuse_below(links.RULE_VERSIONS[roster.deck],
+                                       links.rule_refusal(roster.deck))
         keys = {0: self.identity.key} | {
             seat: self.bot_keys[entry.identity] for seat, entry in enumerate(roster.seats)
             if entry.identity in self.bot_keys}

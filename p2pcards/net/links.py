@@ -11,6 +11,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from p2pcards.net.frames import (
+    AHEAD_VERSION,
     MAX_CHAT,
     PIPELINED_VERSION,
     PROTOCOL,
@@ -23,7 +24,7 @@ from p2pcards.net.frames import (
     kind_of,
 )
 from p2pcards.table import kinds
-from p2pcards.table.roster import PIPELINED_DECK, PROVED_DECKS
+from p2pcards.table.roster import AHEAD_DECK, PIPELINED_DECK, PROVED_DECKS
 
 CHAT_DOMAIN = b"p2pcards/chat/v1\x00"
 HANDSHAKE_SECONDS = 15
@@ -68,17 +69,24 @@ def admits(frame: HelloFrame, version: int, deck: str) -> None:
                          f" which needs version {PROVED_VERSION}; the other speaks {lowest} to"
                          f" {highest}; upgrade p2pcards, or ask the host for a table with"
                          " --deck lock")
-    if deck == PIPELINED_DECK and version < PIPELINED_VERSION:
-        raise FrameError(pipelined_refusal(f"the other speaks {lowest} to {highest}"))
+    needs = RULE_VERSIONS.get(deck)
+    if needs is not None and version < needs:
+        raise FrameError(rule_refusal(deck, f"the other speaks {lowest} to {highest}"))
 
 
-def pipelined_refusal(other: str = "") -> str:
-    """Why a peer below :data:`PIPELINED_VERSION` may not sit at or watch a table whose
-    roster names :data:`PIPELINED_DECK` (``other``: what it speaks, where known)."""
+RULE_VERSIONS = {PIPELINED_DECK: PIPELINED_VERSION, AHEAD_DECK: AHEAD_VERSION}
+"""The lowest link version whose peers know each later rule of the proved deck."""
+_RULE_WORDS = {PIPELINED_DECK: "pipelined shuffles", AHEAD_DECK: "the next deal shuffled ahead"}
+
+
+def rule_refusal(deck: str, other: str = "") -> str:
+    """Why a peer below the version :data:`RULE_VERSIONS` gives ``deck`` may not sit at
+    or watch a table whose roster names it (``other``: what it speaks, where known)."""
     speaks = f"; {other}" if other else ""
     return (f"protocol version mismatch: this table's roster names the proved deck with"
-            f" pipelined shuffles ({PIPELINED_DECK}), which needs version"
-            f" {PIPELINED_VERSION}{speaks}; upgrade p2pcards to take a seat at it or watch it")
+            f" {_RULE_WORDS[deck]} ({deck}), which needs version"
+            f" {RULE_VERSIONS[deck]}{speaks}; upgrade p2pcards to take a seat at it or watch"
+            " it")
 
 
 def chat_message(table: bytes, seat: int, number: int, text: str) -> bytes:

@@ -18,10 +18,11 @@ A seat belongs to a joiner when it holds the joiner's identity, or its bot
 is run by that seat: :func:`seats_of`.
 
 The roster names the deck asked for, but for the proved deck's rule: its
-pipelined one (``proved-pipelined``) only when every joiner seated spoke link
-protocol version 5 or above (the host's own seats and bots are this build's),
-else plain ``proved`` (each shuffle proof checked on arrival), so that peers
-of two builds never split on a cheat's verdict (docs/protocol.md, "Versions").
+shuffle-ahead one (``proved-ahead``) only when every joiner seated spoke link
+protocol version 6 (the host's own seats and bots are this build's), its
+pipelined one (``proved-pipelined``) when every one spoke 5 or above, else
+plain ``proved`` (each shuffle proof checked on arrival), so that peers of two
+builds never split on a cheat's verdict (docs/protocol.md, "Versions").
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 from p2pcards.bots import BOT_NAMES
 from p2pcards.games import GAMES
 from p2pcards.net.frames import (
+    AHEAD_VERSION,
     PIPELINED_VERSION,
     VERSIONS,
     Auth,
@@ -273,6 +275,10 @@ class Lobby:
         """Whether every seated joiner's link knows the proved deck's pipelined rule."""
         return all(v >= PIPELINED_VERSION for v in self.versions.values())
 
+    def ahead(self) -> bool:
+        """Whether every seated joiner's link knows the proved deck's shuffle-ahead rule."""
+        return all(v >= AHEAD_VERSION for v in self.versions.values())
+
     def next_game(self, roster: Roster) -> None:
         """The table plays another game (the same seats): its roster is ``roster``."""
         self.table, self.game, self.roster = roster.table, roster.game, roster
@@ -297,7 +303,7 @@ class Lobby:
         rules = GAMES[self.game]
         options = rules.non_default(rules.resolve_options(dict(self.options)))
         self.roster = Roster(self.table, self.game, options, tuple(self.entries),
-                             table_deck(self.deck, self.pipelined()))
+                             table_deck(self.deck, self.pipelined(), self.ahead()))
         return self.roster
 
 

@@ -23,7 +23,7 @@ from p2pcards.table.session import Session
 
 __all__ = ["MoveClock", "move_key"]
 
-MOVES = frozenset({Kind.ACT, Kind.PROVED_ACT})
+MOVES = frozenset({Kind.ACT, Kind.PROVED_ACT, Kind.PROVED_MOVE})
 
 
 def move_key(sender: int, seq: int) -> str:

@@ -61,7 +61,7 @@ RELAY: Final[Mapping[Rule, Judgement]] = {
     **{rule: Judgement.CLOSE for rule in (
         Rule.MALFORMED, Rule.SIGNATURE, Rule.TABLE, Rule.PROOF, Rule.ROSTER, Rule.SEAT,
         Rule.DRAW, Rule.HELLO, Rule.DECK, Rule.REMIX, Rule.KEYS, Rule.KEY, Rule.SLOTS,
-        Rule.NOT_HELD, Rule.SYNTAX, Rule.ILLEGAL, Rule.AUDIT)},
+        Rule.NOT_HELD, Rule.SYNTAX, Rule.ILLEGAL, Rule.AUDIT, Rule.AHEAD)},
 }
 """The host's relay policy: each rule a refused message breaks -> what the host does."""
 

@@ -55,6 +55,8 @@ _CAPS = {
     "keys": 8 * 1024, "audit": 8 * 1024,
     # the proved deck: 18,798 (pshuffle), 4,598 (premix), 8,312 (pshares) bytes at most
     "pshuffle": 40 * 1024, "premix": 10 * 1024, "pshares": 18 * 1024,
+    # a move that carries a step of the next deal's deck (a shuffle: as ``pshuffle``)
+    "pmove": 40 * 1024,
 }
 MAX_QUOTED = max(_CAPS.values())
 """The most bytes of a message that a proof of equivocation quotes: the largest cap of

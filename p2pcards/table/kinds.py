@@ -86,6 +86,7 @@ class Kind(StrEnum):
     PROVED_REMIX = "premix"
     PROVED_SHARES = "pshares"
     PROVED_ACT = "pact"
+    PROVED_MOVE = "pmove"
 
 Decoder = Callable[[Any, str], Any]
 
@@ -446,6 +447,26 @@ class ProvedAct:
             raise CodecError("shares: of slots the move shows only")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProvedMove(ProvedAct):
+    """A move at a table of the proved deck's shuffle-ahead rule (``proved-ahead``): a
+    ``pact`` that also carries the mover's step of the next deal's deck when one is due
+    from it (``ahead``: its key share, or its shuffle of round 0 in its turn; None when
+    none is due: docs/protocol.md, "Shuffle ahead")."""
+
+    ahead: KeyShare | ProvedShuffle | None = None
+
+    def __post_init__(self) -> None:
+        super(ProvedMove, self).__post_init__()
+        ahead = self.ahead
+        if ahead is None:
+            return
+        if ahead.party != self.party:
+            raise CodecError("ahead: a step in another seat's name")
+        if isinstance(ahead, ProvedShuffle) and (ahead.round != 0 or ahead.slots):
+            raise CodecError("ahead: a shuffle of round 0 (the card points) only")
+
+
 @dataclass(frozen=True, slots=True)
 class KindSpec:
     kind: Kind
@@ -497,6 +518,10 @@ SPECS: dict[Kind, KindSpec] = {spec.kind: spec for spec in (
     KindSpec(Kind.PROVED_ACT, ProvedAct, {"action": TEXT, "shown": UINTS, "slots": UINTS,
                                           "shares": _blob(proved_bytes(Kind.PROVED_SHARES))},
              party=True),
+    KindSpec(Kind.PROVED_MOVE, ProvedMove, {
+        "action": TEXT, "shown": UINTS, "slots": UINTS,
+        "shares": _blob(proved_bytes(Kind.PROVED_SHARES)),
+        "ahead": _blob(proved_bytes(Kind.PROVED_SHUFFLE))}, party=True),
 )}
 PROVED_DATA = (KeyShare, ProvedShuffle, Remix)
 """The proved deck's messages that travel whole as a body's ``data``."""
@@ -504,7 +529,7 @@ KIND_OF: dict[type, Kind] = {spec.cls: spec.kind for spec in SPECS.values()}
 
 Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixed | Keys \
     | Opened | Alarm | Act | Silent | Cheat | Seats | Back | Void | Consent | Audit | Agree \
-    | KeyShare | ProvedShuffle | Remix | ProvedShares | ProvedAct
+    | KeyShare | ProvedShuffle | Remix | ProvedShares | ProvedAct | ProvedMove
 
 
 def _fields_of(spec: KindSpec, body: dict[str, Any], where: str) -> dict[str, Any]:
@@ -535,10 +560,14 @@ def decode_body(kind: str, body: dict[str, Any], sender: int) -> Message:
         if spec.cls is ProvedShares:
             values["shares"] = tuple(_proved(data, spec, sender, Shares, f"{kind}.shares[{i}]")
                                      for i, data in enumerate(values["shares"]))
-        if spec.cls is ProvedAct:
+        if spec.cls in (ProvedAct, ProvedMove):
             data = values["shares"]
             values["shares"] = _proved(data, spec, sender, Shares, f"{kind}.shares") \
                 if data else None
+        if spec.cls is ProvedMove:
+            data = values["ahead"]
+            values["ahead"] = _proved(data, spec, sender, (KeyShare, ProvedShuffle),
+                                      f"{kind}.ahead") if data else None
         if spec.cls is Audit:
             raw = body["reveal"]
             if not isinstance(raw, dict):
@@ -552,7 +581,8 @@ def decode_body(kind: str, body: dict[str, Any], sender: int) -> Message:
         raise CodecError(f"{kind}: {error}") from None
 
 
-def _proved(data: bytes, spec: KindSpec, sender: int, cls: type | None = None,
+def _proved(data: bytes, spec: KindSpec, sender: int,
+            cls: type | tuple[type, ...] | None = None,
             what: str = "") -> Any:
     """The proved deck's message ``data`` holds (strictly decoded), of the kind's class
     (``cls``), in its sender's name."""
@@ -561,9 +591,11 @@ def _proved(data: bytes, spec: KindSpec, sender: int, cls: type | None = None,
         message = decode_message(data)
     except EncodingError as error:
         raise CodecError(f"{what}: {error}") from None
-    if not isinstance(message, cls or spec.cls):
-        raise CodecError(f"{what}: a {type(message).__name__} message, not"
-                         f" {(cls or spec.cls).__name__}")
+    wanted = cls or spec.cls
+    if not isinstance(message, wanted):
+        names = " or ".join(c.__name__ for c in (wanted if isinstance(wanted, tuple)
+                                                  else (wanted,)))
+        raise CodecError(f"{what}: a {type(message).__name__} message, not {names}")
     if message.party != sender:
         raise CodecError(f"{what}: in seat {message.party}'s name, signed by seat {sender}")
     return message
@@ -578,9 +610,12 @@ def encode_body(message: Message) -> tuple[Kind, dict[str, Any]]:
     if isinstance(message, ProvedShares):
         return kind, {"shares": [s.encode() for s in message.shares]}
     if isinstance(message, ProvedAct):
-        return kind, {"action": message.action, "shown": list(message.shown),
-                      "slots": list(message.slots),
-                      "shares": b"" if message.shares is None else message.shares.encode()}
+        moved: dict[str, Any] = {"action": message.action, "shown": list(message.shown),
+                "slots": list(message.slots),
+                "shares": b"" if message.shares is None else message.shares.encode()}
+        if isinstance(message, ProvedMove):
+            moved["ahead"] = b"" if message.ahead is None else message.ahead.encode()
+        return kind, moved
     body = {name: encode(getattr(message, name)) for name, (_, encode) in spec.fields.items()}
     if isinstance(message, Audit):
         reveal = message.reveal

@@ -45,9 +45,14 @@ PIPELINED_DECK = "proved-pipelined"
 their round, the verdict of a bad one coming there (docs/protocol.md, "Pipelined
 shuffles"): what a host records for ``--deck proved`` when every seat's peer speaks
 link protocol version 5 (:func:`table_deck`)."""
-DECKS = (LOCK_DECK, PROVED_DECK, PIPELINED_DECK)
-PROVED_DECKS = frozenset({PROVED_DECK, PIPELINED_DECK})
-"""The two rules of the proved deck: the same messages, the same proofs."""
+AHEAD_DECK = "proved-ahead"
+"""The pipelined proved deck that shuffles the next deal's deck while this one is
+played, each seat's step of it carried on its moves (docs/protocol.md, "Shuffle
+ahead"): what a host records for ``--deck proved`` when every seat's peer speaks link
+protocol version 6 (:func:`table_deck`)."""
+DECKS = (LOCK_DECK, PROVED_DECK, PIPELINED_DECK, AHEAD_DECK)
+PROVED_DECKS = frozenset({PROVED_DECK, PIPELINED_DECK, AHEAD_DECK})
+"""The three rules of the proved deck: the same proofs, checked by the same seats."""
 DEFAULT_DECK = PROVED_DECK
 """The deck a new table is asked for (``--deck lock`` picks today's, for peers of an
 earlier build); the roster names :data:`PIPELINED_DECK` where every peer knows it."""
@@ -56,21 +61,25 @@ DECK_LINES = {
     LOCK_DECK: "lock (cheating found by the audit after each deal, which shows every card)",
     PROVED_DECK: _PROVED_LINE,
     PIPELINED_DECK: _PROVED_LINE,
+    AHEAD_DECK: _PROVED_LINE,
 }
 """What a person is told of each deck, after ``deck:`` (the roster screen, ``who``):
-one line for both rules of the proved deck, which differ only in when a cheat's
-verdict comes."""
+one line for the three rules of the proved deck, which differ only in when a cheat's
+verdict comes and when the next deal's deck is shuffled."""
 
 
-def table_deck(chosen: str, pipelined: bool) -> str:
+def table_deck(chosen: str, pipelined: bool, ahead: bool = False) -> str:
     """The deck a roster names for the ``chosen`` one (``--deck``): the proved deck's
-    pipelined rule where ``pipelined`` (every seat's peer knows it), else ``chosen``."""
-    return PIPELINED_DECK if chosen == PROVED_DECK and pipelined else chosen
+    shuffle-ahead rule where ``ahead`` (every seat's peer knows it), else its pipelined
+    rule where ``pipelined``, else ``chosen``."""
+    if chosen != PROVED_DECK:
+        return chosen
+    return AHEAD_DECK if ahead else PIPELINED_DECK if pipelined else chosen
 
 
 def deck_choice(deck: str) -> str:
     """The ``--deck`` choice a roster's ``deck`` comes from (:func:`table_deck`)."""
-    return PROVED_DECK if deck == PIPELINED_DECK else deck
+    return PROVED_DECK if deck in PROVED_DECKS else deck
 
 
 def describe_deck(deck: str) -> str:

@@ -122,6 +122,9 @@ class Rule(StrEnum):
     ``phase``, ``renege`` ...)."""
     AUDIT = "audit"
     """An audit whose secrets do not match the deal's hello or its seat."""
+    AHEAD = "ahead"
+    """A move that does not carry the step of the next deal's deck due from its seat,
+    or carries one not due (docs/protocol.md, "Shuffle ahead")."""
 
 
 @dataclass(frozen=True, slots=True)

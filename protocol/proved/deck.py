@@ -126,6 +126,8 @@ class ProvedDeck:
         travel in the record, so an observer replaying it knows the same."""
         self.remixes: dict[int, int] = {}
         """Party -> re-mixes it made this deal."""
+        self._prepared: KeyShare | Shuffle | None = None
+        """This party's due step, made in idle time and not yet taken (:meth:`prepare`)."""
 
     # ---------------------------------------------------------------- state
 
@@ -163,32 +165,58 @@ class ProvedDeck:
 
     def step(self, forge: Callable[[Message], Message] | None = None) -> KeyShare | Shuffle:
         """This party's broadcast step that is due: its key share (as long as it has
-        not sent it), else its shuffle in its turn.  ``forge``: a cheat for tests,
-        applied before this party takes the message as its own."""
-        if self.me == OBSERVER:
-            raise LocalProtocolError("an observer takes no step")
-        message: Message
-        if self.me not in self.publics:
-            message = KeyShare(party=self.me, public=self._public,
-                               proof=prove_key(self._context(self.me), self._x, self._source))
-        else:
-            due = self.expected()
-            if due != (SHUFFLE, self.me):
-                raise LocalProtocolError(f"not party {self.me}'s turn (due: {due})")
-            round_ = self.rounds[-1]
-            assert self.key is not None
-            now = self._deck_now(round_)
-            out, permutation, randomness = shuffle(now, self.key, self._source)
-            statement = ShuffleStatement(self._context(self.me), self.key, now, out)
-            message = Shuffle(party=self.me, round=round_.number, slots=round_.inputs or (),
-                              prior=deck_digest(self.context, round_.number, now), deck=out,
-                              proof=prove_shuffle(statement, permutation, randomness,
-                                                  self._source))
+        not sent it), else its shuffle in its turn (made earlier by :meth:`prepare`, or
+        now).  ``forge``: a cheat for tests, applied before this party takes the message
+        as its own."""
+        message: Message = self._prepared if self._prepared is not None else self._make()
+        self._prepared = None
         if forge is not None:
             message = forge(message)
         assert isinstance(message, KeyShare | Shuffle)
         self._accept(message)
         return message
+
+    def own_due(self) -> str | None:
+        """This party's step of the deck due from it now, if any: KEY (its key share not
+        yet taken) or SHUFFLE (its turn in the round under way)."""
+        if self.me == OBSERVER:
+            return None
+        if self.me not in self.publics:
+            return KEY
+        return SHUFFLE if self.expected() == (SHUFFLE, self.me) else None
+
+    def prepare(self) -> bool:
+        """Make this party's step due now (:meth:`own_due`) without taking it, for
+        :meth:`step` to send later: the work done in idle time.  The secrets are drawn
+        in the order :meth:`step` would draw them, so the message is the same either
+        way.  Whether one was made now."""
+        if self._prepared is not None or self.own_due() is None:
+            return False
+        self._prepared = self._make()
+        return True
+
+    @property
+    def prepared(self) -> KeyShare | Shuffle | None:
+        """This party's due step, if made already (:meth:`prepare`) and not yet taken."""
+        return self._prepared
+
+    def _make(self) -> KeyShare | Shuffle:
+        if self.me == OBSERVER:
+            raise LocalProtocolError("an observer takes no step")
+        if self.me not in self.publics:
+            return KeyShare(party=self.me, public=self._public,
+                            proof=prove_key(self._context(self.me), self._x, self._source))
+        due = self.expected()
+        if due != (SHUFFLE, self.me):
+            raise LocalProtocolError(f"not party {self.me}'s turn (due: {due})")
+        round_ = self.rounds[-1]
+        assert self.key is not None
+        now = self._deck_now(round_)
+        out, permutation, randomness = shuffle(now, self.key, self._source)
+        statement = ShuffleStatement(self._context(self.me), self.key, now, out)
+        return Shuffle(party=self.me, round=round_.number, slots=round_.inputs or (),
+                       prior=deck_digest(self.context, round_.number, now), deck=out,
+                       proof=prove_shuffle(statement, permutation, randomness, self._source))
 
     def begin_reshuffle(self, slots: Sequence[int]) -> None:
         """Start a reshuffle of ``slots`` (every party calls it with the same slots):

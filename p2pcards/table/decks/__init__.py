@@ -5,7 +5,9 @@ commutative-lock deck audited after the deal, or the proved deck, whose every st
 carries a proof checked on arrival: docs/proved-deck.md; under its name
 :data:`~p2pcards.table.roster.PROVED_DECK` each shuffle's proof too, under
 :data:`~p2pcards.table.roster.PIPELINED_DECK` a shuffle's proof by the end of its
-round: docs/protocol.md, "Pipelined shuffles").  What a deck decides of the
+round: docs/protocol.md, "Pipelined shuffles"; under
+:data:`~p2pcards.table.roster.AHEAD_DECK` the next deal's deck shuffled during this
+one: "Shuffle ahead").  What a deck decides of the
 table's messages is data, one :class:`Flavor` per deck name (its message kinds,
 whether it is audited); what a deck does differently is the deck's own
 (:class:`~p2pcards.table.run.TableDeck`, satisfied by :mod:`.lock` and :mod:`.proved`):
@@ -17,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from p2pcards.table.kinds import Kind
-from p2pcards.table.roster import LOCK_DECK, PIPELINED_DECK, PROVED_DECK
+from p2pcards.table.roster import AHEAD_DECK, LOCK_DECK, PIPELINED_DECK, PROVED_DECK
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,14 @@ class Flavor:
     """Whether a seat takes another seat's shuffle with its proof unchecked and checks
     it by the end of its round (the verdict of a bad one there), rather than on
     arrival (the verdict at the shuffle): docs/protocol.md, "Pipelined shuffles"."""
+    hellos: bool = True
+    """Whether each deal begins with every seat's ``hello`` (its sealing key: today's deck
+    seals the keys it deals; the proved deck seals nothing, and its shuffle-ahead rule
+    leaves the hellos out)."""
+    ahead: bool = False
+    """Whether the next deal's deck is keyed and shuffled during this deal, each seat's
+    step of it carried on its moves (``act`` is then ``pmove``): docs/protocol.md,
+    "Shuffle ahead"."""
 
 
 LOCK = Flavor(LOCK_DECK, {kind.value: kind for kind in (Kind.UNLOCK, Kind.SHUFFLE, Kind.LOCK,
@@ -51,8 +61,9 @@ PROVED = Flavor(PROVED_DECK, {"key": Kind.PROVED_KEY, "shuffle": Kind.PROVED_SHU
                 Kind.PROVED_SHARES, Kind.PROVED_REMIX, Kind.PROVED_ACT, audited=False,
                 remix_shares=True)
 PIPELINED = replace(PROVED, name=PIPELINED_DECK, pipelined=True)
-FLAVORS = {flavor.name: flavor for flavor in (LOCK, PROVED, PIPELINED)}
+AHEAD = replace(PIPELINED, name=AHEAD_DECK, act=Kind.PROVED_MOVE, hellos=False, ahead=True)
+FLAVORS = {flavor.name: flavor for flavor in (LOCK, PROVED, PIPELINED, AHEAD)}
 DECK_STEPS = frozenset(kind for flavor in FLAVORS.values() for kind in flavor.steps.values()
                        if kind not in (Kind.REMIX,))
 """Every kind of a broadcast deck step (the deck, not the agenda, says it is due)."""
-ACTS = frozenset({Kind.ACT, Kind.PROVED_ACT})
+ACTS = frozenset({Kind.ACT, Kind.PROVED_ACT, Kind.PROVED_MOVE})

@@ -54,6 +54,12 @@ class ProvedTableDeck(ProvedDeck):
         super().__init__(context, me, source)
         self.roster = roster
         self._flavor = flavor
+        self.carried = 0
+        """How many steps of :attr:`log`, first, came on the moves of the deal before
+        (a deck prepared ahead: docs/protocol.md, "Shuffle ahead")."""
+        self.failed = False
+        """Whether a deferred proof of a deck prepared ahead was found false in idle time
+        (it stays pending, for its verdict when the deal begins)."""
 
     @property
     def flavor(self) -> Flavor:
@@ -202,15 +208,43 @@ class ProvedTableDeck(ProvedDeck):
             self.check_pending(limit)
         except DeckRefused as error:
             assert error.party is not None  # (a proof names its shuffler)
-            run.refuted = (error.party, f"{error.step}: {error.reason}")
+            ahead = "ahead " if self.pending[0][0] < self.carried else ""
+            run.refuted = (error.party, f"{ahead}{error.step}: {error.reason}")
 
     def refusal(self, run: DealRun) -> ProvenCheat | None:
         self.check_deferred(run, None)
         if run.refuted is None or run.judged:
             return None
         seat, reason = run.refuted
-        return ProvenCheat(Rule.DECK, reason, seat, Kind.PROVED_SHUFFLE,
-                           detail=reason.partition(":")[0])
+        kind = Kind.PROVED_MOVE if reason.startswith("ahead ") else Kind.PROVED_SHUFFLE
+        return ProvenCheat(Rule.DECK, reason, seat, kind,
+                           detail=reason.partition(":")[0].removeprefix("ahead "))
+
+    # ============================================================ a deck prepared ahead
+
+    def work_ahead(self, limit: int | None) -> int:
+        """Idle time, for a deck prepared ahead (docs/protocol.md, "Shuffle ahead"): this
+        seat's own step made ready, then the proofs of the shuffles taken, oldest first
+        (the first that does not hold is kept pending, for its verdict when the deal
+        begins).  At most ``limit`` units of work; how many were done."""
+        done = 0
+        while limit is None or done < limit:
+            if self.prepare():
+                done += 1
+                continue
+            if not self.pending or self.failed:
+                break
+            try:
+                self.check_pending(1)
+            except DeckRefused:
+                self.failed = True
+            done += 1
+        return done
+
+    def ahead_left(self) -> int:
+        """The units of work :meth:`work_ahead` has still to do."""
+        own = 0 if self.prepared is not None or self.own_due() is None else 1
+        return own + (0 if self.failed else len(self.pending))
 
     # ============================================================ the verdict
 
@@ -236,6 +270,10 @@ class ProvedTableDeck(ProvedDeck):
         lines = [f"  proved deck: {counted(len(keys), 'key share')} from"
                  f" {', '.join(names[s] for s in sorted(k.party for k in keys))}, each with"
                  " its proof of knowledge checked on arrival"]
+        if self.carried:
+            lines.append(f"  shuffled ahead: {counted(self.carried, 'step')} of this deck came"
+                         " on the moves of the deal before, each checked before any card"
+                         " opened")
         for round_ in self.rounds:
             what = f"the {self.context.size} card points" if round_.inputs is None else \
                 f"a reshuffle of {len(round_.inputs)} slots"
@@ -252,8 +290,9 @@ class ProvedTableDeck(ProvedDeck):
         sets = [m for m in self.log if isinstance(m, Shares)]
         shown = sum(len(m.slots) for m in sets if m.to is None)
         dealt = sum(len(m.slots) for m in sets if m.to is not None)
+        moves = kinds[Kind.PROVED_ACT] + kinds[Kind.PROVED_MOVE]
         return [f"  decryption shares: {counted(kinds[Kind.PROVED_SHARES], 'pshares message')}"
-                f" and {counted(kinds[Kind.PROVED_ACT], 'move')}: {dealt} to one seat, {shown}"
+                f" and {counted(moves, 'move')}: {dealt} to one seat, {shown}"
                 " to everyone, each with its proof checked on arrival"] if sets else []
 
     def explain_audit(self, run: DealRun, names: list[str], players: int) -> list[str]:

@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from p2pcards.table.codec import Envelope, public_bytes
 from p2pcards.table.events import Disagreed, GameOver, Scored
 from p2pcards.table.kinds import Agree, Audit, Kind
+from p2pcards.table.phases.ahead import discard
 from p2pcards.table.phases.forfeits import resolve
 from p2pcards.table.phases.machine import Handler, PhaseMachine
 from p2pcards.table.phases.opening import begin_deal
@@ -118,6 +119,7 @@ def score(m: PhaseMachine, run: DealRun) -> None:
     if m.winner is not None:
         m.restart(Phase.OVER)
         m.run = None
+        discard(m)  # (no card of it will ever open)
         winner = m.winner
         m.events.append(GameOver(tuple(winner) if isinstance(winner, list) else winner,
                                  tuple(e.name for e in m.roster.seats)))

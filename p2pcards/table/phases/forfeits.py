@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from p2pcards.table.events import BrokeUp, Forfeited, ForfeitReason
 from p2pcards.table.kinds import Kind, clip
+from p2pcards.table.phases.ahead import discard
 from p2pcards.table.phases.machine import PhaseMachine
 from p2pcards.table.proved import forfeited
 from p2pcards.table.replay import forfeit
@@ -28,7 +29,10 @@ def silenced(m: PhaseMachine, seat: int, cheated: int | None = None, proven: str
     the sequence number of a message it was proven to have signed in two versions
     (the forfeit's reason is then "equivocation", at the agreement too).
     ``proven``: why the proved deck refused a message it signed, in turn (the
-    reason is then "refused step": docs/protocol.md, "A refused step")."""
+    reason is then "refused step": docs/protocol.md, "A refused step").  The next
+    deal's deck prepared ahead, if any, is discarded (docs/protocol.md, "Shuffle
+    ahead")."""
+    discard(m)
     run = m.run
     silent = cheated is None and not proven
     if run is None or m.players == 2:
@@ -128,6 +132,7 @@ def unscore(m: PhaseMachine) -> None:
     """Take back the scoring of the deal scored last: the transcript went back into its
     agreement (a claim of silence against this seat's peer, complete at the others
     before they saw its signature).  It is scored again once agreed."""
+    discard(m)  # (the deal it prepared began at this seat, not at every seat)
     run = m.finished.pop()
     void = run.outcome is not None and run.outcome.void
     for unit, points in enumerate(run.points):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -33,6 +33,9 @@ from p2pcards.table.run import DealRun
 from p2pcards.table.seats import SeatChanges
 from p2pcards.table.state import Needs, Phase, RefusedMessage, Rule, Step
 from p2pcards.table.transcript import Transcript
+
+if TYPE_CHECKING:
+    from p2pcards.table.decks.proved import ProvedTableDeck
 
 Handler = Callable[["PhaseMachine", Envelope, Any, Step], Needs]
 """A message class's handler: checks the message against the seat's state
@@ -100,6 +103,9 @@ class PhaseMachine:
         self.finished: list[DealRun] = []
         self.dealing = Dealing(self.table, self.players, me, self.source,
                                keep_states=keep_states, events=self.events)
+        self.ahead: ProvedTableDeck | None = None
+        """The next deal's deck, prepared during this one at a shuffle-ahead table
+        (:mod:`.ahead`; None: there is none, or it was discarded)."""
 
     @property
     def tell(self) -> bool:
@@ -269,9 +275,11 @@ class PhaseMachine:
         return self.unchecked_count() > 0
 
     def unchecked_count(self) -> int:
-        """How many such proofs (0 once one is found refused)."""
+        """How many such proofs (0 once one is found refused), and units of work on the
+        next deal's deck prepared ahead (its proofs, this seat's own step)."""
         run = self.run
-        return 0 if run is None else run.deck.unchecked(run)
+        ahead = 0 if self.ahead is None else self.ahead.ahead_left()
+        return ahead + (0 if run is None else run.deck.unchecked(run))
 
     def waiting(self) -> bool:
         """Whether the deferred proofs still stand between the deal and its next step:
@@ -285,4 +293,10 @@ class PhaseMachine:
         which comes at the end of its round (:func:`.forfeits.resolve`)."""
         run = self.run
         if run is not None:
+            before = run.deck.unchecked(run)
             run.deck.check_deferred(run, limit)
+            if limit is not None:
+                limit = max(0, limit - (before - run.deck.unchecked(run)))
+        if self.ahead is not None and (limit is None or limit > 0) \
+                and (run is None or not run.deck.waiting(run)):
+            self.ahead.work_ahead(limit)

@@ -24,8 +24,9 @@ from p2pcards.table.decks.proved import ProvedTableDeck
 from p2pcards.table.events import DealBegun, RosterSigned, SeatsChanged
 from p2pcards.table.kinds import Kind, Seats, Sign
 from p2pcards.table.ledger import Ledger
+from p2pcards.table.phases import ahead
 from p2pcards.table.phases.machine import Handler, PhaseMachine
-from p2pcards.table.roster import LOCK_DECK, PIPELINED_DECK, PROVED_DECK
+from p2pcards.table.roster import AHEAD_DECK, LOCK_DECK, PIPELINED_DECK, PROVED_DECK
 from p2pcards.table.run import DealRun, TableDeck
 from p2pcards.table.state import NOTHING, WATCHER, Needs, Phase, RefusedMessage, Rule, Step
 
@@ -45,6 +46,7 @@ def on_seat(m: PhaseMachine, env: Envelope, message: Seats, step: Step) -> Needs
         raise RefusedMessage(Rule.SEAT, problem)
     if not message.changes:
         return NOTHING
+    ahead.discard(m)  # (a new seat lacks the old one's secrets of the deck prepared)
     m.roster = m.seats.amend(m.roster, message)
     m.transcript.keys = m.roster.keys
     m.events.append(SeatsChanged(m.seats.handovers(m.roster, message),
@@ -98,20 +100,25 @@ def reseated(m: PhaseMachine) -> bool:
 
 
 DECKS: dict[str, type[LockTableDeck] | type[ProvedTableDeck]] = {
-    LOCK_DECK: LockTableDeck, PROVED_DECK: ProvedTableDeck, PIPELINED_DECK: ProvedTableDeck}
+    LOCK_DECK: LockTableDeck, PROVED_DECK: ProvedTableDeck, PIPELINED_DECK: ProvedTableDeck,
+    AHEAD_DECK: ProvedTableDeck}
 """The deck each deck name of a roster deals with (its flavor says the rest: whether
-shuffles are pipelined)."""
+shuffles are pipelined, whether the next deal's deck is prepared during this one)."""
 
 
 def begin_deal(m: PhaseMachine, *, seated: bool = False) -> None:
     """A deal begins: first, when seats change hands, the runner's ``seat`` message (and
-    the roster signed again); then each seat's ``hello``."""
+    the roster signed again); then each seat's ``hello`` (none at a shuffle-ahead table,
+    whose deck seals nothing).  Its deck is the one prepared during the deal before, if
+    kept (:mod:`.ahead`), else made now."""
     index = m.deals
     ids = m.game.deck(m.players, m.options)
     context = DeckContext(m.table, index, m.players, len(ids))
     seal_private = X25519PrivateKey.from_private_bytes(m.source.token_bytes(32))
-    deck: TableDeck = DECKS[m.flavor.name](context, m.me, m.source, roster=m.roster,
-                                               identity=m.identity, flavor=m.flavor)
+    deck: TableDeck | None = ahead.adopt(m, index)
+    if deck is None:
+        deck = DECKS[m.flavor.name](context, m.me, m.source, roster=m.roster,
+                                    identity=m.identity, flavor=m.flavor)
     setup = DealSetup(m.game, m.players, m.options, m.dealer, m.scored)
     ledger = Ledger(setup, deck, ids, m.flavor)
     m.run = DealRun(index, deck, ids, seal_private, ledger)
@@ -122,5 +129,6 @@ def begin_deal(m: PhaseMachine, *, seated: bool = False) -> None:
     if not seated and runner is not None and m.seats.due(m.roster):
         m.enter(Phase.SEATS, [Step(Kind.SEAT, runner)])
         return
-    m.enter(Phase.HELLO, (Step(Kind.HELLO, s) for s in range(m.players)))
+    ahead.prepare(m, index + 1, len(ids))
+    m.enter(Phase.HELLO, (Step(Kind.HELLO, s) for s in range(m.players) if m.flavor.hellos))
     m.events.append(DealBegun(index, m.dealer))

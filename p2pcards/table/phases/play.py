@@ -18,7 +18,8 @@ from p2pcards.games.core import CHANCE, SPECTATOR, TERMINAL, ActionSyntaxError, 
 from p2pcards.table.codec import Envelope
 from p2pcards.table.dealing import apply_both, seen_before
 from p2pcards.table.events import Alarmed, Moved, VoidDeclined, Voided, VoidProposed
-from p2pcards.table.kinds import Act, Alarm, Consent, Kind, ProvedAct, Void
+from p2pcards.table.kinds import Act, Alarm, Consent, Kind, ProvedAct, ProvedMove, Void
+from p2pcards.table.phases import ahead
 from p2pcards.table.phases.ending import no_audit
 from p2pcards.table.phases.machine import Handler, PhaseMachine
 from p2pcards.table.state import NOTHING, SHOWN, Needs, Phase, RefusedMessage, Rule, Step
@@ -56,7 +57,11 @@ def on_act(m: PhaseMachine, env: Envelope, message: Act | ProvedAct, step: Step)
         if ledger.place.get(slot) != sender or slot in run.deck.retired:
             raise RefusedMessage(Rule.NOT_HELD, f"slot {slot} is not a card seat {sender}"
                                                 " holds")
+    if isinstance(message, ProvedAct):
+        ahead.check(m, sender, message)
     doubles = run.deck.check_shown(run, env, message, public.shown_cards(code))
+    if isinstance(message, ProvedAct):
+        ahead.take(m, sender, message)
     private = run.own_code if sender == m.me else code
     own = run.view
     if sender != m.me and own is not None and own is not public and not run.suspect:
@@ -125,8 +130,8 @@ def on_consent(m: PhaseMachine, env: Envelope, message: Consent, step: Step) -> 
     return Needs(stop=True)
 
 
-HANDLERS: dict[type, Handler] = {Act: on_act, ProvedAct: on_act, Alarm: on_alarm, Void: on_void,
-            Consent: on_consent}
+HANDLERS: dict[type, Handler] = {Act: on_act, ProvedAct: on_act, ProvedMove: on_act,
+                                 Alarm: on_alarm, Void: on_void, Consent: on_consent}
 
 # ================================================================== the play
 
@@ -176,6 +181,9 @@ def move(m: PhaseMachine, view: HandState, code: int) -> Act | ProvedAct:
     mine = {run.ids[opened[s]]: s for s in place if place[s] == m.me and s in opened}
     hidden = view.face_down(code)
     run.own_code = code
-    return run.deck.move(view.format_action(code, seat=SPECTATOR),
+    made = run.deck.move(view.format_action(code, seat=SPECTATOR),
                          [mine[card] for card in view.shown_cards(code)],
                          tuple(mine[card] for card in hidden if card is not None))
+    if m.flavor.ahead and isinstance(made, ProvedAct):
+        return ahead.attach(m, made)  # (its step of the next deal's deck)
+    return made
