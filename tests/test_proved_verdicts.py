@@ -235,19 +235,23 @@ def false_alarm(session: Session, step: Step, make: Callable[[], Message]) -> Me
     return make()
 
 
-CASES: list[tuple[str, str, int, int, dict[int, Any], str]] = [
-    ("key proof", "nullern", 3, 47, {1: forging(Kind.PROVED_KEY, bad_key)},
+Forges = Callable[[], dict[int, Any]]
+"""The cheats of a case, made afresh for each test (a forge changes one message once)."""
+
+CASES: list[tuple[str, str, int, int, Forges, str]] = [
+    ("key proof", "nullern", 3, 47, lambda: {1: forging(Kind.PROVED_KEY, bad_key)},
      "its pkey refused: key: its proof of knowledge does not hold (s·G = R + c·X)"),
-    ("prior", "nullern", 3, 47, {1: forging(Kind.PROVED_SHUFFLE, other_prior)},
+    ("prior", "nullern", 3, 47, lambda: {1: forging(Kind.PROVED_SHUFFLE, other_prior)},
      "its pshuffle refused: shuffle: party 1 computed its shuffle from another deck"),
-    ("shuffle proof", "nullern", 3, 47, {1: forging(Kind.PROVED_SHUFFLE, swap_two)},
+    ("shuffle proof", "nullern", 3, 47, lambda: {1: forging(Kind.PROVED_SHUFFLE, swap_two)},
      "its pshuffle refused: shuffle: its shuffle proof: t"),
     ("re-mix proof", "bidwhist", 4, 47,
-     {s: forging(Kind.PROVED_REMIX, bad_remix) for s in range(4)},
+     lambda: {s: forging(Kind.PROVED_REMIX, bad_remix) for s in range(4)},
      "its premix refused: remix: its shuffle proof: t"),
-    ("decryption share", "nullern", 3, 47, {1: forging(Kind.PROVED_SHARES, wrong_share)},
+    ("decryption share", "nullern", 3, 47,
+     lambda: {1: forging(Kind.PROVED_SHARES, wrong_share)},
      "its pshares refused: share: slot "),
-    ("false alarm", "nullern", 3, 47, {2: false_alarm},
+    ("false alarm", "nullern", 3, 47, lambda: {2: false_alarm},
      "seat 2 raised a false alarm (my cards do not open (a lie))"),
 ]
 
@@ -257,10 +261,10 @@ CASES: list[tuple[str, str, int, int, dict[int, Any], str]] = [
     if deck == PIPELINED_DECK or case[0] in ("prior", "shuffle proof")],
     ids=lambda v: v if isinstance(v, str) else v[0])
 def test_a_cheat_at_a_table_gets_a_verdict_of_the_doc(
-        deck: str, case: tuple[str, str, int, int, dict[int, Any], str]) -> None:
+        deck: str, case: tuple[str, str, int, int, Forges, str]) -> None:
     _, game, players, seed, forges, expected = case
     table = MemoryTable(game, players, seed, [heuristic_bot] * players, deck=deck,
-                        forges=forges)
+                        forges=forges())
     table.play(deals=1)
     verdicts = [s.finished[0].verdict if s.finished else "" for s in table.sessions]
     verdict = max(set(verdicts), key=verdicts.count)  # (the cheat's own may differ)
