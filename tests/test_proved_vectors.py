@@ -10,12 +10,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from p2pcards.protocol.proved import shuffle
+from p2pcards.protocol.proved.deck import verify_deal
 from p2pcards.protocol.proved.elgamal import decode_deck
 from p2pcards.protocol.proved.group import decode_point
 from p2pcards.protocol.proved.shuffle import ShuffleStatement
 from p2pcards.protocol.proved.sigma import Context
 from p2pcards.protocol.proved.vectors import build, dumps
+from p2pcards.protocol.steps import DeckContext
+from p2pcards.table.codec import chain, genesis, open_envelope
 
 STORED = Path(__file__).parent / "data" / "proved_vectors.json"
 P = 2**256 - 2**32 - 977
@@ -160,3 +165,91 @@ def check_shuffle_vector(v: dict[str, Any], tags: dict[str, bytes], step: dict[s
     point = decode_point(bytes.fromhex(v["joint_key"]))
     st = ShuffleStatement(context, point, decode_deck(ins, size), decode_deck(outs, size))
     shuffle.verify_shuffle(st, shuffle.decode_shuffle_proof(proof, size))
+
+
+DIGEST_TAG = b"p2pcards/proved/deck-digest/v1"
+"""The tag of ``prior`` as docs/proved-deck.md, "Messages", writes it."""
+
+
+def test_the_messages_follow_the_specification() -> None:
+    """Each message of the vectors' deal laid out byte by byte as docs/proved-deck.md,
+    "Messages", says, each shuffle's ``prior`` recomputed from its words with hashlib
+    alone, and the whole deal re-checked by the deck (``verify_deal``)."""
+    v = json.loads(STORED.read_text())
+    table, deal, size = bytes.fromhex(v["table"]), v["deal"], v["size"]
+    m = [bytes.fromhex(item["encoded"]) for item in v["messages"]]
+    assert [item["type"] for item in v["messages"]] == [
+        "KeyShare", "KeyShare", "Shuffle", "Shuffle", "Shares", "Shares", "Shares", "Remix",
+        "Shares", "Shares", "Shuffle"]
+
+    def u16(value: int) -> bytes:
+        return value.to_bytes(2, "big")
+
+    def prior(round_: int, deck: bytes) -> bytes:
+        return hashlib.sha256(frame(DIGEST_TAG, [table, deal.to_bytes(8, "big"),
+                                                 bytes([round_]), deck])).digest()
+
+    for key in v["keys"]:  # 01 ‖ u8(party) ‖ X ‖ R ‖ s32(s)
+        party = key["party"]
+        assert m[party] == b"\x01" + bytes([party]) + bytes.fromhex(key["public"]) \
+            + bytes.fromhex(key["proof"])
+        assert len(m[party]) == 100
+    for i, step in enumerate(v["shuffles"]):  # 02 ‖ party ‖ round ‖ prior ‖ k ‖ n ‖ …
+        ins = bytes.fromhex(step["input"])
+        assert bytes.fromhex(v["messages"][2 + i]["prior"]) == prior(0, ins)
+        assert m[2 + i] == b"\x02" + bytes([step["party"], 0]) + prior(0, ins) + u16(0) \
+            + u16(size) + bytes.fromhex(step["output"]) + bytes.fromhex(step["proof"])
+        assert len(m[2 + i]) == 39 + 66 * size + 33 * (3 * size + 5) + 32 * (2 * size + 4)
+    for i, item in enumerate(v["opening"]["shares"]):  # 04 ‖ party ‖ FF ‖ n ‖ (slot ‖ …)
+        assert m[4 + i] == b"\x04" + bytes([item["party"], 0xFF]) + u16(1) + u16(0) \
+            + bytes.fromhex(item["share"]) + bytes.fromhex(item["proof"])
+    for data, party, to, slots in ((m[6], 1, 0, [1, 2]), (m[8], 1, 0, [4, 5]),
+                                   (m[9], 0, 0xFF, [4])):
+        assert data[:5] == b"\x04" + bytes([party, to]) + u16(len(slots))
+        assert len(data) == 5 + 133 * len(slots)
+        assert [int.from_bytes(data[5 + 133 * j:7 + 133 * j], "big")
+                for j in range(len(slots))] == slots
+    remix = m[7]  # 03 ‖ party ‖ u16(n) ‖ slots ‖ deck ‖ proof
+    assert remix[:8] == b"\x03\x00" + u16(2) + u16(1) + u16(2)
+    assert len(remix) == 4 + 68 * 2 + 33 * (3 * 2 + 5) + 32 * (2 * 2 + 4)
+    last = bytes.fromhex(v["shuffles"][-1]["output"])  # slots 0 and 3: its outputs 0 and 3
+    moved = prior(1, last[:66] + last[3 * 66:4 * 66])
+    assert bytes.fromhex(v["messages"][10]["prior"]) == moved
+    assert m[10][:43] == b"\x02\x00\x01" + moved + u16(2) + u16(0) + u16(3) + u16(2)
+    assert len(m[10]) == 39 + 2 * 2 + 66 * 2 + 33 * (3 * 2 + 5) + 32 * (2 * 2 + 4)
+    deck = verify_deal(DeckContext(table, deal, v["parties"], size), m)
+    assert set(deck.opened) == {0, 4} and deck.opened[0] == v["opening"]["card"]
+    assert len(deck.points) == 6 and deck.retired == {1, 2}  # (round 1 under way)
+
+
+TABLE_VECTORS = Path(__file__).parent / "data" / "protocol_vectors.json"
+
+
+def test_the_table_envelopes_carry_the_messages() -> None:
+    """``proved_envelopes`` of tests/data/protocol_vectors.json: one envelope of each of
+    the proved deck's kinds, signed by the vectors' identities, chained from the table's
+    genesis, each body carrying the deck's messages of this file's vectors as
+    docs/protocol.md, "The kinds", says."""
+    v = json.loads(STORED.read_text())
+    m = [bytes.fromhex(item["encoded"]) for item in v["messages"]]
+    t = json.loads(TABLE_VECTORS.read_text())
+    keys = [Ed25519PublicKey.from_public_bytes(bytes.fromhex(i["public"]))
+            for i in t["identities"][:2]]
+    proved = t["proved_envelopes"]
+    table = bytes.fromhex(proved["table"])
+    assert table == bytes.fromhex(v["table"]) and proved["genesis"] == genesis(table).hex()
+    prior = genesis(table)
+    bodies = []
+    for item in proved["envelopes"]:
+        env = open_envelope(bytes.fromhex(item["wire"]), keys)
+        assert (env.kind, env.sender, env.seq, env.deal, env.prior) == (
+            item["kind"], item["sender"], item["seq"], v["deal"], prior)
+        assert env.payload.hex() == item["payload"]
+        prior = chain(prior, env.payload)
+        assert prior.hex() == item["transcript_after"]
+        bodies.append((env.kind, env.sender, env.body))
+    assert bodies == [
+        ("pkey", 0, {"data": m[0]}), ("pshuffle", 1, {"data": m[2]}),
+        ("pshares", 1, {"shares": [m[5], m[6]]}),  # everyone first, then seat 0
+        ("premix", 0, {"data": m[7]}),
+        ("pact", 0, {"action": "play 0", "shown": [4], "slots": [], "shares": m[9]})]

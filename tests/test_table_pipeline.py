@@ -21,7 +21,7 @@ from p2pcards.net.peer import Peer
 from p2pcards.protocol.constants import OBSERVER
 from p2pcards.protocol.errors import RemoteProtocolError
 from p2pcards.protocol.proved.deck import ProvedDeck
-from p2pcards.table.codec import read_envelope
+from p2pcards.table.codec import open_envelope, read_envelope, unpack
 from p2pcards.table.events import Forfeited
 from p2pcards.table.kinds import Kind, ProvedAct, ProvedShares, clip, decode_body
 from p2pcards.table.memory import MemoryTable, Tamper
@@ -231,3 +231,57 @@ def test_a_whole_pipelined_game_of_the_earlier_build_verifies_as_it_did(
     assert capsys.readouterr().out.startswith(PIPELINED_REPORT)
     assert hashlib.sha256(history.read_bytes()).hexdigest() == PIPELINED_HISTORY
     assert verify(PIPELINED_GAME.read_bytes()).roster.deck == PIPELINED_DECK
+
+
+PIPELINED_CHEAT = Path(__file__).parent / "data" / "proved_pipelined_refused.bin"
+"""Seat 0's transcript of one deal of Pasur at three seats (seed 5) of the proved deck
+with its pipelined rule, recorded by this build (MemoryTable with ``deck=PIPELINED_DECK``,
+``forges={1: forging(Kind.PROVED_SHUFFLE, swap_two)}``, ``play(deals=1)``, ``export()``):
+seat 1's shuffle proof, taken unchecked, fails; seat 2 shuffles on top of it all the
+same, and the verdict comes at the round's end."""
+PIPELINED_CHEAT_REPORT = """\
+Pasur at table 4c9583dafd3923d5df10cf8386319365: seat0 (seat 0), seat1 (seat 1), seat2 (seat 2)
+safety number 81968 12603 57885 75455; 21 messages
+deal 1 (dealer seat 0): seat 1 forfeits the deal: refused step (its pshuffle refused:\
+ shuffle: its shuffle proof: t1 does not hold); points 0 0 0; signed by seats [0, 2]\
+ (all that were to)
+REFUSED: the transcript stops with hello from seat 1 due: the game is not finished
+totals 0 0 0; the game is not over
+NOT verified
+"""
+"""What ``p2pcards verify`` prints of it (exit status 1: the file holds its first deal
+only)."""
+
+
+def test_a_pipelined_refusal_judged_at_the_rounds_end_verifies_as_recorded(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(PIPELINED_CHEAT)]) == 1
+    assert capsys.readouterr().out == PIPELINED_CHEAT_REPORT
+    report = verify(PIPELINED_CHEAT.read_bytes())
+    assert report.roster.deck == PIPELINED_DECK
+    # the file itself, read apart from the session: every shuffle of the round is in it,
+    # the cheat's in the middle, and the agreement follows the round's last shuffle
+    roster = report.roster
+    envelopes = [open_envelope(wire, roster.keys)
+                 for wire in unpack(PIPELINED_CHEAT.read_bytes(), "test")["messages"]]
+    kinds = [(env.kind, env.sender) for env in envelopes[9:]]  # (after the draw)
+    assert kinds == [(Kind.HELLO, 0), (Kind.HELLO, 1), (Kind.HELLO, 2),
+                     (Kind.PROVED_KEY, 0), (Kind.PROVED_KEY, 1), (Kind.PROVED_KEY, 2),
+                     (Kind.PROVED_SHUFFLE, 0), (Kind.PROVED_SHUFFLE, 1),
+                     (Kind.PROVED_SHUFFLE, 2), (Kind.AGREE, 0), (Kind.AGREE, 2),
+                     (Kind.HELLO, 0)]  # (the next deal's first, as seat 0 sent it)
+    # a check on arrival of the same messages refuses seat 1's shuffle: the same verdict
+    deal = report.runs[0]
+    deck = ProvedDeck(deal.deck.context, OBSERVER)
+    refused: list[str] = []
+    for env in envelopes:
+        if env.kind in (Kind.PROVED_KEY, Kind.PROVED_SHUFFLE) and not refused:
+            try:
+                deck.receive(decode_body(env.kind, env.body, env.sender))  # type: ignore[arg-type]
+            except RemoteProtocolError as error:
+                assert error.party == env.sender == 1
+                refused.append(clip(f"seat 1 forfeits the deal: refused step (its {env.kind}"
+                                    f" refused: {error.step}: {error.reason})"))
+    assert refused == [report.deals[0].verdict]
+    agree = next(env for env in envelopes if env.kind == Kind.AGREE)
+    assert agree.body["verdict"] == report.deals[0].verdict

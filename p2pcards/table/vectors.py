@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.protocol.curve import N
-from p2pcards.table import kinds, vectors_deck, vectors_table
+from p2pcards.table import kinds, vectors_deck, vectors_proved, vectors_table
 from p2pcards.table.codec import (
     SEALED_DOMAIN,
     chain,
@@ -117,6 +117,7 @@ def build(ciphertext: bytes | None = None) -> dict[str, Any]:
                      "blob": blob, "ciphertext": ciphertext}
     out["deck"] = vectors_deck.build(table)
     out.update(vectors_table.build(table))
+    out.update(vectors_proved.build(keys[:2]))
     return out
 
 

@@ -21,9 +21,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..steps import DeckContext
 from . import elgamal, shuffle, sigma
-from .elgamal import CARD_DOMAIN, Ciphertext, card_fields
-from .group import GENERATOR_DOMAIN, Point, frame, generator, hash_to_point, s32, u16
+from .deck import deck_digest, verify_deal
+from .elgamal import CARD_DOMAIN, Ciphertext, card_fields, decode_deck
+from .group import GENERATOR_DOMAIN, Point, decode_point, frame, generator, hash_to_point, s32, u16
+from .messages import KeyShare, Remix, Shares, Shuffle
 
 FORMAT = "p2pcards-proved-vectors/1"
 TABLE = b"proved-vectors!!"
@@ -153,7 +156,63 @@ def build() -> dict[str, Any]:
     opened = elgamal.combine(target, shares)
     out["opening"]["card"] = cards.index(opened)
     out["opening"]["point"] = opened.encode()
+    out["messages"] = _messages(out, keys, source)
     return out
+
+
+def _messages(out: dict[str, Any], keys: list[tuple[int, Point]],
+              source: Recorder) -> list[dict[str, Any]]:
+    """The deal above as the deck's messages, each in its canonical bytes, then a little
+    more of it (drawn after everything above, which it leaves as it was): party 1's
+    shares of slots 1 and 2 to party 0, party 0's re-mix of them (new slots 4 and 5),
+    party 1's shares of those to party 0, party 0's share of slot 4 to everyone, and
+    party 0's shuffle of a reshuffle of slots 0 and 3 (round 1, which it begins).
+    Every message is checked by :func:`~p2pcards.protocol.proved.deck.verify_deal`, in
+    this order, before it is written."""
+    context = DeckContext(TABLE, DEAL, PARTIES, SIZE)
+    made: list[KeyShare | Shuffle | Remix | Shares] = []
+    for key in out["keys"]:
+        made.append(KeyShare(party=key["party"], public=keys[key["party"]][1],
+                             proof=sigma.decode_key_proof(key["proof"])))
+    for step in out["shuffles"]:
+        deck = decode_deck(step["input"], SIZE)
+        made.append(Shuffle(party=step["party"], round=0, slots=(),
+                            prior=deck_digest(context, 0, deck),
+                            deck=decode_deck(step["output"], SIZE),
+                            proof=shuffle.decode_shuffle_proof(step["proof"], SIZE)))
+    for item in out["opening"]["shares"]:
+        made.append(Shares(party=item["party"], to=None, slots=(0,),
+                           shares=(decode_point(item["share"]),),
+                           proofs=(sigma.decode_share_proof(item["proof"]),)))
+    points = list(decode_deck(out["shuffles"][-1]["output"], SIZE))
+    joint = elgamal.joint_key(p for _, p in keys)
+
+    def release(party: int, slots: tuple[int, ...], to: int | None) -> Shares:
+        x = keys[party][0]
+        proved = [sigma.prove_share(sigma.Context(TABLE, DEAL, party), x, points[s], source)
+                  for s in slots]
+        return Shares(party=party, to=to, slots=slots, shares=tuple(d for d, _ in proved),
+                      proofs=tuple(q for _, q in proved))
+
+    made.append(release(1, (1, 2), 0))
+    inputs = (points[1], points[2])
+    mixed, psi, rs = elgamal.shuffle(inputs, joint, source)
+    statement = shuffle.ShuffleStatement(sigma.Context(TABLE, DEAL, 0), joint, inputs, mixed)
+    made.append(Remix(party=0, slots=(1, 2), deck=mixed,
+                      proof=shuffle.prove_shuffle(statement, psi, rs, source)))
+    points += mixed
+    made.append(release(1, (4, 5), 0))
+    made.append(release(0, (4,), None))
+    inputs = (points[0], points[3])
+    moved, psi, rs = elgamal.shuffle(inputs, joint, source)
+    statement = shuffle.ShuffleStatement(sigma.Context(TABLE, DEAL, 0), joint, inputs, moved)
+    made.append(Shuffle(party=0, round=1, slots=(0, 3), prior=deck_digest(context, 1, inputs),
+                        deck=moved, proof=shuffle.prove_shuffle(statement, psi, rs, source)))
+    source.take()
+    verify_deal(context, [m.encode() for m in made])
+    return [{"type": type(m).__name__, "party": m.party, "encoded": m.encode(),
+             **({"round": m.round, "prior": m.prior} if isinstance(m, Shuffle) else {})}
+            for m in made]
 
 
 def dumps(vectors: dict[str, Any]) -> str:

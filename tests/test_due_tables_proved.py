@@ -1,0 +1,252 @@
+"""The tables of docs/protocol.md, "What is due with the proved deck, game by game",
+against play, as tests/test_due_tables.py checks today's deck's.
+
+The test reads the *step*, *from* and *kind* columns of every table in that section,
+plays one deal of each game on the in-process table with seeded bots under both rules
+of the proved deck (``proved`` and ``proved-pipelined``), works out where each group
+falls from the deal's public hand-history entry by the rules of the *due* column (the
+same schedules as today's deck's tables), and compares, one message at a time, the
+(kind, sender) of every message the table took.  For each ``pshares`` it also compares
+the recipients of its grants, in order, and how many slots it shows to everyone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from p2pcards.bots import heuristic_bot
+from p2pcards.table.kinds import Kind, ProvedShares, decode_body
+from p2pcards.table.memory import MemoryTable
+from p2pcards.table.roster import PIPELINED_DECK, PROVED_DECK
+from tests.test_due_tables import (
+    BLIND_ROUND,
+    HEADER,
+    SCHEDULES,
+    Moment,
+    Row,
+    cells,
+    known,
+    seats_from,
+)
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
+SECTION = "### What is due with the proved deck, game by game"
+TITLES = {"bidwhist": "Bid Whist with the proved deck",
+          "controlnut": "Control Nut! with the proved deck",
+          "nullern": "Nullern with the proved deck", "pasur": "Pasur with the proved deck"}
+DECKS = [PROVED_DECK, PIPELINED_DECK]
+EVERYONE = "everyone"
+
+
+def section() -> str:
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index(f"\n{SECTION}\n")
+    ends = [i for i in (text.find("\n## ", start + 1), text.find("\n### ", start + 1))
+            if i >= 0]
+    return text[start:min(ends)]
+
+
+def due_tables() -> dict[str, list[Row]]:
+    tables: dict[str, list[Row]] = {}
+    heading = ""
+    rows: list[Row] | None = None
+    for line in section().splitlines():
+        if line.startswith("#### "):
+            heading, rows = line.removeprefix("#### ").strip(), None
+            continue
+        if not line.startswith("|"):
+            rows = None
+            continue
+        row = cells(line)
+        if row == HEADER:
+            assert heading not in tables, f"two due tables under {heading!r}"
+            rows = tables[heading] = []
+            continue
+        if rows is None or set(line) <= set("|- "):
+            continue
+        named = re.fullmatch(r"(.+?)(?: (\d+))?", row[0])
+        quoted = re.fullmatch(r"`(\w+)`", row[2])
+        assert named is not None and quoted is not None, f"{heading}: row {line!r}"
+        assert quoted[1] in set(Kind), f"{heading}: no message kind {quoted[1]!r}"
+        rows.append(Row(named[1], int(named[2] or 0), row[1].replace("`", ""), quoted[1]))
+    return tables
+
+
+SENDERS: dict[str, Callable[[Moment], list[int]]] = {
+    "every seat, in seat order": lambda m: list(range(m.players)),
+    "every signer, in seat order": lambda m: list(range(m.players)),  # (nobody forfeits)
+    "every seat, from seat d mod N": lambda m: seats_from(m, m.deal),
+    "every seat, from seat (d + 1) mod N": lambda m: seats_from(m, m.deal + 1),
+    "every seat but the taker, in seat order":
+        lambda m: [s for s in range(m.players) if s != known(m.taker)],
+    "every seat but the victim, in seat order":
+        lambda m: [s for s in range(m.players) if s != known(m.victim)],
+    "seat (D + 1) mod N": lambda m: [(m.dealer + 1) % m.players],
+    "the dealer": lambda m: [m.dealer],
+    "the seat to move": lambda m: [known(m.mover)],
+    "the taker": lambda m: [known(m.taker)],
+    "the victim": lambda m: [known(m.victim)],
+    "the thief": lambda m: [known(m.thief)],
+}
+
+Content = tuple[tuple[int | str, ...], int]
+"""A ``pshares`` as the test compares it: its grants' recipients in order (``everyone``
+or a seat), and how many slots it shows to everyone."""
+
+
+def others(m: Moment, sender: int) -> tuple[int, ...]:
+    return tuple(s for s in range(m.players) if s != sender)
+
+
+def nullern_deal(m: Moment, s: int) -> Content:
+    return ((EVERYONE,), 1) if m.blind else ((EVERYONE, *others(m, s)), 1)
+
+
+SHARES: dict[tuple[str, str], Callable[[Moment, int], Content]] = {
+    ("Bid Whist", "deal 4"): lambda m, s: (others(m, s), 0),
+    ("Bid Whist", "kitty 1"): lambda m, s: ((known(m.taker),), 0),
+    ("Bid Whist", "kitty 4"): lambda m, s: ((known(m.taker),), 0),
+    ("Control Nut!", "deal 4"): lambda m, s: (others(m, s), 0),
+    ("Control Nut!", "steal 2"): lambda m, s: ((known(m.victim),), 0),
+    ("Control Nut!", "steal 5"): lambda m, s: ((known(m.thief),), 0),
+    ("Nullern", "deal 4"): nullern_deal,
+    ("Nullern", "blind 1"): lambda m, s: ((EVERYONE,), 1),
+    ("Pasur", "deal 4"): lambda m, s: ((EVERYONE, *others(m, s)), 4),
+    ("Pasur", "jack 1"): lambda m, s: ((EVERYONE,), 1),
+    ("Pasur", "refill 1"): lambda m, s: (others(m, s), 0),
+}
+"""What each ``pshares`` row's content column says, per sender."""
+
+Message = tuple[str, int, Content | None]
+
+
+def expand(title: str, rows: list[Row], schedule: list[tuple[str, Moment]]) -> list[Message]:
+    game = title.removesuffix(" with the proved deck")
+    out: list[Message] = []
+    for group, moment in schedule:
+        steps = [row for row in rows if row.group == group]
+        assert steps, f"{title}: the table has no step {group!r}"
+        assert [row.number for row in steps] in ([0], list(range(1, len(steps) + 1))), \
+            f"{title}: the steps of {group!r} are not numbered 1, 2, … in order"
+        for row in steps:
+            assert row.sender in SENDERS, f"{title}: an unknown phrase {row.sender!r}"
+            name = f"{row.group} {row.number}" if row.number else row.group
+            for seat in SENDERS[row.sender](moment):
+                content = None
+                if row.kind == Kind.PROVED_SHARES:
+                    assert (game, name) in SHARES, f"{title}: no content check for {name!r}"
+                    content = SHARES[game, name](moment, seat)
+                out.append((row.kind, seat, content))
+    return out
+
+
+def play(game: str, players: int, seed: int, deck: str, *, deal: int = 1,
+         number: int = 0) -> MemoryTable:
+    table = MemoryTable(game, players, seed, [heuristic_bot] * players, deck=deck)
+    for session in table.sessions:
+        session.machine.deals = deal
+        session.machine.scored = number
+    table.play(deals=1)
+    assert table.rejected == []
+    assert len({session.hash for session in table.sessions}) == 1
+    return table
+
+
+def accepted(table: MemoryTable) -> list[Message]:
+    out: list[Message] = []
+    for env in table.sessions[0].transcript:
+        content = None
+        if env.kind == Kind.PROVED_SHARES:
+            message = decode_body(env.kind, env.body, env.sender)
+            assert isinstance(message, ProvedShares)
+            content = (tuple(EVERYONE if s.to is None else s.to for s in message.shares),
+                       sum(len(s.slots) for s in message.shares if s.to is None))
+        out.append((str(env.kind), env.sender, content))
+    return out
+
+
+def check_deals(table: MemoryTable, game: str, *, round_: int = 1) -> list[str]:
+    tables = due_tables()
+    title = TITLES[game]
+    session = table.sessions[0]
+    run = session.finished[0]
+    assert run.outcome is not None and run.verdict in ("ok", "void: jacks in the opening pool")
+    record = run.outcome.record
+    players, deal = table.players, run.index
+    base = Moment(players, deal, record.dealer, blind=round_ == BLIND_ROUND)
+    schedule = [("deal", base), *SCHEDULES[game](record, base), ("end", base)]
+    opening = [("sign", s, None) for s in range(players)] + \
+        [("commit", s, None) for s in range(players)] + \
+        [("share", s, None) for s in range(players)]  # (as today's deck: its own test)
+    want = opening + expand(title, tables[title], schedule)
+    got = accepted(table)
+    if session.over:
+        assert got == want
+    else:
+        dealer = record.dealer if run.outcome.void else (record.dealer + 1) % players
+        assert session.run is not None and session.run.dealer == dealer
+        want += expand(title, tables[title], [("deal", Moment(players, deal + 1, dealer))])
+        assert got[:len(want)] == want
+    return [group for group, _ in schedule]
+
+
+def groups(game: str) -> set[str]:
+    return {row.group for row in due_tables()[TITLES[game]]}
+
+
+def test_every_table_is_read_and_every_phrase_known() -> None:
+    tables = due_tables()
+    assert set(tables) == set(TITLES.values())
+    for title, rows in tables.items():
+        assert rows, title
+        assert Kind.AUDIT not in {row.kind for row in rows}
+        for row in rows:
+            assert row.sender in SENDERS, f"{title}, {row.group}: {row.sender!r}"
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_bid_whist_deal(deck: str) -> None:
+    used = check_deals(play("bidwhist", 4, 1, deck), "bidwhist")
+    assert set(used) == groups("bidwhist")
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_control_nut_deal(deck: str) -> None:
+    """Seed 1, deal 1: two HAND steals."""
+    used = check_deals(play("controlnut", 4, 1, deck), "controlnut")
+    assert set(used) == groups("controlnut")
+    assert used.count("steal") == 2 and used.count("draw") >= 5
+
+
+@pytest.mark.parametrize("deck", DECKS)
+@pytest.mark.parametrize("round_", [3, BLIND_ROUND])
+def test_nullern_deal(deck: str, round_: int) -> None:
+    table = play("nullern", 2, 5, deck, number=round_ - 1)
+    used = check_deals(table, "nullern", round_=round_)
+    assert ("blind" in used) == (round_ == BLIND_ROUND)
+    if round_ == BLIND_ROUND:
+        assert set(used) == groups("nullern")
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_pasur_deal(deck: str) -> None:
+    """Seed 12 at three seats, deal 1: one jack in the opening pool (the stock
+    reshuffled from seat 2), then refills."""
+    used = check_deals(play("pasur", 3, 12, deck), "pasur")
+    assert set(used) == groups("pasur")
+    assert used.count("refill") == 3
+
+
+@pytest.mark.parametrize(("seed", "jack_shown"), [(4, False), (12, True)])
+def test_pasur_void_deals(seed: int, jack_shown: bool) -> None:
+    """At two seats, deal 0: seed 4 has two jacks in the opening pool; seed 12 one jack,
+    replaced by a jack."""
+    table = play("pasur", 2, seed, PIPELINED_DECK, deal=0)
+    run = table.sessions[0].finished[0]
+    assert run.outcome is not None and run.outcome.void
+    used = check_deals(table, "pasur")
+    assert used == ["deal", *(["jack"] if jack_shown else []), "end"]
