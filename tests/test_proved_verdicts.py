@@ -34,7 +34,7 @@ PLACEHOLDER = re.compile(r"\{(\w+)\}")
 VALUES = {
     "seat": r"\d+", "seq": r"\d+", "index": r"\d+", "at": r"\d+", "slot": r"\d+",
     "card": r"\d+", "round": r"\d+", "current": r"\d+", "m": r"\d+", "n": r"\d+",
-    "kind": "pkey|pshuffle|premix|pshares|pact", "rule": r"[a-z-]+",
+    "kind": "pkey|pshuffle|premix|pshares|pact|pmove", "rule": r"[a-z-]+",
     "check": r"s·G = R \+ c·X|s·G = A \+ c·X|s·C1 = B \+ c·D|t1|t2|t3|t4|t_hat\[\d+\]",
     "earlier": r"party \d+|the sender of a key share|the sender of an earlier step",
 }
@@ -56,6 +56,14 @@ NEVER_AT_A_TABLE = {
 table refuses such a message first (docs/protocol.md: "The deck's other refusals"), or
 the doc gives the text in full (``shuffle: {}``: a verify_deal reshuffle that cannot
 begin, never at a table)."""
+NEVER_CARRIED = {f"ahead {text}" for text in NEVER_AT_A_TABLE
+                 if text.startswith(("key: ", "shuffle: "))} | {
+    "ahead shuffle: a shuffle of round {} during round {}",
+    "ahead shuffle: out of order (due: {} of round {})",
+    "ahead shuffle: a shuffle of other slots than the round's"}
+"""The deck's refusals of a step carried on a move (``ahead`` and the deck's text) that
+the move's own checks rule out: its step is the one due (else ``ahead``, refused), of
+round 0 and no slots (else ``malformed``)."""
 
 
 # ------------------------------------------------------------------ the doc
@@ -124,12 +132,16 @@ def code_refusals() -> list[str]:
             steps = [deck_module.SHUFFLE, deck_module.REMIX] if step.id == "step" \
                 else [getattr(deck_module, step.id)]  # (_verify: a shuffle's or a re-mix's)
             out += [f"{name}: {text}" for name in steps]
-    tree = ast.parse((ROOT / "p2pcards" / "table" / "decks" / "proved.py").read_text())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "ProvenCheat":
-            text = skeleton(node.args[1])
-            if text is not None and text != "{}: {}":  # (a deck refusal, passed on)
-                out.append(text)
+    deck = list(out)
+    for path in ("decks/proved.py", "phases/ahead.py"):
+        tree = ast.parse((ROOT / "p2pcards" / "table" / path).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "ProvenCheat":
+                text = skeleton(node.args[1])
+                if text == "ahead {}: {}":  # (a step carried on a move: the deck's text)
+                    out += [f"ahead {t}" for t in deck if t.startswith(("key:", "shuffle:"))]
+                elif text is not None and text != "{}: {}":  # (a deck refusal, passed on)
+                    out.append(text)
     return out
 
 
@@ -164,13 +176,13 @@ def test_every_template_is_a_text_of_the_code_and_every_refusal_has_one() -> Non
     verdicts, refusals = verdict_templates(), refusal_templates()
     assert len(verdicts) == 8 and "ok" in verdicts
     assert {kind for kind, _ in refusals} == {"pkey", "pshuffle", "premix", "pshares",
-                                              "pact"}
+                                              "pact", "pmove"}
     code = code_refusals()
     for kind, template in refusals:
         assert any(re.fullmatch(pattern(c.replace("{}", "{any}"), strict=False),
                                 fills(template)) for c in code), (kind, template)
-    assert set(code) >= NEVER_AT_A_TABLE  # (the list names texts the code has)
-    for text in set(code) - NEVER_AT_A_TABLE:
+    assert set(code) >= NEVER_AT_A_TABLE | NEVER_CARRIED  # (texts the code has)
+    for text in set(code) - NEVER_AT_A_TABLE - NEVER_CARRIED:
         assert any(either_way(text, template) for _, template in refusals), text
     said = code_verdicts()
     for template in verdicts:  # the refusal's parenthesis is the code's "({what})"

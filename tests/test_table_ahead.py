@@ -38,6 +38,7 @@ from p2pcards.table.roster import AHEAD_DECK
 from p2pcards.table.session import Session
 from p2pcards.table.verify import verify
 from tests.table_helpers import envelope
+from tests.test_proved_verdicts import matches
 from tests.test_table_pipeline import Sent, watched
 from tests.test_table_silence import history
 
@@ -198,6 +199,7 @@ def test_a_bad_shuffle_proof_carried_is_judged_when_the_next_deal_begins(
     assert seat == cheat and reason.startswith("shuffle: its shuffle proof: t")
     verdict = clip(f"seat {cheat} forfeits the deal: refused step (its pmove refused:"
                    f" ahead {reason})")
+    assert matches(verdict)  # (a template of docs/protocol.md, word for word)
     for session in honest:
         assert session.finished[0].verdict == "ok"  # the deal it was carried in stands
         second = session.finished[1]
@@ -220,6 +222,7 @@ def test_a_bad_key_proof_carried_is_a_proven_cheat_at_once_and_discards_the_deck
     assert seat == cheat and reason.startswith("key: its proof of knowledge does not hold")
     verdict = clip(f"seat {cheat} forfeits the deal: refused step (its pmove refused:"
                    f" ahead {reason})")
+    assert matches(verdict)
     for session in honest:
         first = session.finished[0]
         assert first.verdict == verdict
