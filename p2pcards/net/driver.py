@@ -25,7 +25,8 @@ import trio
 
 from p2pcards.bots import Bot, MakeBot
 from p2pcards.games import HandState
-from p2pcards.net.moveclock import MoveClock
+from p2pcards.net.handclock import HandClock
+from p2pcards.net.moveclock import MOVES, MoveClock
 from p2pcards.net.peer import Peer, SeatRefusal
 from p2pcards.net.presence import Presence
 from p2pcards.net.settings import Settings
@@ -120,6 +121,9 @@ class Driver:
     proved deck, shuffled with every proof checked and dealt)."""
     moves: MoveClock = field(default_factory=MoveClock)
     """When each move reached this peer, and the main seat's waits between its turns."""
+    hands: HandClock = field(default_factory=HandClock)
+    """When each deal ended here and when the main seat held its next hand (with the
+    multiplications made by then, where they are counted)."""
 
     def __post_init__(self) -> None:
         self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
@@ -159,6 +163,7 @@ class Driver:
         is done (a proof's check is tens of milliseconds)."""
         while not self.peer.over and self.inbox.statistics().current_buffer_used == 0:
             left = self.peer.check_pending(1)
+            self.hands.see(self.peer.main)
             if self.peer.outgoing:
                 await self._flush()
                 self._report()
@@ -220,6 +225,7 @@ class Driver:
 
     async def _flush(self) -> None:
         self.moves.see(self.peer.main)
+        self.hands.see(self.peer.main)
         out = self.peer.take_outgoing()
         if out:
             await self.send(out)
@@ -235,7 +241,7 @@ class Driver:
         due, main = self.peer.due(), self.peer.main
         if due is None or main.run is None:
             return
-        mark = {Kind.HELLO: "deal", Kind.ACT: "dealt", Kind.PROVED_ACT: "dealt"}.get(due.kind)
+        mark = "deal" if due.kind == Kind.HELLO else "dealt" if due.kind in MOVES else None
         index = main.run.index
         if mark and not any(d == index and m == mark for _, d, m in self.timeline):
             self.timeline.append((time.monotonic(), index, mark))
