@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from p2pcards import bench
+from p2pcards.bench import Record
 from p2pcards.bench.net import play_game, play_peers
 from p2pcards.bench.rtt import move_ms, rtt_name
 from p2pcards.cli.main import main
@@ -60,5 +62,24 @@ def test_rtt_is_refused_outside_bench_net(capsys: pytest.CaptureFixture[str]) ->
     assert "--rtt goes with net" in capsys.readouterr().err
     assert main(["bench", "net", "--rtt", "50", "--games", "poker"]) == 2
     assert "unknown game 'poker'" in capsys.readouterr().err
-    assert main(["bench", "net", "--games", "pasur"]) == 2
-    assert "--games goes with --rtt" in capsys.readouterr().err
+    assert main(["bench", "net", "--games", "poker"]) == 2
+    assert "unknown game 'poker'" in capsys.readouterr().err
+    assert main(["bench", "engines", "--games", "pasur"]) == 2
+    assert "--games goes with net" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["bench", "net", "--rtt", ","])
+    assert "a round trip in ms, or several" in capsys.readouterr().err
+
+
+def test_several_round_trips_are_given_at_once_or_one_by_one(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    asked: list[tuple[list[float], list[str] | None]] = []
+
+    def bench_net_rtt(rtts: list[float], games: list[str] | None) -> list[Record]:
+        asked.append((list(rtts), games))
+        return [Record("net.rtt50.pasur.move_median", 50.0, "ms")]
+    monkeypatch.setattr(bench, "bench_net_rtt", bench_net_rtt)
+    assert main(["bench", "net", "--rtt", "50,150,300", "--games", "pasur"]) == 0
+    assert main(["bench", "net", "--rtt", "50", "150", "--rtt", "300"]) == 0
+    assert asked == [([50, 150, 300], ["pasur"]), ([50, 150, 300], None)]
+    assert "net.rtt50.pasur.move_median" in capsys.readouterr().out
