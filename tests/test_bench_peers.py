@@ -28,6 +28,7 @@ from p2pcards.net.handclock import HandClock
 from p2pcards.net.moveclock import MOVES
 from p2pcards.protocol.proved import group
 from p2pcards.protocol.proved.counting import COUNT_VARIABLE, count_if_asked, counted
+from p2pcards.protocol.proved.simulate import measure
 from p2pcards.table.decks import ACTS, FLAVORS
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.roster import LOCK_DECK
@@ -178,3 +179,10 @@ def test_the_rtt_records_carry_the_next_hand_at_each_round_trip(
     for name in ("rtt50", "rtt150"):
         assert records[f"net.{name}.pasur.next_hand_median"] == 325.0
         assert records[f"net.{name}.pasur.next_hand_p90"] == 400.0
+
+
+def test_the_measure_counts_a_partys_multiplications_as_the_docs_give_them() -> None:
+    """``python -m p2pcards.protocol.proved.simulate`` counts through the same wrapping:
+    a 4-party 52-card deal is 1,815 multiplications of points and 513 of G a party
+    (docs/proved-deck.md, "Figures")."""
+    assert [(m, g) for _, m, g in measure(4, 52, 1)] == [(1815, 513)] * 4
