@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from p2pcards.bench.net import play_game, play_peers
+from p2pcards import bench
+from p2pcards.bench import Record
+from p2pcards.bench.net import bench_net, play_game, play_peers
+from p2pcards.bench.peers import next_hand_ms
 from p2pcards.bench.rtt import move_ms, rtt_name
 from p2pcards.cli.main import main
 
@@ -24,6 +27,42 @@ def test_a_benchmarked_game_is_played_to_its_end_with_its_deck(tmp_path: Path) -
     assert all(ms > 0 for ms in stats["deal_ms"])
     assert stats["messages"] > stats["deals"]
     assert stats["game_seconds"] > 0
+    # every deal's end and the seat's hand of it, each with the multiplications by then
+    # (the proved deck's work: a deal's is more than its shuffle's 52 and 52)
+    deals = list(range(stats["deals"]))
+    assert [d for d, _, _ in stats["deal_ends"]] == deals
+    assert [d for d, _, _ in stats["hands"]] == deals
+    ends = {d: (at, count) for d, at, count in stats["deal_ends"]}
+    for deal, at, count in stats["hands"]:
+        assert at < ends[deal][0] and count < ends[deal][1]
+        assert deal == 0 or (ends[deal - 1][0] < at and ends[deal - 1][1] + 104 < count)
+
+
+@pytest.mark.slow
+def test_the_lock_deck_makes_no_multiplication_of_the_proved_decks_kind(
+        tmp_path: Path) -> None:
+    """Today's deck multiplies on P-256 through ``cryptography``, not through coincurve:
+    its counts stay 0 (and bench net reports none for it)."""
+    peers = play_peers("pasur", tmp_path, players=2, deck="lock")
+    for stats in peers:
+        assert stats["deals"] >= 2 and len(stats["hands"]) == stats["deals"]
+        assert {count for _, _, count in stats["deal_ends"] + stats["hands"]} == {0}
+    assert next_hand_ms(peers) and all(ms > 0 for ms in next_hand_ms(peers))
+
+
+@pytest.mark.slow
+def test_bench_net_reports_each_decks_waits_and_the_proved_decks_multiplications() -> None:
+    records = {r.name: r for r in bench_net(games=["pasur"], players=2)}
+    for prefix in ("net.pasur", "net.proved.pasur"):
+        for what in ("move", "next_hand"):
+            median, p90 = records[f"{prefix}.{what}_median"], records[f"{prefix}.{what}_p90"]
+            assert 0 < median.value <= p90.value and median.unit == "ms"
+        assert records[f"{prefix}.deals"].value >= 2
+    # a deal's work is every step of the deck: more than the wait for a hand, which is
+    # more than the shuffle (52 and 52)
+    hand, deal = records["net.proved.pasur.next_hand_mults"], records["net.proved.pasur.deal_mults"]
+    assert 104 < hand.value < deal.value and hand.unit == deal.unit == "mults"
+    assert "net.pasur.next_hand_mults" not in records and "net.pasur.deal_mults" not in records
 
 
 @pytest.mark.slow
@@ -60,5 +99,24 @@ def test_rtt_is_refused_outside_bench_net(capsys: pytest.CaptureFixture[str]) ->
     assert "--rtt goes with net" in capsys.readouterr().err
     assert main(["bench", "net", "--rtt", "50", "--games", "poker"]) == 2
     assert "unknown game 'poker'" in capsys.readouterr().err
-    assert main(["bench", "net", "--games", "pasur"]) == 2
-    assert "--games goes with --rtt" in capsys.readouterr().err
+    assert main(["bench", "net", "--games", "poker"]) == 2
+    assert "unknown game 'poker'" in capsys.readouterr().err
+    assert main(["bench", "engines", "--games", "pasur"]) == 2
+    assert "--games goes with net" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["bench", "net", "--rtt", ","])
+    assert "a round trip in ms, or several" in capsys.readouterr().err
+
+
+def test_several_round_trips_are_given_at_once_or_one_by_one(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    asked: list[tuple[list[float], list[str] | None]] = []
+
+    def bench_net_rtt(rtts: list[float], games: list[str] | None) -> list[Record]:
+        asked.append((list(rtts), games))
+        return [Record("net.rtt50.pasur.move_median", 50.0, "ms")]
+    monkeypatch.setattr(bench, "bench_net_rtt", bench_net_rtt)
+    assert main(["bench", "net", "--rtt", "50,150,300", "--games", "pasur"]) == 0
+    assert main(["bench", "net", "--rtt", "50", "150", "--rtt", "300"]) == 0
+    assert asked == [([50, 150, 300], ["pasur"]), ([50, 150, 300], None)]
+    assert "net.rtt50.pasur.move_median" in capsys.readouterr().out

@@ -20,10 +20,11 @@ from p2pcards.bench.table import bench_table
 from p2pcards.bench.wait import bench_wait
 
 
-def bench_net(seconds: float = 2.0) -> list[Record]:
+def bench_net(seconds: float = 2.0, games: Sequence[str] | None = None) -> list[Record]:
+    """``bench net``: :mod:`p2pcards.bench.net` (``games``: these only)."""
     from p2pcards.bench.net import bench_net as run  # noqa: PLC0415 - spawns processes
 
-    return run(seconds)
+    return run(seconds, games)
 
 
 def bench_net_rtt(rtts: Sequence[float], games: Sequence[str] | None = None) -> list[Record]:

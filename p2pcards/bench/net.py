@@ -7,7 +7,11 @@ shuffle, lock and deal (from the deal's first ``hello`` to its first move, as
 the host sees it: for Bid Whist, 54 cards among 4 processes; median and best), and the whole
 game's wall time from the host's start (process start-up included).  Each game is played
 with each deck: ``net.GAME.*`` with the lock deck (``--deck lock``), whose figures these
-records have always been, and ``net.proved.GAME.*`` with the proved deck.
+records have always been, and ``net.proved.GAME.*`` with the proved deck.  Every
+peer's ``--stats`` are read side by side (:mod:`p2pcards.bench.peers`): a move's
+time to every seat, the next hand's after a deal's last message, and with the
+proved deck the multiplications of points that took (every peer counts them:
+:data:`~p2pcards.protocol.proved.counting.COUNT_VARIABLE`).
 With ``--rtt``, the same games are played with every joiner behind a delaying
 proxy, a process of its own (:mod:`p2pcards.bench.rtt`).
 """
@@ -26,8 +30,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from p2pcards.bench.peers import wait_records
 from p2pcards.bench.record import Record
 from p2pcards.games import GAMES
+from p2pcards.protocol.proved.counting import COUNT_VARIABLE
 
 
 def _free_port() -> int:
@@ -48,7 +54,8 @@ def play_peers(game: str, directory: Path, players: int | None = None,
                options: Sequence[str] = ()) -> list[dict[str, Any]]:
     """As :func:`play_game` (``deck`` None: the host's default; ``options``: the game's,
     ``NAME=N``), every joiner dialling the host through a proxy of round trip ``rtt_ms``
-    (0: directly); every peer's stats, the host's first."""
+    (0: directly); every peer's stats, the host's first (each peer counts its
+    multiplications of points)."""
     if players is None:
         players = GAMES[game].default_players
     port = _free_port()
@@ -61,7 +68,7 @@ def play_peers(game: str, directory: Path, players: int | None = None,
     decks += [arg for option in options for arg in ("-o", option)]
 
     def spawn(name: str, args: list[str]) -> subprocess.Popen[bytes]:
-        env = dict(os.environ, P2PCARDS_HOME=str(directory / name))
+        env = dict(os.environ, P2PCARDS_HOME=str(directory / name), **{COUNT_VARIABLE: "1"})
         return subprocess.Popen([*run, *args, "--stats", str(directory / f"{name}.json")],
                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
@@ -112,17 +119,23 @@ def play_peers(game: str, directory: Path, players: int | None = None,
     return [json.loads((directory / f"{name}.json").read_text()) for name in names]
 
 
-def bench_net(seconds: float = 2.0) -> list[Record]:
+def bench_net(seconds: float = 2.0, games: Sequence[str] | None = None, *,
+              players: int | None = None, options: Sequence[str] = ()) -> list[Record]:
+    """Every game of ``games`` (default: all) with each deck, at ``players`` seats (the
+    game's usual number) with the game's ``options``; ``seconds`` is not used (a game
+    takes as long as it takes)."""
     records: list[Record] = []
-    for game in GAMES:
+    for game in games or list(GAMES):
         for deck, prefix in (("lock", "net"), ("proved", "net.proved")):
             with tempfile.TemporaryDirectory(prefix="p2pcards-bench-") as tmp:
-                stats = play_game(game, Path(tmp), deck=deck)
+                peers = play_peers(game, Path(tmp), players, deck, options=options)
+            stats = peers[0]
             deals = stats["deal_ms"]
             name = f"{prefix}.{game}"
             records += [Record(f"{name}.deal_median", statistics.median(deals), "ms"),
                         Record(f"{name}.deal_best", min(deals), "ms"),
                         Record(f"{name}.whole_game", stats["game_seconds"], "s"),
                         Record(f"{name}.deals", stats["deals"], "deals"),
-                        Record(f"{name}.messages", stats["messages"], "messages")]
+                        Record(f"{name}.messages", stats["messages"], "messages"),
+                        *wait_records(name, peers, mults=deck == "proved")]
     return records

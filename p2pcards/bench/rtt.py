@@ -11,6 +11,9 @@ such links, one round trip in all.  Reported, as ``net.rttMS.GAME.*``:
 - ``move_median`` (and ``move_p90``): from a move leaving its seat to every seat
   having applied it (each peer's ``--stats`` times every move on the machine's one
   monotonic clock: :mod:`p2pcards.net.moveclock`);
+- ``next_hand_median`` (and ``next_hand_p90``): from a deal's last message leaving
+  its sender to every seat holding its hand of the next deal
+  (:mod:`p2pcards.net.handclock`, :mod:`p2pcards.bench.peers`);
 - ``turn_wait_median``: what a person waits at the table, from their move leaving
   to their next move asked for in the same deal (the bots answering at once), pooled
   over every seat;
@@ -23,9 +26,9 @@ import statistics
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from p2pcards.bench.net import play_peers
+from p2pcards.bench.peers import move_ms, wait_records
 from p2pcards.bench.record import Record
 from p2pcards.games import GAMES
 
@@ -35,23 +38,6 @@ __all__ = ["bench_net_rtt", "move_ms", "rtt_name"]
 def rtt_name(rtt_ms: float) -> str:
     """``rtt150`` (``rtt37_5`` for a fraction: a record's name stays dotted by suite)."""
     return f"rtt{rtt_ms:g}".replace(".", "_")
-
-
-def move_ms(peers: Sequence[dict[str, Any]]) -> list[float]:
-    """Each move's time from leaving its seat to the last seat applying it, in ms: the
-    peers' ``--stats`` side by side (a move some peer never timed, none)."""
-    out = []
-    for made in peers:
-        for key in made["made"]:
-            times = [peer["moves"].get(key) for peer in peers]
-            if None not in times:
-                out.append(round((max(times) - made["moves"][key]) * 1000, 1))
-    return out
-
-
-def quantile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def bench_net_rtt(rtts: Sequence[float], games: Sequence[str] | None = None
@@ -66,8 +52,7 @@ def bench_net_rtt(rtts: Sequence[float], games: Sequence[str] | None = None
             waits = [w for peer in peers for w in peer["turn_wait_ms"]]
             name = f"net.{rtt_name(rtt)}.{game}"
             records += [Record(f"{name}.deal_median", statistics.median(deals), "ms"),
-                        Record(f"{name}.move_median", statistics.median(moves), "ms"),
-                        Record(f"{name}.move_p90", quantile(moves, 0.9), "ms"),
+                        *wait_records(name, peers),
                         Record(f"{name}.turn_wait_median", statistics.median(waits), "ms"),
                         Record(f"{name}.whole_game", host["game_seconds"], "s"),
                         Record(f"{name}.deals", host["deals"], "deals"),

@@ -177,12 +177,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench_p.add_argument("--json", action="store_true", help="print a JSON list of records")
     bench_p.add_argument("--seconds", type=float, default=2.0,
                          help="measuring time per figure (default 2)")
-    bench_p.add_argument("--rtt", type=_milliseconds, nargs="+", metavar="MS",
+    bench_p.add_argument("--rtt", type=_round_trips, nargs="+", action="extend",
+                         metavar="MS[,MS]",
                          help="net only: play the games with each joiner's link to the host MS"
                          " ms round trip away, once per MS (records net.rttMS.GAME.*: deal,"
-                         " move, wait), in place of the usual ones")
+                         " move, next hand, wait), in place of the usual ones; several:"
+                         " --rtt 50,150,300, --rtt 50 150 300 or --rtt 50 --rtt 150")
     bench_p.add_argument("--games", metavar="GAME[,GAME]",
-                         help="with --rtt: these games only (default: every one)")
+                         help="net only: these games only (default: every one)")
     bench_p.set_defaults(func=cmd_bench)
     return parser
 
@@ -444,16 +446,27 @@ def _milliseconds(text: str) -> float:
     return value
 
 
+def _round_trips(text: str) -> list[float]:
+    """``150`` or ``50,150,300``: round trips in ms."""
+    parts = [part for part in text.split(",") if part.strip()]
+    if not parts:
+        raise argparse.ArgumentTypeError("a round trip in ms, or several: 50,150,300")
+    return [_milliseconds(part) for part in parts]
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     games = [g.strip() for g in (args.games or "").split(",") if g.strip()]
     unknown = [g for g in games if g not in GAMES]
-    if (args.rtt or args.games) and (args.suite != "net" or not args.rtt or unknown):
+    if (args.rtt or args.games) and (args.suite != "net" or unknown):
         problem = (f"unknown game {unknown[0]!r}" if unknown else
-                   "--games goes with --rtt" if not args.rtt else "--rtt goes with net")
+                   "--rtt goes with net" if args.rtt else "--games goes with net")
         print(f"p2pcards bench: {problem}", file=sys.stderr)
         return EXIT_MALFORMED
-    if args.rtt:
-        records = bench.bench_net_rtt(args.rtt, games or None)
+    if args.rtt:  # (each --rtt's values, each value a list of round trips)
+        rtts = [ms for values in args.rtt for ms in values]
+        records = bench.bench_net_rtt(rtts, games or None)
+    elif args.suite == "net":
+        records = bench.bench_net(args.seconds, games or None)
     else:
         records = bench.SUITES[args.suite](args.seconds)
     print(json.dumps([r.as_json() for r in records]) if args.json

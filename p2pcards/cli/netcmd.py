@@ -307,7 +307,7 @@ def _stats(args: argparse.Namespace, driver: Driver | None, started: float,
     return outputs.write("--stats", numbered(args.stats, number), json.dumps({
         "game_seconds": round(time.monotonic() - started, 3), "deal_ms": dealt,
         "messages": len(driver.peer.log), "deals": len(driver.peer.main.finished),
-        **driver.moves.stats()}))
+        **driver.moves.stats(), **driver.hands.stats()}))
 
 
 def _finish(peer: Peer, args: argparse.Namespace, driver: Driver | None, started: float,

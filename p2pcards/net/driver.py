@@ -25,11 +25,11 @@ import trio
 
 from p2pcards.bots import Bot, MakeBot
 from p2pcards.games import HandState
-from p2pcards.net.moveclock import MoveClock
+from p2pcards.net.handclock import HandClock
+from p2pcards.net.moveclock import MOVES, MoveClock
 from p2pcards.net.peer import Peer, SeatRefusal
 from p2pcards.net.presence import Presence
 from p2pcards.net.settings import Settings
-from p2pcards.table.decks import ACTS
 from p2pcards.table.events import Forfeited, ForfeitReason, SeatsChanged, TableEvent, tell
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster
@@ -121,6 +121,9 @@ class Driver:
     proved deck, shuffled with every proof checked and dealt)."""
     moves: MoveClock = field(default_factory=MoveClock)
     """When each move reached this peer, and the main seat's waits between its turns."""
+    hands: HandClock = field(default_factory=HandClock)
+    """When each deal ended here and when the main seat held its next hand (with the
+    multiplications made by then, where they are counted)."""
 
     def __post_init__(self) -> None:
         self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
@@ -160,6 +163,7 @@ class Driver:
         is done (a proof's check is tens of milliseconds)."""
         while not self.peer.over and self.inbox.statistics().current_buffer_used == 0:
             left = self.peer.check_pending(1)
+            self.hands.see(self.peer.main)
             if self.peer.outgoing:
                 await self._flush()
                 self._report()
@@ -221,6 +225,7 @@ class Driver:
 
     async def _flush(self) -> None:
         self.moves.see(self.peer.main)
+        self.hands.see(self.peer.main)
         out = self.peer.take_outgoing()
         if out:
             await self.send(out)
@@ -236,7 +241,7 @@ class Driver:
         due, main = self.peer.due(), self.peer.main
         if due is None or main.run is None:
             return
-        mark = "dealt" if due.kind in ACTS else \
+        mark = "dealt" if due.kind in MOVES else \
             "deal" if main.phase in (Phase.HELLO, Phase.DECK, Phase.DEAL) else None
         index = main.run.index
         if mark and not any(d == index and m == mark for _, d, m in self.timeline):

@@ -1,7 +1,8 @@
 """When each move reached this peer, and how long its own seat waited between turns
 (``--stats``: ``p2pcards bench net`` reads them).
 
-A move (an ``act``, or a ``pact`` of the proved deck) is timed as it enters the
+A move (a message of a kind in :data:`MOVES`: an ``act``, or a ``pact`` of the
+proved deck) is timed as it enters the
 main seat's transcript: at the peer whose seat made it, that is when it leaves
 (just before it is sent); at every other peer, when it is applied.  The times
 are ``time.monotonic()``, one clock for every process of a machine on Linux, so
@@ -18,12 +19,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from p2pcards.table.kinds import Kind
+from p2pcards.table.decks import ACTS
 from p2pcards.table.session import Session
 
-__all__ = ["MoveClock", "move_key"]
+__all__ = ["MOVES", "MoveClock", "move_key"]
 
-MOVES = frozenset({Kind.ACT, Kind.PROVED_ACT, Kind.PROVED_MOVE})
+MOVES = ACTS
+"""The kinds of message that are moves: the table's own set (:data:`p2pcards.table.decks.ACTS`,
+which the session checks a move's turn by), so that a move of a new kind, added there, is
+timed here and marks a deal's first move in the driver's timeline with nothing else to
+change."""
 
 
 def move_key(sender: int, seq: int) -> str:

@@ -16,11 +16,10 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from coincurve import PublicKey
-
 from ..curve import SecretSource
 from ..source import SeededSource
 from ..steps import DeckContext
+from .counting import counted
 from .deck import ProvedDeck
 from .group import G, mul
 from .messages import Message
@@ -130,12 +129,12 @@ class _Meter:
                 self.party = None
         return run
 
-    def count(self, inner: Callable[..., object], tally: list[int]) -> Callable[..., object]:
-        def run(*args: object, **kwargs: object) -> object:
+    def tick(self, tally: list[int]) -> Callable[[], None]:
+        """What counts one multiplication in ``tally``, for the party whose call it is."""
+        def count() -> None:
             if self.party is not None:
                 tally[self.party] += 1
-            return inner(*args, **kwargs)
-        return run
+        return count
 
 
 def measure(parties: int, cards: int, deals: int) -> list[tuple[float, int, int]]:
@@ -144,22 +143,16 @@ def measure(parties: int, cards: int, deals: int) -> list[tuple[float, int, int]
     best: list[tuple[float, int, int]] = [(float("inf"), 0, 0)] * parties
     names = ("step", "release", "receive", "open", "assign")
     originals = {name: getattr(ProvedDeck, name) for name in names}
-    multiply, from_secret = PublicKey.multiply, PublicKey.__dict__["from_secret"]
     for d in range(deals):
         meter = _Meter(parties)
         try:
             for name in names:
                 setattr(ProvedDeck, name, meter.wrap(originals[name]))
-            PublicKey.multiply = meter.count(  # type: ignore[method-assign,assignment]
-                multiply, meter.multiplications)
-            PublicKey.from_secret = classmethod(meter.count(  # type: ignore[method-assign,assignment]
-                from_secret.__func__, meter.base))
-            whole_deal(DeckContext(b"proved-measure!!", d, parties, cards), seed=f"m{d}")
+            with counted(meter.tick(meter.multiplications), meter.tick(meter.base)):
+                whole_deal(DeckContext(b"proved-measure!!", d, parties, cards), seed=f"m{d}")
         finally:
             for name, inner in originals.items():
                 setattr(ProvedDeck, name, inner)
-            PublicKey.multiply = multiply  # type: ignore[method-assign]
-            PublicKey.from_secret = from_secret  # type: ignore[method-assign]
         best = [min(b, (s, m, g)) for b, s, m, g in
                 zip(best, meter.spent, meter.multiplications, meter.base, strict=True)]
     return best
