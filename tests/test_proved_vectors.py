@@ -12,9 +12,10 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from p2pcards.protocol.constants import OBSERVER
 from p2pcards.protocol.proved import shuffle
-from p2pcards.protocol.proved.deck import verify_deal
-from p2pcards.protocol.proved.elgamal import decode_deck
+from p2pcards.protocol.proved.deck import ProvedDeck, verify_deal
+from p2pcards.protocol.proved.elgamal import card_points, decode_deck
 from p2pcards.protocol.proved.group import decode_point
 from p2pcards.protocol.proved.shuffle import ShuffleStatement
 from p2pcards.protocol.proved.sigma import Context
@@ -253,3 +254,51 @@ def test_the_table_envelopes_carry_the_messages() -> None:
         ("pshares", 1, {"shares": [m[5], m[6]]}),  # everyone first, then seat 0
         ("premix", 0, {"data": m[7]}),
         ("pact", 0, {"action": "play 0", "shown": [4], "slots": [], "shares": m[9]})]
+
+
+def test_the_shuffle_ahead_vectors_follow_the_specification() -> None:
+    """``proved_ahead``: deal 260's deck of the vectors' four cards, prepared during deal
+    259 (docs/protocol.md, "Shuffle ahead"): its card points and the deck before its
+    first shuffle as docs/proved-deck.md says (``(G, M_c + K)``), the shuffle's
+    ``prior`` recomputed with hashlib from the words, each step laid out as a ``pkey``
+    or ``pshuffle`` would carry it and its proof checked for deal 260, and three
+    ``pmove`` envelopes going on with the chain of ``proved_envelopes``, each carrying
+    one step."""
+    v = json.loads(STORED.read_text())
+    t = json.loads(TABLE_VECTORS.read_text())
+    a = t["proved_ahead"]
+    table, deal, size = bytes.fromhex(v["table"]), a["deal"], v["size"]
+    assert deal == v["deal"] + 1
+    points = [bytes.fromhex(p) for p in a["card_points"]]
+    assert tuple(decode_point(p) for p in points) == card_points(table, deal, size)
+    assert tuple(decode_point(p) for p in points) != card_points(table, v["deal"], size)
+    key = bytes.fromhex(a["joint_key"])
+    before = bytes.fromhex(a["deck_before_shuffle"])  # (textbook arithmetic)
+    assert before == b"".join(sec1(G) + sec1(plus(lift(p), lift(key))) for p in points)
+    prior = hashlib.sha256(frame(DIGEST_TAG, [table, deal.to_bytes(8, "big"), b"\x00",
+                                              before])).digest()
+    assert bytes.fromhex(a["prior"]) == prior
+    steps = [bytes.fromhex(s) for s in a["steps"]]
+    assert [s[:2] for s in steps] == [b"\x01\x01", b"\x01\x00", b"\x02\x00"]
+    assert [len(s) for s in steps[:2]] == [100, 100]
+    assert steps[2][2:3 + 32 + 4] == b"\x00" + prior + (0).to_bytes(2, "big") \
+        + size.to_bytes(2, "big")  # round 0, prior, no slots, n
+    observer = ProvedDeck(DeckContext(table, deal, 2, size), OBSERVER)
+    for step in steps:  # every proof holds, for deal 260 (not 259)
+        observer.receive(step)
+    assert observer.key == decode_point(key) and len(observer.rounds[0].shuffles) == 1
+    keys = [Ed25519PublicKey.from_public_bytes(bytes.fromhex(i["public"]))
+            for i in t["identities"][:2]]
+    last = t["proved_envelopes"]["envelopes"][-1]
+    chained = bytes.fromhex(last["transcript_after"])
+    seqs = {0: 3, 1: 2}  # (seat 0 sent pkey, premix, pact; seat 1 pshuffle, pshares)
+    for item, step in zip(a["envelopes"], steps, strict=True):
+        env = open_envelope(bytes.fromhex(item["wire"]), keys)
+        assert (env.kind, env.deal, env.prior, env.seq) == (
+            "pmove", v["deal"], chained, seqs[env.sender])
+        assert env.sender == step[1]
+        assert env.body == {"action": "play 0", "shown": [], "slots": [], "shares": b"",
+                            "ahead": step}
+        seqs[env.sender] += 1
+        chained = chain(chained, env.payload)
+        assert chained.hex() == item["transcript_after"]

@@ -2,8 +2,10 @@
 vectors"): one envelope of each of its kinds, carrying the deck's messages of
 ``tests/data/proved_vectors.json`` (:mod:`p2pcards.protocol.proved.vectors`: table
 ``proved-vectors!!``, deal 259, two parties), signed by the vectors' identities 0 and 1
-and chained from that table's genesis.  :func:`build` is merged into
-:func:`p2pcards.table.vectors.build`.
+and chained from that table's genesis; then (``proved_ahead``) the chain goes on with
+three ``pmove`` envelopes carrying the steps of deal 260's deck, shuffled ahead: seat
+1's key share, seat 0's, and seat 0's shuffle of round 0 (docs/protocol.md, "Shuffle
+ahead").  :func:`build` is merged into :func:`p2pcards.table.vectors.build`.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.protocol.proved import vectors as proved_vectors
-from p2pcards.protocol.proved.messages import Shares, decode_message
+from p2pcards.protocol.proved.deck import ProvedDeck, deck_digest
+from p2pcards.protocol.proved.elgamal import encode_deck
+from p2pcards.protocol.proved.messages import KeyShare, Shares, Shuffle, decode_message
+from p2pcards.protocol.steps import DeckContext
 from p2pcards.table import kinds
 from p2pcards.table.codec import chain, genesis, seal_envelope
-from p2pcards.table.kinds import ProvedAct, ProvedShares
+from p2pcards.table.kinds import ProvedAct, ProvedMove, ProvedShares
 
 ACTION = "play 0"
 """The ``pact``'s text: the vectors' four cards belong to no game, so it is a stand-in
@@ -36,6 +41,22 @@ def build(identities: list[Ed25519PrivateKey]) -> dict[str, Any]:
         (0, ProvedAct(party=0, action=ACTION, shown=(4,), shares=show_0))]
     prior = genesis(table)
     seqs = [0, 0]
+    envelopes = _chained(identities, table, deal, messages, prior=prior, seqs=seqs)
+    ahead, steps = _ahead(table, deal + 1)
+    moves: list[tuple[int, kinds.Message]] = [
+        (sender, ProvedMove(party=sender, action=ACTION, ahead=step)) for sender, step in steps]
+    ahead["envelopes"] = _chained(identities, table, deal, moves,
+                                  prior=envelopes[-1]["transcript_after"], seqs=seqs)
+    return {"proved_envelopes": {"table": table, "genesis": genesis(table),
+                                 "envelopes": envelopes},
+            "proved_ahead": ahead}
+
+
+def _chained(identities: list[Ed25519PrivateKey], table: bytes, deal: int,
+             messages: list[tuple[int, kinds.Message]], *, prior: bytes,
+             seqs: list[int]) -> list[dict[str, Any]]:
+    """Each message sealed in its sender's name, the transcript chained from ``prior``
+    (``seqs``: each sender's next number, moved on)."""
     envelopes = []
     for sender, message in messages:
         kind, body = kinds.encode_body(message)
@@ -48,5 +69,25 @@ def build(identities: list[Ed25519PrivateKey]) -> dict[str, Any]:
                           "transcript_after": after})
         seqs[sender] += 1
         prior = after
-    return {"proved_envelopes": {"table": table, "genesis": genesis(table),
-                                 "envelopes": envelopes}}
+    return envelopes
+
+
+def _ahead(table: bytes, deal: int) -> tuple[dict[str, Any], list[tuple[int, KeyShare | Shuffle]]]:
+    """Deal ``deal``'s deck of the vectors' four cards, prepared ahead by two parties
+    (secrets from seeded sources): the key shares (seat 1's first) and the first shuffle
+    of round 0 (seat ``deal mod 2``'s), each checked by the other party's deck."""
+    context = DeckContext(table, deal, proved_vectors.PARTIES, proved_vectors.SIZE)
+    decks = [ProvedDeck(context, p, proved_vectors.Recorder(f"p2pcards/proved/ahead/{p}"))
+             for p in range(proved_vectors.PARTIES)]
+    steps: list[tuple[int, KeyShare | Shuffle]] = []
+    for party in (1, 0, deal % 2):
+        step = decks[party].step()
+        decks[1 - party].receive(step)
+        steps.append((party, step))
+    first = decks[0].rounds[0].deck
+    shuffle = steps[-1][1]
+    assert isinstance(shuffle, Shuffle) and shuffle.prior == deck_digest(context, 0, first)
+    return {"deal": deal, "card_points": [p.encode() for p in decks[0].cards],
+            "joint_key": decks[0].key.encode() if decks[0].key is not None else b"",
+            "deck_before_shuffle": encode_deck(first), "prior": shuffle.prior,
+            "steps": [step.encode() for _, step in steps]}, steps
