@@ -25,7 +25,14 @@ from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import seal_envelope
 from p2pcards.table.events import BrokeUp, DealBegun, GameOver
-from p2pcards.table.roster import LOCK_DECK, PIPELINED_DECK, PROVED_DECK, Roster, SeatEntry
+from p2pcards.table.roster import (
+    AHEAD_DECK,
+    LOCK_DECK,
+    PIPELINED_DECK,
+    PROVED_DECK,
+    Roster,
+    SeatEntry,
+)
 from tests.net_helpers import (
     Lines,
     histories,
@@ -157,14 +164,15 @@ async def test_a_peer_of_the_lock_deck_alone_is_refused_only_at_a_proved_table(
         nursery.cancel_scope.cancel()
 
 
-@pytest.mark.parametrize(("highest", "deck"), [(4, PROVED_DECK), (5, PIPELINED_DECK)])
+@pytest.mark.parametrize(("highest", "deck"), [(4, PROVED_DECK), (5, PIPELINED_DECK),
+                                               (6, AHEAD_DECK)])
 async def test_the_proved_deck_pipelines_only_where_every_seat_s_peer_knows_it(
         tmp_path: Path, highest: int, deck: str) -> None:
     """``host --deck proved``: a joiner whose link speaks version 4 at most (an earlier
     build, which checks every shuffle proof on arrival) makes the roster name plain
     ``proved``, so that the two builds reach the same verdict; with every joiner at 5
-    it names ``proved-pipelined``, and a peer of version 4 that comes then (to resume,
-    or to watch) is refused saying why."""
+    it names ``proved-pipelined``, at 6 ``proved-ahead``, and a peer below what the
+    roster needs that comes then (to resume, or to watch) is refused saying why."""
     host = make_host(tmp_path, players=2)
     async with trio.open_nursery() as nursery:
         await nursery.start(host.run)
@@ -174,9 +182,9 @@ async def test_the_proved_deck_pipelines_only_where_every_seat_s_peer_knows_it(
         with trio.fail_after(10):
             await host.started.wait()
         assert host.peer is not None and host.peer.roster.deck == deck
-        fallback = any("every shuffle proof is checked on arrival" in line
-                       for line in host.say)  # type: ignore[attr-defined]
-        assert fallback == (deck == PROVED_DECK)
+        said = "\n".join(host.say)  # type: ignore[arg-type]
+        assert ("every shuffle proof is checked on arrival" in said) == (deck == PROVED_DECK)
+        assert ("each deal is shuffled at its beginning" in said) == (deck == PIPELINED_DECK)
         link = raw_link(host)
         await link.send(HelloFrame(versions=(2, 4)))
         answer = await link.receive()
@@ -184,10 +192,12 @@ async def test_the_proved_deck_pipelines_only_where_every_seat_s_peer_knows_it(
             assert isinstance(answer, HelloFrame) and answer.nonce is not None
         else:
             assert isinstance(answer, Error)
+            words, needs = ("pipelined shuffles", 5) if deck == PIPELINED_DECK else (
+                "the next deal shuffled ahead", 6)
             assert answer.reason == (
-                "protocol version mismatch: this table's roster names the proved deck with"
-                " pipelined shuffles (proved-pipelined), which needs version 5; the other"
-                " speaks 2 to 4; upgrade p2pcards to take a seat at it or watch it")
+                f"protocol version mismatch: this table's roster names the proved deck with"
+                f" {words} ({deck}), which needs version {needs}; the other speaks 2 to 4;"
+                " upgrade p2pcards to take a seat at it or watch it")
         nursery.cancel_scope.cancel()
 
 

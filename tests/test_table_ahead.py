@@ -35,6 +35,7 @@ from p2pcards.table.memory import MemoryTable
 from p2pcards.table.phases import ahead
 from p2pcards.table.phases.machine import PhaseMachine
 from p2pcards.table.roster import AHEAD_DECK
+from p2pcards.table.seats import SeatChanges
 from p2pcards.table.session import Session
 from p2pcards.table.verify import verify
 from tests.table_helpers import envelope
@@ -94,9 +95,12 @@ def test_the_next_deal_is_shuffled_on_the_moves_and_begins_with_its_shares() -> 
     assert report.history is not None and report.history.dumps() == \
         history(seat).dumps()
     assert "came on the moves of the deal before" in explain(report)
-    # no seat's share left while it held a proof unchecked (the hook asserts it for
-    # each message), a deck step of deal 1 included
-    assert any(kind == Kind.PROVED_MOVE and pending == 0 for _, kind, pending in sent)
+    # no seat's share left while it held a proof of its deal's deck unchecked (the hook
+    # asserts it as each pshares and each move leaves), deal 1's taken from the moves
+    # of deal 0 included: every seat's first message of deal 1 is its shares
+    every = Counter(env.kind for env in seat.transcript)
+    for kind in (Kind.PROVED_MOVE, Kind.PROVED_SHARES):
+        assert [k for _, k, _ in sent].count(kind) == every[kind] > 0
 
 
 def test_steps_no_move_carried_are_due_at_the_boundary() -> None:
@@ -424,3 +428,30 @@ def test_a_stored_cheat_of_a_step_carried_verifies_as_recorded(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(AHEAD_CHEAT)]) == 1
     assert capsys.readouterr().out == AHEAD_CHEAT_REPORT
+
+
+def test_a_seat_message_comes_first_and_a_proof_carried_is_judged_after_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table where a ``seat`` message is due at every boundary (as with a stand-in in a
+    seat): the runner sends it, changing nothing, before the deal's deck is taken, and
+    a carried shuffle whose proof is false is judged at the end of the next deal's round
+    0, after it, at every honest seat alike (not at the runner first, while the others
+    wait for its ``seat``)."""
+    monkeypatch.setattr(SeatChanges, "due", lambda self, roster: True)
+    cheat = 3
+    forge_ahead(monkeypatch, cheat, swap_two, SHUFFLE)
+    table = table_of("nullern", 7, 3)
+    table.play(deals=2)
+    honest = [s for s in table.sessions if s.me != cheat]
+    assert len({s.hash for s in honest}) == 1  # (the cheat alone is left behind)
+    assert {d.at for d in table.rejected} <= {cheat}
+    steps = carried(honest[0], 0)
+    assert any(s == cheat and isinstance(m, Shuffle) for s, m in steps)
+    assert sum(isinstance(m, Shuffle) for _, m in steps) < 7  # (round 0 left to deal 1)
+    second = honest[0].finished[1]
+    kinds = [env.kind for env in honest[0].transcript if env.deal == 1]
+    assert kinds[:2] == [Kind.SEAT, Kind.PROVED_SHUFFLE]  # (it changed nothing: no signs)
+    assert Kind.PROVED_SHARES not in kinds
+    assert second.verdict.startswith(f"seat {cheat} forfeits the deal: refused step (its"
+                                     " pmove refused: ahead shuffle: its shuffle proof: t")
+    assert verify(honest[0].export()).deals[1].verdict == second.verdict

@@ -45,7 +45,7 @@ def watched(table_of: list[MemoryTable], sent: list[Sent]) -> Tamper:
         pending = len(run.deck.pending) if run is not None \
             and isinstance(run.deck, ProvedDeck) else 0
         sent.append((sender, Kind(env.kind), pending))
-        if env.kind in (Kind.PROVED_SHARES, Kind.PROVED_ACT):
+        if env.kind in (Kind.PROVED_SHARES, Kind.PROVED_ACT, Kind.PROVED_MOVE):
             message = decode_body(env.kind, env.body, env.sender)
             carries = isinstance(message, ProvedShares) or (
                 isinstance(message, ProvedAct) and message.shares is not None)

@@ -76,6 +76,7 @@ from p2pcards.net.tor import ControlAddress
 from p2pcards.net.watchers import DEFAULT_WATCHERS, Watchers
 from p2pcards.table.roster import (
     DEFAULT_DECK,
+    PIPELINED_DECK,
     PROVED_DECK,
     deck_choice,
     describe_deck,
@@ -314,6 +315,9 @@ class Host:
         if self.config.deck == PROVED_DECK and roster.deck == PROVED_DECK:
             self.say("a joiner's p2pcards is older: every shuffle proof is checked on"
                      " arrival, as it does")
+        elif self.config.deck == PROVED_DECK and roster.deck == PIPELINED_DECK:
+            self.say("a joiner's p2pcards is older: each deal is shuffled at its"
+                     " beginning, as it does")
         if roster.deck in links.RULE_VERSIONS:
             self.watchers.refuse_below(links.RULE_VERSIONS[roster.deck],
                                        links.rule_refusal(roster.deck))

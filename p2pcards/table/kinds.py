@@ -44,6 +44,12 @@ MAX_PROVED_SHARES = 7
 """Most ``Shares`` in one ``proved-shares`` message: one per recipient and everyone."""
 
 
+MOVE_SHARES = 2048
+"""Most bytes of a ``pmove``'s ``shares``: what a ``pact`` of the same move could carry
+under its kind's cap (a move shows a few cards: 15 shares fit), so that a move that
+carries a step of the next deck holds no more shares than one that does not."""
+
+
 def proved_bytes(kind: str) -> int:
     """Most bytes of the proved deck's message that a body of ``kind`` carries (its
     ``data``, or each of its ``shares``): a shuffle or re-mix of :data:`MAX_PROVED_CARDS`
@@ -520,7 +526,7 @@ SPECS: dict[Kind, KindSpec] = {spec.kind: spec for spec in (
              party=True),
     KindSpec(Kind.PROVED_MOVE, ProvedMove, {
         "action": TEXT, "shown": UINTS, "slots": UINTS,
-        "shares": _blob(proved_bytes(Kind.PROVED_SHARES)),
+        "shares": _blob(MOVE_SHARES),
         "ahead": _blob(proved_bytes(Kind.PROVED_SHUFFLE))}, party=True),
 )}
 PROVED_DATA = (KeyShare, ProvedShuffle, Remix)

@@ -54,7 +54,8 @@ class MemoryTable:
     """Seat -> a cheat forging that seat's messages (:data:`Forge`)."""
     deck: str = AHEAD_DECK
     """The table's deck as its roster names it (:mod:`p2pcards.table.decks`): the
-    proved one with pipelined shuffles unless told (every seat is this build's)."""
+    proved one with the next deal shuffled ahead unless told (every seat is this
+    build's)."""
     run_by: Mapping[int, int] = field(default_factory=dict)
     """Seat -> the seat whose peer runs it as a bot (the roster says so; the bots in
     ``bots`` decide every seat's moves alike)."""

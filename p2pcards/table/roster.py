@@ -55,7 +55,8 @@ PROVED_DECKS = frozenset({PROVED_DECK, PIPELINED_DECK, AHEAD_DECK})
 """The three rules of the proved deck: the same proofs, checked by the same seats."""
 DEFAULT_DECK = PROVED_DECK
 """The deck a new table is asked for (``--deck lock`` picks today's, for peers of an
-earlier build); the roster names :data:`PIPELINED_DECK` where every peer knows it."""
+earlier build); the roster names :data:`AHEAD_DECK` where every peer knows it, else
+:data:`PIPELINED_DECK` where every peer knows that."""
 _PROVED_LINE = "proved (cheating refused at once; unplayed cards stay secret)"
 DECK_LINES = {
     LOCK_DECK: "lock (cheating found by the audit after each deal, which shows every card)",

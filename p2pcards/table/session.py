@@ -330,7 +330,10 @@ class Session:
         Every proof is checked by the end of its round all the same (before anything
         else is taken or made there: no share leaves, and no card opens, before), and
         a proof that does not hold makes its shuffler forfeit the deal, as if it had
-        been refused on arrival; messages due then go to the outbox."""
+        been refused on arrival; messages due then go to the outbox.  At a table whose
+        roster names ``proved-ahead``, the same idle time then makes this seat's step of
+        the next deal's deck ready and checks the proofs of that deck's shuffles
+        (docs/protocol.md, "Shuffle ahead"); whether any work is left counts them too."""
         self.machine.check_pending(limit)
         self._resolve()
         self._pump()

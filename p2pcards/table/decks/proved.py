@@ -56,10 +56,10 @@ class ProvedTableDeck(ProvedDeck):
         self._flavor = flavor
         self.carried = 0
         """How many steps of :attr:`log`, first, came on the moves of the deal before
-        (a deck prepared ahead: docs/protocol.md, "Shuffle ahead")."""
+        (a deck prepared ahead: docs/protocol.md, "Shuffle ahead"; 0 for any other)."""
         self.failed = False
         """Whether a deferred proof of a deck prepared ahead was found false in idle time
-        (it stays pending, for its verdict when the deal begins)."""
+        (it stays pending, for its verdict when the deal begins; only such a deck's)."""
 
     @property
     def flavor(self) -> Flavor:

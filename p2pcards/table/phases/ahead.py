@@ -21,6 +21,7 @@ deck and shuffles in full.
 
 from __future__ import annotations
 
+from p2pcards.protocol.errors import EarlyMessage
 from p2pcards.protocol.proved.deck import KEY, SHUFFLE
 from p2pcards.protocol.proved.deck import Refused as DeckRefused
 from p2pcards.protocol.proved.messages import KeyShare, Shuffle
@@ -49,12 +50,14 @@ def prepare(m: PhaseMachine, index: int, size: int) -> None:
                               roster=m.roster, identity=m.identity, flavor=m.flavor)
 
 
-def adopt(m: PhaseMachine, index: int) -> ProvedTableDeck | None:
-    """The prepared deck, if it is deal ``index``'s (kept: :func:`discard` did not drop
-    it): the deal's deck, its steps carried on moves counted as such."""
+def adopt(m: PhaseMachine, context: DeckContext) -> ProvedTableDeck | None:
+    """The prepared deck, if it is the one of ``context``'s deal (kept: :func:`discard`
+    did not drop it): the deal's deck, its steps carried on moves counted as such.  It
+    is no longer prepared ahead (:func:`prepare` makes the next)."""
     deck = m.ahead
-    if deck is None or deck.context.deal != index:
+    if deck is None or deck.context != context:
         return None
+    m.ahead = None
     deck.carried = len(deck.log)
     return deck
 
@@ -122,3 +125,5 @@ def take(m: PhaseMachine, sender: int, message: ProvedAct) -> None:
     except DeckRefused as error:
         raise ProvenCheat(Rule.DECK, f"ahead {error.step}: {error.reason}",
                           detail=error.step) from None
+    except EarlyMessage as error:  # (never: :func:`check` takes only the step due)
+        raise RefusedMessage(Rule.AHEAD, str(error)) from None

@@ -270,16 +270,21 @@ class PhaseMachine:
     # ====================================================== deferred proofs
 
     def unchecked(self) -> bool:
-        """Whether the deal in progress holds shuffle proofs taken without their check
-        (docs/protocol.md, "Pipelined shuffles"), none of them found refused yet."""
+        """Whether idle time has work: shuffle proofs of the deal in progress taken
+        without their check (docs/protocol.md, "Pipelined shuffles"), none of them found
+        refused yet, or work on the next deal's deck prepared ahead (:meth:`check_pending`
+        does it)."""
         return self.unchecked_count() > 0
 
     def unchecked_count(self) -> int:
-        """How many such proofs (0 once one is found refused), and units of work on the
-        next deal's deck prepared ahead (its proofs, this seat's own step)."""
+        """How many units of that work are left: the deal's unchecked proofs (0 once one
+        is found refused), then, once none is left, the prepared deck's proofs and this
+        seat's own step of it."""
         run = self.run
-        ahead = 0 if self.ahead is None else self.ahead.ahead_left()
-        return ahead + (0 if run is None else run.deck.unchecked(run))
+        now = 0 if run is None else run.deck.unchecked(run)
+        if now or self.ahead is None:
+            return now
+        return self.ahead.ahead_left()
 
     def waiting(self) -> bool:
         """Whether the deferred proofs still stand between the deal and its next step:
@@ -290,7 +295,9 @@ class PhaseMachine:
     def check_pending(self, limit: int | None = None) -> None:
         """Check up to ``limit`` of the deal's deferred shuffle proofs, oldest first;
         the first that does not hold is kept (:attr:`DealRun.refuted`) for its verdict,
-        which comes at the end of its round (:func:`.forfeits.resolve`)."""
+        which comes at the end of its round (:func:`.forfeits.resolve`).  With none left,
+        up to the rest of ``limit`` units of work on the deck prepared ahead (its proofs,
+        this seat's own step: :meth:`ProvedTableDeck.work_ahead`)."""
         run = self.run
         if run is not None:
             before = run.deck.unchecked(run)
@@ -298,5 +305,5 @@ class PhaseMachine:
             if limit is not None:
                 limit = max(0, limit - (before - run.deck.unchecked(run)))
         if self.ahead is not None and (limit is None or limit > 0) \
-                and (run is None or not run.deck.waiting(run)):
-            self.ahead.work_ahead(limit)
+                and (run is None or not run.deck.unchecked(run)):
+            self.ahead.work_ahead(limit)  # (a deck of its own: nothing of it is released)

@@ -110,12 +110,15 @@ def begin_deal(m: PhaseMachine, *, seated: bool = False) -> None:
     """A deal begins: first, when seats change hands, the runner's ``seat`` message (and
     the roster signed again); then each seat's ``hello`` (none at a shuffle-ahead table,
     whose deck seals nothing).  Its deck is the one prepared during the deal before, if
-    kept (:mod:`.ahead`), else made now."""
+    kept (:mod:`.ahead`: taken once the ``seat`` message, if one is due, has kept it),
+    else made now."""
     index = m.deals
     ids = m.game.deck(m.players, m.options)
     context = DeckContext(m.table, index, m.players, len(ids))
     seal_private = X25519PrivateKey.from_private_bytes(m.source.token_bytes(32))
-    deck: TableDeck | None = ahead.adopt(m, index)
+    runner = m.seats.runner(m.roster)
+    detour = not seated and runner is not None and m.seats.due(m.roster)
+    deck: TableDeck | None = None if detour else ahead.adopt(m, context)
     if deck is None:
         deck = DECKS[m.flavor.name](context, m.me, m.source, roster=m.roster,
                                     identity=m.identity, flavor=m.flavor)
@@ -123,10 +126,10 @@ def begin_deal(m: PhaseMachine, *, seated: bool = False) -> None:
     ledger = Ledger(setup, deck, ids, m.flavor)
     m.run = DealRun(index, deck, ids, seal_private, ledger)
     m.deal_start = len(m.transcript)
-    runner = m.seats.runner(m.roster)
     if not seated:  # (the deal before began at the last boundary)
         m.previous_start, m.boundary = m.boundary, m.deal_start
-    if not seated and runner is not None and m.seats.due(m.roster):
+    if detour:
+        assert runner is not None
         m.enter(Phase.SEATS, [Step(Kind.SEAT, runner)])
         return
     ahead.prepare(m, index + 1, len(ids))
