@@ -27,7 +27,7 @@ from p2pcards.protocol.proved.deck import KEY, SHUFFLE, ProvedDeck
 from p2pcards.protocol.proved.messages import KeyShare, Remix, Shuffle
 from p2pcards.protocol.steps import DeckContext
 from p2pcards.table import kinds
-from p2pcards.table.codec import Envelope, read_envelope
+from p2pcards.table.codec import CodecError, Envelope, read_envelope
 from p2pcards.table.decks import ACTS
 from p2pcards.table.explain import explain
 from p2pcards.table.kinds import Kind, ProvedAct, ProvedMove, clip, decode_body
@@ -455,3 +455,17 @@ def test_a_seat_message_comes_first_and_a_proof_carried_is_judged_after_it(
     assert second.verdict.startswith(f"seat {cheat} forfeits the deal: refused step (its"
                                      " pmove refused: ahead shuffle: its shuffle proof: t")
     assert verify(honest[0].export()).deals[1].verdict == second.verdict
+
+
+def test_a_step_of_another_round_is_malformed() -> None:
+    """A shuffle carried on a move is one of round 0, naming no slots (the prepared deck
+    has no other round): anything else does not decode."""
+    table = table_of("bidwhist", 4, 5)
+    mover, honest = move_due(table, KEY)
+    shuffle = step_of(mover, Kind.PROVED_SHUFFLE, mover.me)
+    for changed in (dataclasses.replace(shuffle, round=1),
+                    dataclasses.replace(shuffle, slots=(0, 1))):
+        body = kinds.encode_body(honest)[1] | {"ahead": changed.encode()}
+        with pytest.raises(CodecError, match=r"^ahead: a shuffle of round 0 \(the card"
+                                             r" points\) only$"):
+            decode_body(Kind.PROVED_MOVE, body, mover.me)
