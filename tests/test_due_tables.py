@@ -66,13 +66,13 @@ def cells(line: str) -> list[str]:
             .split("|")]
 
 
-def due_tables() -> dict[str, list[Row]]:
-    """Each table of the section by its heading (only tables whose header is
-    :data:`HEADER`)."""
+def due_tables(text: str | None = None) -> dict[str, list[Row]]:
+    """Each table of the section (or of ``text``, another section) by its heading (only
+    tables whose header is :data:`HEADER`)."""
     tables: dict[str, list[Row]] = {}
     heading = ""
     rows: list[Row] | None = None
-    for line in section().splitlines():
+    for line in (section() if text is None else text).splitlines():
         if line.startswith("#### "):
             heading, rows = line.removeprefix("#### ").strip(), None
             continue

@@ -12,7 +12,6 @@ the recipients of its grants, in order, and how many slots it shows to everyone.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,14 +23,13 @@ from p2pcards.table.memory import MemoryTable
 from p2pcards.table.roster import PIPELINED_DECK, PROVED_DECK
 from tests.test_due_tables import (
     BLIND_ROUND,
-    HEADER,
     SCHEDULES,
     Moment,
     Row,
-    cells,
     known,
     seats_from,
 )
+from tests.test_due_tables import due_tables as read_tables
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
 SECTION = "### What is due with the proved deck, game by game"
@@ -51,29 +49,7 @@ def section() -> str:
 
 
 def due_tables() -> dict[str, list[Row]]:
-    tables: dict[str, list[Row]] = {}
-    heading = ""
-    rows: list[Row] | None = None
-    for line in section().splitlines():
-        if line.startswith("#### "):
-            heading, rows = line.removeprefix("#### ").strip(), None
-            continue
-        if not line.startswith("|"):
-            rows = None
-            continue
-        row = cells(line)
-        if row == HEADER:
-            assert heading not in tables, f"two due tables under {heading!r}"
-            rows = tables[heading] = []
-            continue
-        if rows is None or set(line) <= set("|- "):
-            continue
-        named = re.fullmatch(r"(.+?)(?: (\d+))?", row[0])
-        quoted = re.fullmatch(r"`(\w+)`", row[2])
-        assert named is not None and quoted is not None, f"{heading}: row {line!r}"
-        assert quoted[1] in set(Kind), f"{heading}: no message kind {quoted[1]!r}"
-        rows.append(Row(named[1], int(named[2] or 0), row[1].replace("`", ""), quoted[1]))
-    return tables
+    return read_tables(section())
 
 
 SENDERS: dict[str, Callable[[Moment], list[int]]] = {
