@@ -50,7 +50,15 @@ from .elgamal import (
 from .group import IdentityPointError, Point, ProvedError, digest, u8, u64
 from .messages import KeyShare, Message, Remix, Shares, Shuffle, decode_message
 from .shuffle import ShuffleStatement, prove_shuffle, verify_shuffle
-from .sigma import Context, ProofError, prove_key, prove_share, verify_key, verify_share
+from .sigma import (
+    Context,
+    ProofError,
+    ShareProof,
+    prove_key,
+    prove_share,
+    verify_key,
+    verify_share,
+)
 
 KEY, SHUFFLE, REMIX, SHARE, OPEN, MESSAGE = "key", "shuffle", "remix", "share", "open", "message"
 DIGEST_DOMAIN = b"p2pcards/proved/deck-digest/v1"
@@ -128,6 +136,14 @@ class ProvedDeck:
         """Party -> re-mixes it made this deal."""
         self._prepared: KeyShare | Shuffle | None = None
         """This party's due step, made in idle time and not yet taken (:meth:`prepare`)."""
+        self.shares_ahead = False
+        """Whether this party makes its decryption shares of every slot of round 0 at once,
+        in slot order, before its first release (:meth:`make_shares`, in idle time or at
+        that release): a deck prepared ahead, whose shares are on the next hand's path.
+        (A slot's share is the same whoever it goes to; only its proof's nonce is drawn.)"""
+        self._made_shares: dict[int, tuple[Point, ShareProof]] = {}
+        """Slot -> this party's share and proof, made and not yet released."""
+        self._shares_made = False
 
     # ---------------------------------------------------------------- state
 
@@ -194,6 +210,28 @@ class ProvedDeck:
             return False
         self._prepared = self._make()
         return True
+
+    def make_shares(self) -> bool:
+        """With :attr:`shares_ahead`, once round 0 is complete: this party's decryption
+        share of every slot of round 0, with its proof, made now in slot order and kept
+        (none leaves: :meth:`release` sends them, as it checks its slots).  Made once,
+        whenever it comes first, so the nonces are drawn in the same order whether it
+        ran in idle time or at the first release.  Whether it ran now."""
+        if not self.shares_due:
+            return False
+        self._shares_made = True
+        context = self._context(self.me)
+        self._made_shares = {s: prove_share(context, self._x, self.points[s], self._source,
+                                            public=self._public)
+                             for s in range(self.context.size)}
+        return True
+
+    @property
+    def shares_due(self) -> bool:
+        """Whether :meth:`make_shares` has work to do now: round 0 is complete (its slots
+        are the first ``size``), and they are not made yet."""
+        return self.shares_ahead and not self._shares_made and self.me != OBSERVER \
+            and len(self.points) >= self.context.size
 
     @property
     def prepared(self) -> KeyShare | Shuffle | None:
@@ -283,8 +321,10 @@ class ProvedDeck:
             if not self.checked(slot):
                 raise LocalProtocolError(f"slot {slot}: not every shuffle proof that made it"
                                          " has been checked; no share leaves before")
+        self.make_shares()
         context = self._context(self.me)
-        made = [prove_share(context, self._x, self.points[s], self._source) for s in chosen]
+        made = [self._made_shares.pop(s) if s in self._made_shares
+                else prove_share(context, self._x, self.points[s], self._source) for s in chosen]
         message = Shares(party=self.me, to=to, slots=chosen,
                          shares=tuple(d for d, _ in made), proofs=tuple(p for _, p in made))
         self._accept(message)

@@ -151,13 +151,14 @@ def share_challenge(context: Context, public: Point, ciphertext: Ciphertext, sha
         a.encode(), b.encode()])
 
 
-def prove_share(context: Context, x: int, ciphertext: Ciphertext, source: SecretSource
-                ) -> tuple[Point, ShareProof]:
-    """The decryption share ``D = x·C1`` and its proof."""
+def prove_share(context: Context, x: int, ciphertext: Ciphertext, source: SecretSource,
+                public: Point | None = None) -> tuple[Point, ShareProof]:
+    """The decryption share ``D = x·C1`` and its proof (``public``: ``x·G``, if known)."""
     share = mul(x, ciphertext.c1)
     w = random_scalar(source)
     a, b = base_mul(w), mul(w, ciphertext.c1)
-    c = share_challenge(context, base_mul(x), ciphertext, share, a=a, b=b)
+    c = share_challenge(context, base_mul(x) if public is None else public, ciphertext,
+                        share, a=a, b=b)
     return share, ShareProof(a, b, (w + c * x) % N)
 
 

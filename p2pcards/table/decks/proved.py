@@ -226,13 +226,18 @@ class ProvedTableDeck(ProvedDeck):
         """Idle time, for a deck prepared ahead (docs/protocol.md, "Shuffle ahead"): this
         seat's own step made ready, then the proofs of the shuffles taken, oldest first
         (the first that does not hold is kept pending, for its verdict when the deal
-        begins).  At most ``limit`` units of work; how many were done."""
+        begins), then this seat's decryption shares of the deck once it is complete
+        (made, kept: :meth:`make_shares`).  At most ``limit`` units of work; how many
+        were done."""
         done = 0
         while limit is None or done < limit:
             if self.prepare():
                 done += 1
                 continue
             if not self.pending or self.failed:
+                if self.make_shares():  # (kept here; none leaves before its deal)
+                    done += 1
+                    continue
                 break
             try:
                 self.check_pending(1)
@@ -244,7 +249,7 @@ class ProvedTableDeck(ProvedDeck):
     def ahead_left(self) -> int:
         """The units of work :meth:`work_ahead` has still to do."""
         own = 0 if self.prepared is not None or self.own_due() is None else 1
-        return own + (0 if self.failed else len(self.pending))
+        return own + (0 if self.failed else len(self.pending)) + self.shares_due
 
     # ============================================================ the verdict
 

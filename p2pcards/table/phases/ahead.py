@@ -48,6 +48,7 @@ def prepare(m: PhaseMachine, index: int, size: int) -> None:
     context = DeckContext(m.table, index, m.players, size)
     m.ahead = ProvedTableDeck(context, m.me, KeyedSource(seed, AHEAD_LABEL),
                               roster=m.roster, identity=m.identity, flavor=m.flavor)
+    m.ahead.shares_ahead = True
 
 
 def adopt(m: PhaseMachine, context: DeckContext) -> ProvedTableDeck | None:
