@@ -253,7 +253,7 @@ def _share_attack(monkeypatch: pytest.MonkeyPatch, seed: str,
     """Party 1 tampers with the shares it sends party 0 for slots 0 and 1: with the
     share proofs unchecked party 0 opens a wrong card or none; checked, refused."""
     with monkeypatch.context() as weakened:
-        weakened.setattr(deck_module, "verify_share", lambda *args: None)
+        weakened.setattr(deck_module, "first_bad_share", lambda *args: None)
         table = seated(context(2, 6), seed)
         table.run_round()
         true = [card_at(table, 0), card_at(table, 1)]

@@ -54,10 +54,10 @@ from .sigma import (
     Context,
     ProofError,
     ShareProof,
+    first_bad_share,
     prove_key,
     prove_share,
     verify_key,
-    verify_share,
 )
 
 KEY, SHUFFLE, REMIX, SHARE, OPEN, MESSAGE = "key", "shuffle", "remix", "share", "open", "message"
@@ -458,18 +458,24 @@ class ProvedDeck:
             raise EarlyMessage(f"party {party}'s shares came before every key share")
         if message.to is not None and message.to >= self.context.parties:
             raise Refused(party, SHARE, f"shares for party {message.to}, not at this table")
-        for slot, share, proof in zip(message.slots, message.shares, message.proofs,
-                                      strict=True):
+        items = list(zip(message.slots, message.shares, message.proofs, strict=True))
+        problem: Exception | None = None  # (the first slot that cannot be taken, if any)
+        for n, (slot, _, _) in enumerate(items):
             if slot >= len(self.points) and self.expected() is not None:
-                raise EarlyMessage(f"party {party}'s share of slot {slot} came during a round")
-            if not self.in_play(slot):
-                raise Refused(party, SHARE, f"slot {slot} is not in play")
-            try:
-                verify_share(self._context(party), self.publics[party], self.points[slot],
-                             share, proof)
-            except ProofError as error:
-                raise Refused(party, SHARE, f"slot {slot}: its proof does not hold"
-                                            f" ({error.check})") from None
+                problem = EarlyMessage(f"party {party}'s share of slot {slot} came during"
+                                       " a round")
+            elif not self.in_play(slot):
+                problem = Refused(party, SHARE, f"slot {slot} is not in play")
+            if problem is not None:
+                del items[n:]
+                break
+        bad = first_bad_share(self._context(party), self.publics[party],
+                              [(self.points[slot], share, proof) for slot, share, proof in items])
+        if bad is not None:  # (the slots before the first that cannot be taken, in order)
+            raise Refused(party, SHARE, f"slot {items[bad[0]][0]}: its proof does not hold"
+                                        f" ({bad[1]})")
+        if problem is not None:
+            raise problem
 
     def _accept(self, message: Message) -> None:
         self.log.append(message)

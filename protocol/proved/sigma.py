@@ -12,6 +12,8 @@ the proof is about, so a proof made for another deal, party or ciphertext fails.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..curve import SecretSource
@@ -20,6 +22,7 @@ from .group import (
     POINT_BYTES,
     SCALAR_BYTES,
     EncodingError,
+    IdentityPointError,
     N,
     Point,
     ProvedError,
@@ -27,6 +30,7 @@ from .group import (
     decode_point,
     decode_scalar,
     equals,
+    frame,
     hash_to_scalar,
     msm,
     mul,
@@ -38,6 +42,10 @@ from .group import (
 
 KEY_PROOF_DOMAIN = b"p2pcards/proved/key-proof/v1"
 SHARE_PROOF_DOMAIN = b"p2pcards/proved/share-proof/v1"
+SHARE_BATCH_DOMAIN = b"p2pcards/proved/share-batch/v1"
+"""The tag of the weights a verifier checks several decryption shares' first equations
+with at once (:func:`first_bad_share`); nothing signed or sent depends on it."""
+SHARE_CHECKS = ("s·G = A + c·X", "s·C1 = B + c·D")
 KEY_PROOF_BYTES = POINT_BYTES + SCALAR_BYTES
 SHARE_PROOF_BYTES = 2 * POINT_BYTES + SCALAR_BYTES
 
@@ -172,6 +180,48 @@ def share_checks(context: Context, public: Point, ciphertext: Ciphertext, share:
         "s·C1 = B + c·D": equals(
             lambda: msm([(proof.s, ciphertext.c1), (minus_c, share)]), proof.b),
     }
+
+
+def first_bad_share(context: Context, public: Point,
+                    items: Sequence[tuple[Ciphertext, Point, ShareProof]]
+                    ) -> tuple[int, str] | None:
+    """The first of one party's decryption shares ``(C, D, proof)`` whose proof does not
+    hold, and its first equation that fails (as :func:`share_checks` would name it,
+    share by share), or None.  The first equations of all are checked at once: with
+    128-bit weights ``w_i`` hashed from everything checked (so that no prover can
+    choose shares that cancel out), ``(Σ w_i·s_i)·G − (Σ w_i·c_i)·X = Σ w_i·A_i``; only
+    if that fails is each checked alone.  The second equations, ``s·C1 = B + c·D``, have
+    a ciphertext each and are checked one by one."""
+    if not items:
+        return None
+    challenges = [share_challenge(context, public, c, d, a=p.a, b=p.b) for c, d, p in items]
+    seed = hashlib.sha256(frame(SHARE_BATCH_DOMAIN, [
+        *context.fields(), public.encode(),
+        *(c.encode() + d.encode() + p.encode() for c, d, p in items)])).digest()
+    weights = [1 + int.from_bytes(hashlib.sha256(seed + i.to_bytes(4, "big")).digest()[:16],
+                                  "big") for i in range(len(items))]
+    s = sum(w * p.s for w, (_, _, p) in zip(weights, items, strict=True)) % N
+    c = sum(w * ci for w, ci in zip(weights, challenges, strict=True)) % N
+    try:
+        together: Point | None = msm([(w, p.a) for w, (_, _, p)
+                                      in zip(weights, items, strict=True)])
+    except IdentityPointError:
+        together = None
+    if together is None or not _sums_to([((N - c) % N, public)], s, together):
+        for i, (ciphertext, share, proof) in enumerate(items):
+            failed = [k for k, ok in share_checks(context, public, ciphertext, share,
+                                                  proof).items() if not ok]
+            if failed:
+                return i, failed[0]
+        return None  # (never: the batch holds when each does)
+    for i, ((ciphertext, share, proof), ci) in enumerate(zip(items, challenges, strict=True)):
+        if not _sums_to([(proof.s, ciphertext.c1), ((N - ci) % N, share)], 0, proof.b):
+            return i, SHARE_CHECKS[1]
+    return None
+
+
+def _sums_to(terms: list[tuple[int, Point]], base: int, expected: Point) -> bool:
+    return equals(lambda: msm(terms, base), expected)
 
 
 def verify_share(context: Context, public: Point, ciphertext: Ciphertext, share: Point,
