@@ -183,6 +183,6 @@ def test_the_rtt_records_carry_the_next_hand_at_each_round_trip(
 
 def test_the_measure_counts_a_partys_multiplications_as_the_docs_give_them() -> None:
     """``python -m p2pcards.protocol.proved.simulate`` counts through the same wrapping:
-    a 4-party 52-card deal is 1,815 multiplications of points and 513 of G a party
-    (docs/proved-deck.md, "Figures")."""
-    assert [(m, g) for _, m, g in measure(4, 52, 1)] == [(1815, 513)] * 4
+    a 4-party 52-card deal is 1,821 multiplications of points and 431 of G a party
+    (docs/proved-deck.md, "Figures": each Shares message's proofs checked together)."""
+    assert [(m, g) for _, m, g in measure(4, 52, 1)] == [(1821, 431)] * 4

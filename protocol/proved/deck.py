@@ -324,7 +324,8 @@ class ProvedDeck:
         self.make_shares()
         context = self._context(self.me)
         made = [self._made_shares.pop(s) if s in self._made_shares
-                else prove_share(context, self._x, self.points[s], self._source) for s in chosen]
+                else prove_share(context, self._x, self.points[s], self._source,
+                                 public=self._public) for s in chosen]
         message = Shares(party=self.me, to=to, slots=chosen,
                          shares=tuple(d for d, _ in made), proofs=tuple(p for _, p in made))
         self._accept(message)
