@@ -21,12 +21,13 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from p2pcards.bots import heuristic_bot
 from p2pcards.history import HandRecord
-from p2pcards.table.codec import open_envelope
+from p2pcards.table.codec import Envelope, open_envelope
 from p2pcards.table.kinds import Kind
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.roster import LOCK_DECK
@@ -164,27 +165,38 @@ KEYS: dict[tuple[str, str], Callable[[Moment, int], Content]] = {
 }
 """What each ``keys`` row's content column says, per sender."""
 
-Message = tuple[str, int, Content | None]
+
+def expander(senders: dict[str, Callable[[Moment], list[int]]], kind: Kind,
+             contents: dict[tuple[str, str], Callable[[Moment, int], Any]],
+             table: Callable[[str], str] = lambda title: title) -> Expand:
+    """The messages a deck's due tables give for a schedule of groups: each row's
+    ``senders`` phrase as its seats, and a message of ``kind`` with its ``contents`` (the
+    content column, by the ``table`` a title names and the step)."""
+    def expand(title: str, rows: list[Row], schedule: list[tuple[str, Moment]]) -> list[Any]:
+        out: list[Any] = []
+        for group, moment in schedule:
+            steps = [row for row in rows if row.group == group]
+            assert steps, f"{title}: the table has no step {group!r}"
+            assert [row.number for row in steps] in ([0], list(range(1, len(steps) + 1))), \
+                f"{title}: the steps of {group!r} are not numbered 1, 2, … in order"
+            for row in steps:
+                assert row.sender in senders, f"{title}: an unknown phrase {row.sender!r}"
+                name = f"{row.group} {row.number}" if row.number else row.group
+                for seat in senders[row.sender](moment):
+                    content = None
+                    if row.kind == kind:
+                        where = (table(title), name)
+                        assert where in contents, f"{title}: no content check for {name!r}"
+                        content = contents[where](moment, seat)
+                    out.append((row.kind, seat, content))
+        return out
+    return expand
 
 
-def expand(title: str, rows: list[Row], schedule: list[tuple[str, Moment]]) -> list[Message]:
-    """The messages a table gives for the groups of ``schedule``, in order."""
-    out: list[Message] = []
-    for group, moment in schedule:
-        steps = [row for row in rows if row.group == group]
-        assert steps, f"{title}: the table has no step {group!r}"
-        assert [row.number for row in steps] in ([0], list(range(1, len(steps) + 1))), \
-            f"{title}: the steps of {group!r} are not numbered 1, 2, … in order"
-        for row in steps:
-            assert row.sender in SENDERS, f"{title}: an unknown phrase {row.sender!r}"
-            name = f"{row.group} {row.number}" if row.number else row.group
-            for seat in SENDERS[row.sender](moment):
-                content = None
-                if row.kind == Kind.KEYS:
-                    assert (title, name) in KEYS, f"{title}: no content check for {name!r}"
-                    content = KEYS[title, name](moment, seat)
-                out.append((row.kind, seat, content))
-    return out
+Expand = Callable[[str, list[Row], list[tuple[str, Moment]]], list[Any]]
+"""A due table's rows, for a schedule of its groups, as the messages they make."""
+expand = expander(SENDERS, Kind.KEYS, KEYS)
+"""The messages today's deck's tables give for the groups of a schedule, in order."""
 
 
 # ------------------------------------------------- where the groups fall in a deal
@@ -261,12 +273,13 @@ SCHEDULES: dict[str, Callable[[HandRecord, Moment], Iterator[tuple[str, Moment]]
 # ------------------------------------------------------------------ play
 
 
-def play(game: str, players: int, seed: int, *, deal: int = 1, number: int = 0) -> MemoryTable:
+def play(game: str, players: int, seed: int, *, deal: int = 1, number: int = 0,
+         deck: str = LOCK_DECK) -> MemoryTable:
     """One deal (and the next deal's opening, if the game goes on), played as the table's
     deal ``deal`` (d: 1 by default, so that "in seat order" and "from seat d mod N"
     name different orders) and the match's deal ``number`` (Nullern's round, less
-    one), as if the deals before had been played."""
-    table = MemoryTable(game, players, seed, [heuristic_bot] * players, deck=LOCK_DECK)
+    one), as if the deals before had been played; with ``deck``."""
+    table = MemoryTable(game, players, seed, [heuristic_bot] * players, deck=deck)
     for session in table.sessions:  # (before the first dealer is drawn: nothing dealt yet)
         session.machine.deals = deal
         session.machine.scored = number
@@ -276,23 +289,38 @@ def play(game: str, players: int, seed: int, *, deal: int = 1, number: int = 0) 
     return table
 
 
-def accepted(table: MemoryTable) -> list[Message]:
-    """Every message the table took, in order: (kind, sender, and for ``keys`` the seats
-    of its sealed parts and how many keys it shows)."""
-    out: list[Message] = []
-    for env in table.sessions[0].transcript:
-        content = None
-        if env.kind == Kind.KEYS:
-            content = (tuple(r for r, _ in env.body["sealed"]), len(env.body["public"]))
-        out.append((str(env.kind), env.sender, content))
-    return out
+def sealed_keys(env: Envelope) -> Content | None:
+    """What the test compares of a ``keys``: the seats of its sealed parts and how many
+    keys it shows."""
+    if env.kind != Kind.KEYS:
+        return None
+    return tuple(r for r, _ in env.body["sealed"]), len(env.body["public"])
+
+
+def accepted(table: MemoryTable, content: Callable[[Envelope], Any] = sealed_keys
+             ) -> list[tuple[str, int, Any]]:
+    """Every message the table took, in order: (kind, sender, and its ``content``: for
+    ``keys``, :func:`sealed_keys`)."""
+    return [(str(env.kind), env.sender, content(env)) for env in table.sessions[0].transcript]
 
 
 def check_deals(table: MemoryTable, game: str, *, round_: int = 1) -> list[str]:
     """The table's messages against the doc's: the table's opening, the deal played and
     the next deal's opening rows; the groups the deal used."""
     tables = due_tables()
-    title = TITLES[game]
+    return compare(table, game, tables[TITLES[game]], TITLES[game], round_=round_,
+                   opening=lambda base: expand("Before the first deal",
+                                               tables["Before the first deal"],
+                                               [("seating", base), ("first dealer", base)]),
+                   rows_as=expand, got=accepted(table))
+
+
+def compare(table: MemoryTable, game: str, rows: list[Row], title: str, *, round_: int,
+            opening: Callable[[Moment], list[Any]], rows_as: Expand,
+            got: list[Any]) -> list[str]:
+    """The messages the table took (``got``) against what the doc's ``rows`` of ``title``
+    make of its first deal (``rows_as``), after ``opening``, then the next deal's opening
+    rows if the game goes on; the groups the deal used (either deck's due tables)."""
     session = table.sessions[0]
     run = session.finished[0]
     assert run.outcome is not None
@@ -300,16 +328,13 @@ def check_deals(table: MemoryTable, game: str, *, round_: int = 1) -> list[str]:
     players, deal = table.players, run.index
     base = Moment(players, deal, record.dealer, blind=round_ == BLIND_ROUND)
     schedule = [("deal", base), *SCHEDULES[game](record, base), ("end", base)]
-    want = expand("Before the first deal", tables["Before the first deal"],
-                  [("seating", base), ("first dealer", base)])
-    want += expand(title, tables[title], schedule)
-    got = accepted(table)
+    want = opening(base) + rows_as(title, rows, schedule)
     if session.over:
         assert got == want
     else:
         dealer = record.dealer if run.outcome.void else (record.dealer + 1) % players
         assert session.run is not None and session.run.dealer == dealer
-        want += expand(title, tables[title], [("deal", Moment(players, deal + 1, dealer))])
+        want += rows_as(title, rows, [("deal", Moment(players, deal + 1, dealer))])
         assert got[:len(want)] == want
     return [group for group, _ in schedule]
 
