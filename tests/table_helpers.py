@@ -11,7 +11,7 @@ from p2pcards.table.events import tell
 from p2pcards.table.kinds import Act, ProvedAct, ProvedMove
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.phases import ahead
-from p2pcards.table.roster import AHEAD_DECK, PROVED_DECKS
+from p2pcards.table.roster import AGREED_DECK, AHEAD_DECK, PROVED_DECKS
 from p2pcards.table.session import Session
 
 
@@ -35,7 +35,7 @@ def move(session: Session, action: str, **extra: Any) -> tuple[str, dict[str, An
     at a proved table a ``pact`` (``extra``: the fields of either), or where the roster
     names shuffle ahead a ``pmove`` carrying the step due from the seat (made, not
     taken, by the seat's deck prepared ahead: the one it would send)."""
-    if session.roster.deck == AHEAD_DECK:
+    if session.roster.deck in (AHEAD_DECK, AGREED_DECK):
         deck, step = session.machine.ahead, None
         if deck is not None and ahead.due(session.machine, session.me) is not None:
             deck.prepare()

@@ -41,7 +41,11 @@ def test_a_benchmarked_game_is_played_to_its_end_with_its_deck(tmp_path: Path) -
     for deal, at, count in stats["hands"]:
         assert at < ends[deal][0] and count < ends[deal][1]
         before = (0.0, 0) if deal == 0 else ends[deal - 1]
-        assert before[0] < at and before[1] < count
+        # (the host signs first: the other seat's agreement, the deal's last message,
+        # carries the last shares the host's next hand needs, so it may hold that hand
+        # in the same instant: docs/protocol.md, "Shares on the agreement")
+        assert before[0] < at and before[1] < count if deal == 0 else \
+            before[0] <= at and before[1] <= count
         waits[deal] = count - before[1]
     assert waits[0] > 104
     applied = sorted(stats["moves"].values())  # (when this seat applied each move)

@@ -66,9 +66,9 @@ SETTINGS = Settings(grace=60.0, timer=0.5, hint=True)
 
 # (the frame as this module builds it, the map as the host and joiner built it before)
 CASES: list[tuple[Frame, dict[str, Any]]] = [
-    (HelloFrame(), {"t": "hello", "proto": "p2pcards", "versions": [2, 6]}),
+    (HelloFrame(), {"t": "hello", "proto": "p2pcards", "versions": [2, 7]}),
     (HelloFrame(nonce=b"n" * 32, game="pasur", name="hosty", free=1),
-     {"t": "hello", "proto": "p2pcards", "versions": [2, 6], "nonce": b"n" * 32,
+     {"t": "hello", "proto": "p2pcards", "versions": [2, 7], "nonce": b"n" * 32,
       "game": "pasur", "name": "hosty", "free": 1}),
     (Auth(key=public("j"), name="joe", token=b"t" * 16, bot="heuristic", sig=b"s" * 64,
           bots=(BotClaim(kind="ismcts", key=public("b1"), sig=b"p" * 64),)),
@@ -109,9 +109,9 @@ def test_frames_are_the_bytes_peers_have_always_sent(frame: Frame, before: dict[
 
 def test_a_few_frames_byte_for_byte() -> None:
     """Pinned bytes (as the link wrote them before frames were dataclasses; the hello
-    as version 1 wrote it, but for the versions: [2, 6])."""
+    as version 1 wrote it, but for the versions: [2, 7])."""
     assert pack(HelloFrame()).hex() == ("0000002483a174a568656c6c6fa570726f746fa870327063617264"
-                                   "73a876657273696f6e73920206")
+                                   "73a876657273696f6e73920207")
     assert pack(Welcome(seat=1, resume=False)).hex() == \
         "0000001983a174a777656c636f6d65a47365617401a6726573756d65c2"
     assert pack(Msg(wire=b"\x01\x02")).hex() == "0000001082a174a36d7367a477697265c4020102"
@@ -191,25 +191,26 @@ def test_a_wrong_field_is_named_with_its_frame(raw: dict[str, Any], reason: str)
 def test_fields_a_kind_does_not_declare_are_ignored_and_defaults_fill_in() -> None:
     assert from_map({"t": "msg", "wire": b"x", "later": [1, 2]}) == Msg(wire=b"x")
     assert from_map({"t": "welcome", "seat": 3}) == Welcome(seat=3, resume=False)
-    assert to_map(HelloFrame()) == {"t": "hello", "proto": "p2pcards", "versions": [2, 6]}
+    assert to_map(HelloFrame()) == {"t": "hello", "proto": "p2pcards", "versions": [2, 7]}
     with pytest.raises(FrameError, match="cap"):
         pack(Msg(wire=b"x" * (MAX_FRAME + 1)))
 
 
 def test_the_hello_names_what_does_not_match() -> None:
-    assert links.negotiate(HelloFrame()) == 6
-    assert links.negotiate(HelloFrame(versions=(0, 7))) == 6
+    assert links.negotiate(HelloFrame()) == 7
+    assert links.negotiate(HelloFrame(versions=(0, 8))) == 7
     assert links.negotiate(HelloFrame(versions=(2, 2))) == 2  # a peer of the lock deck alone
     assert links.negotiate(HelloFrame(versions=(2, 3))) == 3  # a peer without watchers
     assert links.negotiate(HelloFrame(versions=(2, 4))) == 4  # without the pipelined rule
     assert links.negotiate(HelloFrame(versions=(2, 5))) == 5  # without shuffle ahead
+    assert links.negotiate(HelloFrame(versions=(2, 6))) == 6  # without shares on agreeing
     with pytest.raises(FrameError, match="expected hello first, got 'auth'"):
         links.negotiate(from_map(auth()))
     with pytest.raises(FrameError, match=r"not a p2pcards peer \(protocol 'other'\)"):
         links.negotiate(HelloFrame(proto="other"))
-    with pytest.raises(FrameError, match="speaks 2 to 6, the other 7 to 9"):
-        links.negotiate(HelloFrame(versions=(7, 9)))
-    with pytest.raises(FrameError, match="speaks 2 to 6, the other 1 to 1"):
+    with pytest.raises(FrameError, match="speaks 2 to 7, the other 8 to 9"):
+        links.negotiate(HelloFrame(versions=(8, 9)))
+    with pytest.raises(FrameError, match="speaks 2 to 7, the other 1 to 1"):
         links.negotiate(HelloFrame(versions=(1, 1)))  # a peer of the first claim rule
 
 

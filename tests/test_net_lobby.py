@@ -9,11 +9,13 @@ from typing import NamedTuple
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pcards.net.frames import Auth, BotClaim, FrameError, LobbyFrame, LobbySeat
+from p2pcards.net.frames import VERSIONS, Auth, BotClaim, FrameError, LobbyFrame, LobbySeat
 from p2pcards.net.identity import device_id
 from p2pcards.net.invite import proof
+from p2pcards.net.links import RULE_VERSIONS
 from p2pcards.net.lobby import BOT_PROOF, Lobby, Rejoin, Request, describe_roster, seats_of
 from p2pcards.table.roster import (
+    AGREED_DECK,
     AHEAD_DECK,
     LOCK_DECK,
     PIPELINED_DECK,
@@ -68,7 +70,7 @@ def auth(name: str, bots: int = 0, *, own_bot: str = "", token: bytes = TOKEN,
                 bot=own_bot, sig=proof(key(name), nonce, HOST_ID, token), bots=claims)
 
 
-def seated(room: Lobby, name: str, bots: int = 0, version: int = 6) -> frozenset[int]:
+def seated(room: Lobby, name: str, bots: int = 0, version: int = VERSIONS[1]) -> frozenset[int]:
     """Seats ``name`` (and ``bots``), its link speaking ``version``."""
     request = room.admit(auth(name, bots), NONCE)
     assert isinstance(request, Request)
@@ -196,22 +198,26 @@ def test_the_roster_once_every_seat_is_taken() -> None:
 def test_the_roster_names_the_table_s_deck_the_proved_one_unless_told() -> None:
     """The host's ``--deck`` goes into the roster every seat signs (a joiner learns it
     there); a host restarted from its journal keeps the roster's deck.  The proved
-    deck's shuffle-ahead rule when every joiner's link speaks version 6, its pipelined
-    rule when every one speaks 5 or above, else plain ``proved``: a joiner of version 4,
-    with a bot of its own, makes it so, until it leaves."""
+    deck's latest rule every joiner's link knows: shares on the agreement at version 7,
+    shuffle ahead at 6, pipelined shuffles at 5, else plain ``proved``: a joiner of
+    version 4, with a bot of its own, makes it so, until it leaves."""
     room = lobby(players=2)
     seated(room, "joe")
-    assert room.close().deck == AHEAD_DECK
-    assert Lobby.resumed(room.close(), HOST_ID, TOKEN).close().deck == AHEAD_DECK
+    assert room.close().deck == AGREED_DECK
+    assert Lobby.resumed(room.close(), HOST_ID, TOKEN).close().deck == AGREED_DECK
+    six = lobby(players=3)
+    seated(six, "new")
+    seated(six, "six", version=6)
+    assert six.known() == {PIPELINED_DECK, AHEAD_DECK} and six.close().deck == AHEAD_DECK
     five = lobby(players=3)
     seated(five, "new")
     seated(five, "five", version=5)
-    assert five.pipelined() and not five.ahead() and five.close().deck == PIPELINED_DECK
+    assert five.known() == {PIPELINED_DECK} and five.close().deck == PIPELINED_DECK
     mixed = lobby(players=4)
     seated(mixed, "ann")
     seated(mixed, "old", bots=1, version=4)
-    assert not mixed.pipelined()
-    assert mixed.leave(public("old")) and mixed.pipelined()
+    assert not mixed.known()
+    assert mixed.leave(public("old")) and mixed.known() == set(RULE_VERSIONS)
     seated(mixed, "old", bots=1, version=4)
     roster = mixed.close()
     assert roster.deck == PROVED_DECK and decode_roster(roster.encode()).deck == PROVED_DECK

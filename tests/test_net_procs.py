@@ -144,7 +144,7 @@ KILLS = [
     ("p1", "pshares:1", None),  # during the deal's decryption shares
     ("p3", "pmove:3", None),  # mid-trick (a move that carries a step of the next deck)
     ("p2", "audit:1", "lock"),  # during today's deck's audit
-    ("host", "agree:1", None),  # the host, between deals
+    ("host", "pagree:1", None),  # the host, between deals
 ]
 
 

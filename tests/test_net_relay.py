@@ -26,6 +26,7 @@ from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.codec import seal_envelope
 from p2pcards.table.events import BrokeUp, DealBegun, GameOver
 from p2pcards.table.roster import (
+    AGREED_DECK,
     AHEAD_DECK,
     LOCK_DECK,
     PIPELINED_DECK,
@@ -85,7 +86,7 @@ async def uninvited(host: Host, tmp_path: Path) -> str:
 
 async def wrong_version(host: Host, tmp_path: Path) -> str:
     link = raw_link(host)
-    await link.send_map({"t": "hello", "proto": "p2pcards", "versions": [7, 9]})
+    await link.send_map({"t": "hello", "proto": "p2pcards", "versions": [8, 9]})
     return await refused_with(link)
 
 
@@ -165,13 +166,14 @@ async def test_a_peer_of_the_lock_deck_alone_is_refused_only_at_a_proved_table(
 
 
 @pytest.mark.parametrize(("highest", "deck"), [(4, PROVED_DECK), (5, PIPELINED_DECK),
-                                               (6, AHEAD_DECK)])
+                                               (6, AHEAD_DECK), (7, AGREED_DECK)])
 async def test_the_proved_deck_pipelines_only_where_every_seat_s_peer_knows_it(
         tmp_path: Path, highest: int, deck: str) -> None:
     """``host --deck proved``: a joiner whose link speaks version 4 at most (an earlier
     build, which checks every shuffle proof on arrival) makes the roster name plain
     ``proved``, so that the two builds reach the same verdict; with every joiner at 5
-    it names ``proved-pipelined``, at 6 ``proved-ahead``, and a peer below what the
+    it names ``proved-pipelined``, at 6 ``proved-ahead``, at 7 ``proved-ahead-2``, and a
+    peer below what the
     roster needs that comes then (to resume, or to watch) is refused saying why."""
     host = make_host(tmp_path, players=2)
     async with trio.open_nursery() as nursery:
@@ -185,6 +187,7 @@ async def test_the_proved_deck_pipelines_only_where_every_seat_s_peer_knows_it(
         said = "\n".join(host.say)  # type: ignore[arg-type]
         assert ("every shuffle proof is checked on arrival" in said) == (deck == PROVED_DECK)
         assert ("each deal is shuffled at its beginning" in said) == (deck == PIPELINED_DECK)
+        assert ("shares are sent after the agreement" in said) == (deck == AHEAD_DECK)
         link = raw_link(host)
         await link.send(HelloFrame(versions=(2, 4)))
         answer = await link.receive()
@@ -192,8 +195,11 @@ async def test_the_proved_deck_pipelines_only_where_every_seat_s_peer_knows_it(
             assert isinstance(answer, HelloFrame) and answer.nonce is not None
         else:
             assert isinstance(answer, Error)
-            words, needs = ("pipelined shuffles", 5) if deck == PIPELINED_DECK else (
-                "the next deal shuffled ahead", 6)
+            words, needs = {
+                PIPELINED_DECK: ("pipelined shuffles", 5),
+                AHEAD_DECK: ("the next deal shuffled ahead", 6),
+                AGREED_DECK: ("the next deal shuffled ahead and its shares sent on the"
+                              " agreement", 7)}[deck]
             assert answer.reason == (
                 f"protocol version mismatch: this table's roster names the proved deck with"
                 f" {words} ({deck}), which needs version {needs}; the other speaks 2 to 4;"

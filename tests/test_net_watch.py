@@ -25,7 +25,7 @@ from p2pcards.net.invite import proof
 from p2pcards.net.settings import Settings
 from p2pcards.net.watch import Watch
 from p2pcards.net.wire import Link, LinkClosed
-from p2pcards.table.roster import AHEAD_DECK, LOCK_DECK, PROVED_DECK
+from p2pcards.table.roster import AGREED_DECK, LOCK_DECK, PROVED_DECK
 from p2pcards.table.session import WATCHER, Session
 from p2pcards.table.verify import verify
 from tests.net_helpers import (
@@ -144,16 +144,16 @@ async def test_no_watchers_where_the_host_takes_none(tmp_path: Path) -> None:
         nursery.cancel_scope.cancel()
 
 
-async def test_a_watcher_of_version_5_is_let_go_when_the_table_shuffles_ahead(
+async def test_a_watcher_of_version_6_is_let_go_when_the_table_sends_shares_on_agreeing(
         tmp_path: Path) -> None:
-    """A watcher of the lobby whose link speaks version 5 could not follow a roster
-    naming ``proved-ahead``: when every seat's peer speaks 6 and the table begins so, it
-    is told why and let go, and a watcher of version 6 follows the game."""
+    """A watcher of the lobby whose link speaks version 6 could not follow a roster
+    naming ``proved-ahead-2``: when every seat's peer speaks 7 and the table begins so,
+    it is told why and let go, and a watcher of version 7 follows the game."""
     host = make_host(tmp_path)
     async with trio.open_nursery() as nursery:
         invite = await nursery.start(host.run)
         old, answer = await watching(host, load_or_create(tmp_path / "old"), "old",
-                                     versions=(2, 5))
+                                     versions=(2, 6))
         assert isinstance(answer, Watching)
         new, answer = await watching(host, load_or_create(tmp_path / "new"), "new")
         assert isinstance(answer, Watching)
@@ -161,14 +161,15 @@ async def test_a_watcher_of_version_5_is_let_go_when_the_table_shuffles_ahead(
         nursery.start_soon(joiner.run)
         assert await reason(old) == (
             "protocol version mismatch: this table's roster names the proved deck with"
-            " the next deal shuffled ahead (proved-ahead), which needs version 6; upgrade"
-            " p2pcards to take a seat at it or watch it")
+            " the next deal shuffled ahead and its shares sent on the agreement"
+            " (proved-ahead-2), which needs version 7; upgrade p2pcards to take a seat at"
+            " it or watch it")
         with trio.fail_after(10):
             while True:
                 frame = await new.receive()
                 if isinstance(frame, Msg):
                     break
-        assert host.peer is not None and host.peer.roster.deck == AHEAD_DECK
+        assert host.peer is not None and host.peer.roster.deck == AGREED_DECK
         assert [w.name for w in host.watchers.links] == ["new"]
         nursery.cancel_scope.cancel()
 

@@ -302,3 +302,43 @@ def test_the_shuffle_ahead_vectors_follow_the_specification() -> None:
         seqs[env.sender] += 1
         chained = chain(chained, env.payload)
         assert chained.hex() == item["transcript_after"]
+
+
+def test_the_agreement_vectors_follow_the_specification() -> None:
+    """``proved_agree``: seat 1's shuffle of deal 260's round 0 on one more ``pmove``
+    (the prepared deck is then complete), and deal 259's agreement: both ``pagree``s
+    name the transcript hash after that move; seat 0's, the first signer's, carries no
+    shares; seat 1's carries its shares of slots 0 and 1 to seat 0, laid out as a
+    ``pshares`` grant, every proof holding for deal 260's deck (docs/protocol.md,
+    "Shares on the agreement")."""
+    v = json.loads(STORED.read_text())
+    t = json.loads(TABLE_VECTORS.read_text())
+    a, g = t["proved_ahead"], t["proved_agree"]
+    table, deal, size = bytes.fromhex(v["table"]), a["deal"], v["size"]
+    keys = [Ed25519PublicKey.from_public_bytes(bytes.fromhex(i["public"]))
+            for i in t["identities"][:2]]
+    chained = bytes.fromhex(a["envelopes"][-1]["transcript_after"])
+    observer = ProvedDeck(DeckContext(table, deal, 2, size), OBSERVER)
+    for step in a["steps"]:
+        observer.receive(bytes.fromhex(step))
+    envs = [open_envelope(bytes.fromhex(item["wire"]), keys) for item in g["envelopes"]]
+    assert [(e.kind, e.sender, e.seq, e.deal) for e in envs] == [
+        ("pmove", 1, 3, v["deal"]), ("pagree", 0, 5, v["deal"]), ("pagree", 1, 4, v["deal"])]
+    step = bytes.fromhex(g["step"])
+    assert step[:3] == b"\x02\x01\x00" and envs[0].body["ahead"] == step  # seat 1, round 0
+    observer.receive(step)
+    assert observer.expected() is None  # (the deck is complete)
+    agreement = chain(chained, envs[0].payload)
+    assert bytes.fromhex(g["agreement"]) == agreement
+    first, second = envs[1].body, envs[2].body
+    assert first == {"transcript": agreement, "points": [0, 0], "verdict": "ok", "shares": []}
+    assert envs[1].prior == agreement
+    assert {k: second[k] for k in ("transcript", "points", "verdict")} == {
+        "transcript": agreement, "points": [0, 0], "verdict": "ok"}
+    (blob,) = second["shares"]
+    assert blob[:5] == b"\x04\x01\x00" + (2).to_bytes(2, "big")  # seat 1 to seat 0, 2 slots
+    assert [int.from_bytes(blob[5 + 133 * i:7 + 133 * i], "big") for i in range(2)] == [0, 1]
+    assert len(blob) == 5 + 133 * 2
+    observer.receive(blob)  # every proof holds, for deal 260
+    assert set(observer.shares[0]) == set(observer.shares[1]) == {1}
+    assert chain(envs[1].prior, envs[1].payload) == envs[2].prior

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -88,7 +89,7 @@ def test_a_seat_that_signs_another_result_is_named() -> None:
     def lie(session: Session, step: Step, make: Callable[[], Message]) -> Message:
         message = make()
         if isinstance(message, Agree):
-            return Agree(transcript=message.transcript, points=(99, 0), verdict=message.verdict)
+            return dataclasses.replace(message, points=(99, 0))  # (a pagree: its shares too)
         return message
 
     table = MemoryTable("bidwhist", 4, 22, [heuristic_bot] * 4, forges={2: lie})
@@ -133,19 +134,19 @@ def test_the_command_line(honest: MemoryTable, tmp_path: Path,
     assert "not a transcript" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("option", "deck"), [((), "proved-ahead"),
+@pytest.mark.parametrize(("option", "deck"), [((), "proved-ahead-2"),
                                                (("--deck", "lock"), "lock")])
 def test_the_table_command_writes_a_transcript(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str],
                                                option: tuple[str, ...], deck: str) -> None:
-    """The proved deck unless told (its shuffle-ahead rule: every seat is this
-    build's); today's deck with ``--deck lock``."""
+    """The proved deck unless told (its latest rule, shares on the agreement: every seat
+    is this build's); today's deck with ``--deck lock``."""
     path = tmp_path / "t.bin"
     assert main(["table", "bidwhist", "--seed", "5", "--transcript", str(path),
                  *option]) == 0
     out = capsys.readouterr().out
     assert "safety number" in out and "the game is over" in out
-    assert out.startswith(f"deck: {deck.removesuffix('-ahead')} (")
+    assert out.startswith(f"deck: {deck.removesuffix('-ahead-2')} (")
     report = verify(path.read_bytes())
     assert report.ok and report.roster.deck == deck
 

@@ -28,7 +28,14 @@ from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import DEFAULT_NAMES, LocalGame
 from p2pcards.table.events import Moved, tell
 from p2pcards.table.kinds import printable
-from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, PROVED_DECK, describe_deck, table_deck
+from p2pcards.table.roster import (
+    DEFAULT_DECK,
+    LOCK_DECK,
+    PROVED_DECK,
+    PROVED_RULES,
+    describe_deck,
+    table_deck,
+)
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_MALFORMED = 0, 1, 2
 
@@ -341,7 +348,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         print(f"p2pcards: {unwritable}", file=sys.stderr)
         return outputs.EXIT_OUTPUT
     table = MemoryTable(args.game, players, args.seed, [bot] * players,
-                        deck=table_deck(args.deck, pipelined=True, ahead=True))  # (one build)
+                        deck=table_deck(args.deck, set(PROVED_RULES)))  # (one build)
     print(describe_deck(args.deck))
     table.play()
     seat = table.sessions[0]

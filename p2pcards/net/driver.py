@@ -33,6 +33,7 @@ from p2pcards.net.settings import Settings
 from p2pcards.table.events import Forfeited, ForfeitReason, SeatsChanged, TableEvent, tell
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster
+from p2pcards.table.run import ProofJob
 from p2pcards.table.session import Session
 from p2pcards.table.state import Phase, Rule
 
@@ -124,6 +125,11 @@ class Driver:
     hands: HandClock = field(default_factory=HandClock)
     """When each deal ended here and when the main seat held its next hand (with the
     multiplications made by then, where they are counted)."""
+    checking: dict[int, object] = field(default_factory=dict)
+    """The proofs being checked in a worker thread now (id -> the message)."""
+    doubted: dict[int, object] = field(default_factory=dict)
+    """The proofs a worker thread found not to hold (id -> the message): checked again
+    on the loop, which names the failure, never handed to a thread again."""
 
     def __post_init__(self) -> None:
         self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
@@ -159,9 +165,17 @@ class Driver:
         """With what the peer made sent, and while nothing else waits on the channel,
         check the deferred shuffle proofs one at a time (docs/protocol.md, "Pipelined
         shuffles"); what the seats send once they are checked (their shares, at a
-        round's end) goes out at once.  On the loop, where the rest of the deck's work
-        is done (a proof's check is tens of milliseconds)."""
+        round's end) goes out at once.  A proof's check (tens of milliseconds) is done
+        in a worker thread, the loop free meanwhile for the messages that come (a move
+        is applied at once); its result comes back as ``checked`` and is recorded here,
+        so that the proof's turn costs nothing.  The rest of the idle work (this seat's
+        own step of a deck prepared ahead, its shares) is done on the loop, between
+        messages."""
         while not self.peer.over and self.inbox.statistics().current_buffer_used == 0:
+            if not self.inline:
+                self._check_off_loop()
+                if self.checking:
+                    return  # (the loop waits for a message or a check's result)
             left = self.peer.check_pending(1)
             self.hands.see(self.peer.main)
             if self.peer.outgoing:
@@ -172,10 +186,34 @@ class Driver:
                 return
             await trio.lowlevel.checkpoint()  # (the links hand in what came meanwhile)
 
+    def _check_off_loop(self) -> None:
+        """Hand every seat's next deferred proof to a worker thread (one thread each,
+        those not already under way)."""
+        assert self.nursery is not None
+        for job in self.peer.proof_jobs():
+            key = id(job.key)
+            if self.checking.get(key) is not job.key and self.doubted.get(key) is not job.key:
+                self.checking[key] = job.key
+                self.nursery.start_soon(self._check_proof, job)
+
+    async def _check_proof(self, job: ProofJob) -> None:
+        try:
+            holds = await trio.to_thread.run_sync(job.check, abandon_on_cancel=True)
+        except Exception:  # (a bad proof's bytes: checked again on the loop, and named)
+            holds = False
+        self.post("checked", job, holds)
+
     async def _handle(self, item: tuple[Any, ...]) -> None:
         kind = item[0]
         if kind == "msg":
             self.peer.receive(item[1])
+        elif kind == "checked":
+            _, job, holds = item
+            self.checking.pop(id(job.key), None)
+            if holds:
+                job.vouch()
+            else:
+                self.doubted[id(job.key)] = job.key
         elif kind == "poke":
             pass  # the host took a message itself: flush, report and decide
         elif kind == "act":

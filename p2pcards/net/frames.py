@@ -72,7 +72,7 @@ from p2pcards.table.codec import (
 from p2pcards.table.roster import MAX_NAME, MAX_ROSTER, Roster, decode_roster
 
 PROTOCOL = "p2pcards"
-VERSIONS = (2, 6)
+VERSIONS = (2, 7)
 """The link protocol versions this node speaks (lowest, highest).  1: the first.
 2: claims of silence count only the seats of the other peers (docs/protocol.md,
 "Claims of silence"), so that the two rules never meet at one table.  3: the node
@@ -87,7 +87,12 @@ proof checked on arrival), and a table whose roster names it admits only links o
 6: the node knows the proved deck's shuffle-ahead rule (a roster may name
 ``proved-ahead``: the next deal's deck keyed and shuffled on this deal's moves, each a
 ``pmove``, docs/protocol.md "Shuffle ahead"); a host names it only when every seat's
-peer speaks 6, and a table whose roster names it admits only links of 6."""
+peer speaks 6, and a table whose roster names it admits only links of 6.  7: the node
+knows the shuffle-ahead rule that sends the next deal's shares on this deal's agreement
+(a roster may name ``proved-ahead-2``: each signer's ``pagree`` but the first carries
+them, and no ``opened`` reports, docs/protocol.md "Shares on the agreement"); a host
+names it only when every seat's peer speaks 7, and a table whose roster names it admits
+only links of 7."""
 PROVED_VERSION = 3
 """The lowest link version whose peers know the proved deck."""
 WATCH_VERSION = 4
@@ -96,6 +101,9 @@ PIPELINED_VERSION = 5
 """The lowest link version whose peers know the proved deck's pipelined rule."""
 AHEAD_VERSION = 6
 """The lowest link version whose peers know the proved deck's shuffle-ahead rule."""
+AGREED_VERSION = 7
+"""The lowest link version whose peers know the shuffle-ahead rule with the next deal's
+shares sent on the agreement."""
 
 # ------------------------------------------------------------------ the limits
 

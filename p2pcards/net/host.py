@@ -75,6 +75,7 @@ from p2pcards.net.settings import Settings
 from p2pcards.net.tor import ControlAddress
 from p2pcards.net.watchers import DEFAULT_WATCHERS, Watchers
 from p2pcards.table.roster import (
+    AHEAD_DECK,
     DEFAULT_DECK,
     PIPELINED_DECK,
     PROVED_DECK,
@@ -318,6 +319,9 @@ class Host:
         elif self.config.deck == PROVED_DECK and roster.deck == PIPELINED_DECK:
             self.say("a joiner's p2pcards is older: each deal is shuffled at its"
                      " beginning, as it does")
+        elif self.config.deck == PROVED_DECK and roster.deck == AHEAD_DECK:
+            self.say("a joiner's p2pcards is older: each deal's shares are sent after the"
+                     " agreement before it, as it does")
         if roster.deck in links.RULE_VERSIONS:
             self.watchers.refuse_below(links.RULE_VERSIONS[roster.deck],
                                        links.rule_refusal(roster.deck))

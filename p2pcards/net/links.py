@@ -6,11 +6,13 @@ how text from another peer is printed.  The frames themselves are in
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from p2pcards.net.frames import (
+    AGREED_VERSION,
     AHEAD_VERSION,
     MAX_CHAT,
     PIPELINED_VERSION,
@@ -24,7 +26,7 @@ from p2pcards.net.frames import (
     kind_of,
 )
 from p2pcards.table import kinds
-from p2pcards.table.roster import AHEAD_DECK, PIPELINED_DECK, PROVED_DECKS
+from p2pcards.table.roster import AGREED_DECK, AHEAD_DECK, PIPELINED_DECK, PROVED_DECKS
 
 CHAT_DOMAIN = b"p2pcards/chat/v1\x00"
 HANDSHAKE_SECONDS = 15
@@ -74,9 +76,17 @@ def admits(frame: HelloFrame, version: int, deck: str) -> None:
         raise FrameError(rule_refusal(deck, f"the other speaks {lowest} to {highest}"))
 
 
-RULE_VERSIONS = {PIPELINED_DECK: PIPELINED_VERSION, AHEAD_DECK: AHEAD_VERSION}
+RULE_VERSIONS = {PIPELINED_DECK: PIPELINED_VERSION, AHEAD_DECK: AHEAD_VERSION,
+                 AGREED_DECK: AGREED_VERSION}
 """The lowest link version whose peers know each later rule of the proved deck."""
-_RULE_WORDS = {PIPELINED_DECK: "pipelined shuffles", AHEAD_DECK: "the next deal shuffled ahead"}
+_RULE_WORDS = {PIPELINED_DECK: "pipelined shuffles", AHEAD_DECK: "the next deal shuffled ahead",
+               AGREED_DECK: "the next deal shuffled ahead and its shares sent on the agreement"}
+
+
+def known_rules(versions: Iterable[int]) -> frozenset[str]:
+    """The later rules of the proved deck that peers speaking ``versions`` all know."""
+    lowest = min(versions, default=VERSIONS[1])
+    return frozenset(rule for rule, needs in RULE_VERSIONS.items() if lowest >= needs)
 
 
 def rule_refusal(deck: str, other: str = "") -> str:

@@ -17,12 +17,13 @@ roster comes back, to its seats (:meth:`Lobby.admit` says which).
 A seat belongs to a joiner when it holds the joiner's identity, or its bot
 is run by that seat: :func:`seats_of`.
 
-The roster names the deck asked for, but for the proved deck's rule: its
-shuffle-ahead one (``proved-ahead``) only when every joiner seated spoke link
-protocol version 6 (the host's own seats and bots are this build's), its
-pipelined one (``proved-pipelined``) when every one spoke 5 or above, else
-plain ``proved`` (each shuffle proof checked on arrival), so that peers of two
-builds never split on a cheat's verdict (docs/protocol.md, "Versions").
+The roster names the deck asked for, but for the proved deck's rule: the latest
+one every joiner seated knows (the host's own seats and bots are this build's):
+``proved-ahead-2`` (the next deal's shares on the agreement) when every one spoke
+link protocol version 7, ``proved-ahead`` (the next deal shuffled ahead) at 6,
+``proved-pipelined`` at 5 or above, else plain ``proved`` (each shuffle proof
+checked on arrival), so that peers of two builds never split on a cheat's verdict
+or on what is due (docs/protocol.md, "Versions").
 """
 
 from __future__ import annotations
@@ -35,8 +36,6 @@ from dataclasses import dataclass
 from p2pcards.bots import BOT_NAMES
 from p2pcards.games import GAMES
 from p2pcards.net.frames import (
-    AHEAD_VERSION,
-    PIPELINED_VERSION,
     VERSIONS,
     Auth,
     FrameError,
@@ -45,6 +44,7 @@ from p2pcards.net.frames import (
 )
 from p2pcards.net.identity import device_id, show_id
 from p2pcards.net.invite import check_proof
+from p2pcards.net.links import known_rules
 from p2pcards.table.codec import CodecError, identity_key
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import DEFAULT_DECK, MAX_NAME, Roster, SeatEntry, table_deck
@@ -271,13 +271,9 @@ class Lobby:
         self.entries = entries
         return True
 
-    def pipelined(self) -> bool:
-        """Whether every seated joiner's link knows the proved deck's pipelined rule."""
-        return all(v >= PIPELINED_VERSION for v in self.versions.values())
-
-    def ahead(self) -> bool:
-        """Whether every seated joiner's link knows the proved deck's shuffle-ahead rule."""
-        return all(v >= AHEAD_VERSION for v in self.versions.values())
+    def known(self) -> frozenset[str]:
+        """The later rules of the proved deck every seated joiner's link knows."""
+        return known_rules(self.versions.values())
 
     def next_game(self, roster: Roster) -> None:
         """The table plays another game (the same seats): its roster is ``roster``."""
@@ -303,7 +299,7 @@ class Lobby:
         rules = GAMES[self.game]
         options = rules.non_default(rules.resolve_options(dict(self.options)))
         self.roster = Roster(self.table, self.game, options, tuple(self.entries),
-                             table_deck(self.deck, self.pipelined(), self.ahead()))
+                             table_deck(self.deck, self.known()))
         return self.roster
 
 

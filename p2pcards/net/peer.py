@@ -28,6 +28,7 @@ from p2pcards.protocol.source import KeyedSource
 from p2pcards.table.codec import CodecError, private_bytes, read_head, unpack
 from p2pcards.table.kinds import Kind
 from p2pcards.table.roster import Roster, decode_roster
+from p2pcards.table.run import ProofJob
 from p2pcards.table.session import Rejection, Session
 from p2pcards.table.state import WATCHER, Step
 
@@ -178,6 +179,11 @@ class Peer:
                 self._took(wire)
         self._route()
         return taken
+
+    def proof_jobs(self) -> list[ProofJob]:
+        """Every seat's next deferred proof, as work for another thread
+        (:meth:`Session.proof_jobs`)."""
+        return [job for session in self.sessions.values() for job in session.proof_jobs()]
 
     def check_pending(self, limit: int | None = None) -> bool:
         """Check up to ``limit`` deferred shuffle proofs of this peer's seats (idle

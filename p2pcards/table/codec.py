@@ -57,6 +57,8 @@ _CAPS = {
     "pshuffle": 40 * 1024, "premix": 10 * 1024, "pshares": 18 * 1024,
     # a move that carries a step of the next deal's deck (a shuffle: as ``pshuffle``)
     "pmove": 40 * 1024,
+    # an agreement that carries the signer's shares of the next deal (as ``pshares``)
+    "pagree": 20 * 1024,
 }
 MAX_QUOTED = max(_CAPS.values())
 """The most bytes of a message that a proof of equivocation quotes: the largest cap of

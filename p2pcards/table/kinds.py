@@ -93,6 +93,7 @@ class Kind(StrEnum):
     PROVED_SHARES = "pshares"
     PROVED_ACT = "pact"
     PROVED_MOVE = "pmove"
+    PROVED_AGREE = "pagree"
 
 Decoder = Callable[[Any, str], Any]
 
@@ -473,6 +474,23 @@ class ProvedMove(ProvedAct):
             raise CodecError("ahead: a shuffle of round 0 (the card points) only")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProvedAgree(Agree):
+    """A seat's signature of the deal's result at a table of the shuffle-ahead rule that
+    sends shares on the agreement (``proved-ahead-2``), with the signer's decryption
+    shares of the next deal's deck when they are due from it (``shares``: as the
+    ``pshares`` its deal step would send; None when none are due: docs/protocol.md,
+    "Shares on the agreement")."""
+
+    party: int
+    shares: ProvedShares | None = None
+
+    def __post_init__(self) -> None:
+        super(ProvedAgree, self).__post_init__()
+        if self.shares is not None and self.shares.party != self.party:
+            raise CodecError("shares: shares in another seat's name")
+
+
 @dataclass(frozen=True, slots=True)
 class KindSpec:
     kind: Kind
@@ -528,6 +546,10 @@ SPECS: dict[Kind, KindSpec] = {spec.kind: spec for spec in (
         "action": TEXT, "shown": UINTS, "slots": UINTS,
         "shares": _blob(MOVE_SHARES),
         "ahead": _blob(proved_bytes(Kind.PROVED_SHUFFLE))}, party=True),
+    KindSpec(Kind.PROVED_AGREE, ProvedAgree, {
+        "transcript": HASH, "points": SINTS, "verdict": TEXT, "shares": (
+            _list(_blob(proved_bytes(Kind.PROVED_SHARES))[0], MAX_PROVED_SHARES), list)},
+             party=True),
 )}
 PROVED_DATA = (KeyShare, ProvedShuffle, Remix)
 """The proved deck's messages that travel whole as a body's ``data``."""
@@ -535,7 +557,7 @@ KIND_OF: dict[type, Kind] = {spec.cls: spec.kind for spec in SPECS.values()}
 
 Message = Sign | Commit | Reveal | Hello | Unlocked | Shuffled | Locked | Remixed | Keys \
     | Opened | Alarm | Act | Silent | Cheat | Seats | Back | Void | Consent | Audit | Agree \
-    | KeyShare | ProvedShuffle | Remix | ProvedShares | ProvedAct | ProvedMove
+    | KeyShare | ProvedShuffle | Remix | ProvedShares | ProvedAct | ProvedMove | ProvedAgree
 
 
 def _fields_of(spec: KindSpec, body: dict[str, Any], where: str) -> dict[str, Any]:
@@ -570,6 +592,10 @@ def decode_body(kind: str, body: dict[str, Any], sender: int) -> Message:
             data = values["shares"]
             values["shares"] = _proved(data, spec, sender, Shares, f"{kind}.shares") \
                 if data else None
+        if spec.cls is ProvedAgree:
+            sets = tuple(_proved(data, spec, sender, Shares, f"{kind}.shares[{i}]")
+                         for i, data in enumerate(values["shares"]))
+            values["shares"] = ProvedShares(party=sender, shares=sets) if sets else None
         if spec.cls is ProvedMove:
             data = values["ahead"]
             values["ahead"] = _proved(data, spec, sender, (KeyShare, ProvedShuffle),
@@ -622,6 +648,11 @@ def encode_body(message: Message) -> tuple[Kind, dict[str, Any]]:
         if isinstance(message, ProvedMove):
             moved["ahead"] = b"" if message.ahead is None else message.ahead.encode()
         return kind, moved
+    if isinstance(message, ProvedAgree):
+        return kind, {"transcript": message.transcript, "points": list(message.points),
+                      "verdict": message.verdict,
+                      "shares": [] if message.shares is None
+                      else [s.encode() for s in message.shares.shares]}
     body = {name: encode(getattr(message, name)) for name, (_, encode) in spec.fields.items()}
     if isinstance(message, Audit):
         reveal = message.reveal

@@ -12,7 +12,7 @@ needs, and the phase machine queues them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from p2pcards.games import HandState
 from p2pcards.games.game import DealSetup
@@ -34,6 +34,9 @@ class Ledger:
         """The kind of a step that gives slots to seats (``keys``, ``proved-shares``)."""
         self.remix = flavor.remix
         self.remix_shares = flavor.remix_shares
+        self.reports = flavor.reports
+        """Whether seats dealt cards report them open (``opened``): not at a rule whose
+        every share is proved before it is taken."""
         self.game = setup.game
         self.players = setup.players
         self.dealer = setup.dealer
@@ -62,6 +65,10 @@ class Ledger:
 
     def shown_to_all(self, slot: int) -> bool:
         return len(self.knows.get(slot, ())) == self.players
+
+    def opened(self, seats: Iterable[int]) -> list[Step]:
+        """The reports due from ``seats``, just dealt cards (none where there are none)."""
+        return [Step(Kind.OPENED, seat) for seat in seats] if self.reports else []
 
     # --------------------------------------------------------------- the deal
 
@@ -110,8 +117,7 @@ class Ledger:
                         grants.setdefault(seat, []).append(slot)
             steps.append(Step(self.keys, sender, tuple(
                 sorted(((r, tuple(s)) for r, s in grants.items()), key=grant_order))))
-        steps += [Step(Kind.OPENED, s) for s in range(self.players)]
-        return steps
+        return steps + self.opened(range(self.players))
 
     def shown_after_deal(self, observed: Sequence[int | None]) -> list[Step]:
         """The keys every seat shows of the positions the deal shows after looking at
@@ -163,7 +169,7 @@ class Ledger:
             steps += [Step(self.keys, locker, ((seat, need),)) for locker in lockers]
             for slot in need:
                 self.knows.setdefault(slot, set()).add(seat)
-            steps.append(Step(Kind.OPENED, seat))
+            steps += self.opened((seat,))
             if not slots:  # a whole place picked up: its holder re-mixes what it holds
                 steps.append(Step(self.remix, seat, slots=tuple(self.held(dst))))
         return steps
@@ -204,7 +210,7 @@ class Ledger:
                                                for seat, mine in sorted(got.items())
                                                if seat != sender))
                  for sender in range(self.players)]
-        return steps + [Step(Kind.OPENED, seat) for seat in range(self.players)]
+        return steps + self.opened(range(self.players))
 
     def remixed(self, sender: int, message: Remixed | Remix) -> list[Step]:
         """A re-mix's new slots are where its old ones were, open to their holder only.
@@ -256,7 +262,7 @@ class Ledger:
         self.take = (source, taker, slot)
         self.place[slot] = taker
         self.knows[slot] = {source, taker}
-        return [Step(self.keys, source, ((taker, (slot,)),)), Step(Kind.OPENED, taker)]
+        return [Step(self.keys, source, ((taker, (slot,)),)), *self.opened((taker,))]
 
     # -------------------------------------------------------- blind play
 

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pcards.bots import Bot
 from p2pcards.protocol.source import SeededSource
 from p2pcards.table.codec import public_bytes
-from p2pcards.table.roster import AHEAD_DECK, make_roster
+from p2pcards.table.roster import AGREED_DECK, make_roster
 from p2pcards.table.session import Forge, Rejection, Session
 
 Tamper = Callable[[int, bytes], list[bytes]]
@@ -52,7 +52,7 @@ class MemoryTable:
     """How every seat answers a proposal to void the deal."""
     forges: Mapping[int, Forge] = field(default_factory=dict)
     """Seat -> a cheat forging that seat's messages (:data:`Forge`)."""
-    deck: str = AHEAD_DECK
+    deck: str = AGREED_DECK
     """The table's deck as its roster names it (:mod:`p2pcards.table.decks`): the
     proved one with the next deal shuffled ahead unless told (every seat is this
     build's)."""

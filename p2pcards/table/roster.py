@@ -50,32 +50,40 @@ AHEAD_DECK = "proved-ahead"
 played, each seat's step of it carried on its moves (docs/protocol.md, "Shuffle
 ahead"): what a host records for ``--deck proved`` when every seat's peer speaks link
 protocol version 6 (:func:`table_deck`)."""
-DECKS = (LOCK_DECK, PROVED_DECK, PIPELINED_DECK, AHEAD_DECK)
-PROVED_DECKS = frozenset({PROVED_DECK, PIPELINED_DECK, AHEAD_DECK})
-"""The three rules of the proved deck: the same proofs, checked by the same seats."""
+AGREED_DECK = "proved-ahead-2"
+"""The shuffle-ahead rule whose seats send their shares of the next deal on the
+agreement that ends this one, and whose deals have no ``opened`` reports
+(docs/protocol.md, "Shares on the agreement"): what a host records for ``--deck
+proved`` when every seat's peer speaks link protocol version 7 (:func:`table_deck`)."""
+DECKS = (LOCK_DECK, PROVED_DECK, PIPELINED_DECK, AHEAD_DECK, AGREED_DECK)
+PROVED_DECKS = frozenset({PROVED_DECK, PIPELINED_DECK, AHEAD_DECK, AGREED_DECK})
+"""The four rules of the proved deck: the same proofs, checked by the same seats."""
+PROVED_RULES = (PROVED_DECK, PIPELINED_DECK, AHEAD_DECK, AGREED_DECK)
+"""The proved deck's rules, oldest first: each needs a later link version than the one
+before it (:func:`table_deck`)."""
 DEFAULT_DECK = PROVED_DECK
 """The deck a new table is asked for (``--deck lock`` picks today's, for peers of an
-earlier build); the roster names :data:`AHEAD_DECK` where every peer knows it, else
-:data:`PIPELINED_DECK` where every peer knows that."""
+earlier build); the roster names the latest rule of the proved deck every peer knows
+(:func:`table_deck`)."""
 _PROVED_LINE = "proved (cheating refused at once; unplayed cards stay secret)"
 DECK_LINES = {
     LOCK_DECK: "lock (cheating found by the audit after each deal, which shows every card)",
     PROVED_DECK: _PROVED_LINE,
     PIPELINED_DECK: _PROVED_LINE,
     AHEAD_DECK: _PROVED_LINE,
+    AGREED_DECK: _PROVED_LINE,
 }
 """What a person is told of each deck, after ``deck:`` (the roster screen, ``who``):
-one line for the three rules of the proved deck, which differ only in when a cheat's
+one line for the four rules of the proved deck, which differ only in when a cheat's
 verdict comes and when the next deal's deck is shuffled."""
 
 
-def table_deck(chosen: str, pipelined: bool, ahead: bool = False) -> str:
-    """The deck a roster names for the ``chosen`` one (``--deck``): the proved deck's
-    shuffle-ahead rule where ``ahead`` (every seat's peer knows it), else its pipelined
-    rule where ``pipelined``, else ``chosen``."""
+def table_deck(chosen: str, known: frozenset[str] | set[str]) -> str:
+    """The deck a roster names for the ``chosen`` one (``--deck``): for the proved deck,
+    its latest rule of those every seat's peer knows (``known``), else ``chosen``."""
     if chosen != PROVED_DECK:
         return chosen
-    return AHEAD_DECK if ahead else PIPELINED_DECK if pipelined else chosen
+    return next((rule for rule in reversed(PROVED_RULES) if rule in known), chosen)
 
 
 def deck_choice(deck: str) -> str:

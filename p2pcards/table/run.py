@@ -81,6 +81,9 @@ class TableDeck(SlotDeck, Protocol):
     def check_deferred(self, run: DealRun, limit: int | None) -> None:
         """Check up to ``limit`` of them, oldest first (the first refused is kept)."""
 
+    def proof_job(self) -> ProofJob | None:
+        """The next of them as work another thread may do (None: none)."""
+
     def refusal(self, run: DealRun) -> ProvenCheat | None:
         """Every proof checked: the first refused, as the proof of its shuffler's cheat."""
 
@@ -95,6 +98,19 @@ class TableDeck(SlotDeck, Protocol):
 
     def explain_audit(self, run: DealRun, names: list[str], players: int) -> list[str]:
         """For ``--explain``: what the deck reveals after the deal, and what it holds."""
+
+
+@dataclass(frozen=True, eq=False)
+class ProofJob:
+    """A deferred proof's check that another thread may do while the seat goes on: a
+    pure computation on immutable values (``check``: whether it holds), whose result the
+    seat's own thread records (``vouch``, when it holds: its turn in idle time then
+    costs nothing; one that does not hold is checked again there, to be named)."""
+
+    key: object
+    """What the job is about (the message whose proof it checks: one job each)."""
+    check: Callable[[], bool]
+    vouch: Callable[[], None]
 
 
 @dataclass

@@ -53,7 +53,7 @@ from p2pcards.table.intake import Intake, record
 from p2pcards.table.kinds import Alarm, Consent, Kind, Message, Silent, Void, clip
 from p2pcards.table.phases import make, move, new_machine, resolve
 from p2pcards.table.roster import Roster
-from p2pcards.table.run import DealRun
+from p2pcards.table.run import DealRun, ProofJob
 from p2pcards.table.state import (
     WATCHER,
     Phase,
@@ -318,6 +318,12 @@ class Session:
         self.desk.claim_cheats()
         self.returns.say_back()
         return rejection
+
+    def proof_jobs(self) -> list[ProofJob]:
+        """The deferred proofs :meth:`check_pending` checks next, as work a driver may
+        hand another thread meanwhile (:class:`~p2pcards.table.run.ProofJob`: a check
+        that holds makes that one cost nothing here)."""
+        return self.machine.proof_jobs()
 
     def check_pending(self, limit: int | None = None) -> bool:
         """Check the deferred shuffle proofs of the deal in progress, at most ``limit``

@@ -5,7 +5,11 @@ vectors"): one envelope of each of its kinds, carrying the deck's messages of
 and chained from that table's genesis; then (``proved_ahead``) the chain goes on with
 three ``pmove`` envelopes carrying the steps of deal 260's deck, shuffled ahead: seat
 1's key share, seat 0's, and seat 0's shuffle of round 0 (docs/protocol.md, "Shuffle
-ahead").  :func:`build` is merged into :func:`p2pcards.table.vectors.build`.
+ahead"); then (``proved_agree``) one more ``pmove`` carrying seat 1's shuffle, which
+completes that deck, and the two ``pagree`` envelopes of deal 259's agreement: seat
+0's, the first signer's, with no shares, and seat 1's with its shares of slots 0 and 1
+of deal 260's deck to seat 0 (docs/protocol.md, "Shares on the agreement").
+:func:`build` is merged into :func:`p2pcards.table.vectors.build`.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from p2pcards.protocol.proved.messages import KeyShare, Shares, Shuffle, decode_
 from p2pcards.protocol.steps import DeckContext
 from p2pcards.table import kinds
 from p2pcards.table.codec import chain, genesis, seal_envelope
-from p2pcards.table.kinds import ProvedAct, ProvedMove, ProvedShares
+from p2pcards.table.kinds import ProvedAct, ProvedAgree, ProvedMove, ProvedShares
 
 ACTION = "play 0"
 """The ``pact``'s text: the vectors' four cards belong to no game, so it is a stand-in
@@ -42,14 +46,39 @@ def build(identities: list[Ed25519PrivateKey]) -> dict[str, Any]:
     prior = genesis(table)
     seqs = [0, 0]
     envelopes = _chained(identities, table, deal, messages, prior=prior, seqs=seqs)
-    ahead, steps = _ahead(table, deal + 1)
+    ahead, steps, decks = _ahead(table, deal + 1)
     moves: list[tuple[int, kinds.Message]] = [
         (sender, ProvedMove(party=sender, action=ACTION, ahead=step)) for sender, step in steps]
     ahead["envelopes"] = _chained(identities, table, deal, moves,
                                   prior=envelopes[-1]["transcript_after"], seqs=seqs)
     return {"proved_envelopes": {"table": table, "genesis": genesis(table),
                                  "envelopes": envelopes},
-            "proved_ahead": ahead}
+            "proved_ahead": ahead,
+            "proved_agree": _agree(identities, table, deal, decks,
+                                   prior=ahead["envelopes"][-1]["transcript_after"],
+                                   seqs=seqs)}
+
+
+def _agree(identities: list[Ed25519PrivateKey], table: bytes, deal: int,
+           decks: list[ProvedDeck], *, prior: bytes, seqs: list[int]) -> dict[str, Any]:
+    """Seat 1's shuffle of deal ``deal + 1``'s round 0 on a ``pmove`` (the deck is then
+    complete), and deal ``deal``'s agreement: seat 0's ``pagree`` with no shares, seat
+    1's with its shares of slots 0 and 1 to seat 0, each proof checked by seat 0's deck."""
+    last = decks[1].step()
+    decks[0].receive(last)
+    assert decks[0].expected() is None and decks[1].expected() is None
+    moved = _chained(identities, table, deal, [
+        (1, ProvedMove(party=1, action=ACTION, ahead=last))], prior=prior, seqs=seqs)
+    agreed = moved[-1]["transcript_after"]
+    shares = decks[1].release([0, 1], 0)
+    decks[0].receive(shares)
+    signed: list[tuple[int, kinds.Message]] = [
+        (0, ProvedAgree(party=0, transcript=agreed, points=(0, 0), verdict="ok")),
+        (1, ProvedAgree(party=1, transcript=agreed, points=(0, 0), verdict="ok",
+                        shares=ProvedShares(party=1, shares=(shares,))))]
+    return {"step": last.encode(), "agreement": agreed,
+            "envelopes": moved + _chained(identities, table, deal, signed, prior=agreed,
+                                          seqs=seqs)}
 
 
 def _chained(identities: list[Ed25519PrivateKey], table: bytes, deal: int,
@@ -72,7 +101,8 @@ def _chained(identities: list[Ed25519PrivateKey], table: bytes, deal: int,
     return envelopes
 
 
-def _ahead(table: bytes, deal: int) -> tuple[dict[str, Any], list[tuple[int, KeyShare | Shuffle]]]:
+def _ahead(table: bytes, deal: int
+           ) -> tuple[dict[str, Any], list[tuple[int, KeyShare | Shuffle]], list[ProvedDeck]]:
     """Deal ``deal``'s deck of the vectors' four cards, prepared ahead by two parties
     (secrets from seeded sources): the key shares (seat 1's first) and the first shuffle
     of round 0 (seat ``deal mod 2``'s), each checked by the other party's deck."""
@@ -90,4 +120,4 @@ def _ahead(table: bytes, deal: int) -> tuple[dict[str, Any], list[tuple[int, Key
     return {"deal": deal, "card_points": [p.encode() for p in decks[0].cards],
             "joint_key": decks[0].key.encode() if decks[0].key is not None else b"",
             "deck_before_shuffle": encode_deck(first), "prior": shuffle.prior,
-            "steps": [step.encode() for _, step in steps]}, steps
+            "steps": [step.encode() for _, step in steps]}, steps, decks

@@ -12,9 +12,10 @@ is wrapped otherwise: a process that does not ask pays nothing.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from coincurve import PublicKey
@@ -32,16 +33,20 @@ class Multiplications:
 
     points: int = 0
     base: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    """(A driver checks proofs in a worker thread too: no count is lost.)"""
 
     @property
     def total(self) -> int:
         return self.points + self.base
 
     def point(self) -> None:
-        self.points += 1
+        with self._lock:
+            self.points += 1
 
     def generator(self) -> None:
-        self.base += 1
+        with self._lock:
+            self.base += 1
 
 
 def patch(point: Callable[[], None], base: Callable[[], None]) -> Callable[[], None]:

@@ -122,6 +122,9 @@ class ProvedDeck:
         self.pending: list[tuple[int, ShuffleStatement, Shuffle | Remix]] = []
         """Shuffles and re-mixes taken with ``defer=True`` whose proofs are not yet
         checked (log position, statement, message), oldest first."""
+        self._vouched: dict[int, Shuffle | Remix] = {}
+        """id -> a pending message whose proof was found to hold elsewhere (a worker
+        thread: :meth:`vouch`); its check then costs nothing."""
         self.shares: dict[int, dict[int, Point]] = {}
         """Slot -> party -> its checked decryption share (this party's own too, once
         it computed it)."""
@@ -374,7 +377,26 @@ class ProvedDeck:
             self.pending.pop(0)
             checked += 1
 
+    def unchecked_head(self) -> tuple[ShuffleStatement, Shuffle | Remix] | None:
+        """The statement and message whose proof :meth:`check_pending` checks next (None:
+        none is pending, or it is vouched for already).  The statement's values are
+        immutable: another thread may check the proof (:func:`shuffle_holds`) while this
+        deck goes on, and :meth:`vouch` for it once it holds."""
+        if not self.pending:
+            return None
+        _, statement, message = self.pending[0]
+        return None if self._vouched.get(id(message)) is message else (statement, message)
+
+    def vouch(self, message: Shuffle | Remix) -> None:
+        """``message``'s proof was checked elsewhere and holds (a worker thread, with the
+        statement :meth:`unchecked_head` gave): its turn in :meth:`check_pending` takes
+        it without checking it again.  Nothing if it is no longer pending."""
+        if any(pending is message for _, _, pending in self.pending):
+            self._vouched[id(message)] = message
+
     def _verify(self, statement: ShuffleStatement, message: Shuffle | Remix) -> None:
+        if self._vouched.pop(id(message), None) is message:
+            return
         step = SHUFFLE if isinstance(message, Shuffle) else REMIX
         try:
             verify_shuffle(statement, message.proof)

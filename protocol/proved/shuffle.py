@@ -230,6 +230,13 @@ def shuffle_checks(statement: ShuffleStatement, proof: ShuffleProof) -> dict[str
     return checks
 
 
+def shuffle_holds(statement: ShuffleStatement, proof: ShuffleProof) -> bool:
+    """Whether ``proof`` holds for ``statement`` (what :func:`verify_shuffle` checks,
+    without naming the failure: for a worker thread, whose caller checks a failure
+    again to name it)."""
+    return all(shuffle_checks(statement, proof).values())
+
+
 def verify_shuffle(statement: ShuffleStatement, proof: ShuffleProof) -> None:
     """ProofError, naming the first equation that fails, unless ``proof`` shows that
     the outputs are a re-encryption of a permutation of the inputs."""

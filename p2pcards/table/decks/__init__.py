@@ -7,7 +7,8 @@ carries a proof checked on arrival: docs/proved-deck.md; under its name
 :data:`~p2pcards.table.roster.PIPELINED_DECK` a shuffle's proof by the end of its
 round: docs/protocol.md, "Pipelined shuffles"; under
 :data:`~p2pcards.table.roster.AHEAD_DECK` the next deal's deck shuffled during this
-one: "Shuffle ahead").  What a deck decides of the
+one: "Shuffle ahead"; under :data:`~p2pcards.table.roster.AGREED_DECK` its shares sent
+on the agreement too: "Shares on the agreement").  What a deck decides of the
 table's messages is data, one :class:`Flavor` per deck name (its message kinds,
 whether it is audited); what a deck does differently is the deck's own
 (:class:`~p2pcards.table.run.TableDeck`, satisfied by :mod:`.lock` and :mod:`.proved`):
@@ -19,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from p2pcards.table.kinds import Kind
-from p2pcards.table.roster import AHEAD_DECK, LOCK_DECK, PIPELINED_DECK, PROVED_DECK
+from p2pcards.table.roster import AGREED_DECK, AHEAD_DECK, LOCK_DECK, PIPELINED_DECK, PROVED_DECK
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,13 @@ class Flavor:
     """Whether the next deal's deck is keyed and shuffled during this deal, each seat's
     step of it carried on its moves (``act`` is then ``pmove``): docs/protocol.md,
     "Shuffle ahead"."""
+    agree: Kind = Kind.AGREE
+    """The kind of a signature of a deal's result (``pagree`` where it may carry the
+    signer's shares of the next deal: docs/protocol.md, "Shares on the agreement")."""
+    reports: bool = True
+    """Whether every seat dealt cards reports them open (``opened``, or the problem: an
+    alarm).  A rule whose every share is proved before it is taken leaves them out: a
+    share taken always opens its card."""
 
 
 LOCK = Flavor(LOCK_DECK, {kind.value: kind for kind in (Kind.UNLOCK, Kind.SHUFFLE, Kind.LOCK,
@@ -62,8 +70,10 @@ PROVED = Flavor(PROVED_DECK, {"key": Kind.PROVED_KEY, "shuffle": Kind.PROVED_SHU
                 remix_shares=True)
 PIPELINED = replace(PROVED, name=PIPELINED_DECK, pipelined=True)
 AHEAD = replace(PIPELINED, name=AHEAD_DECK, act=Kind.PROVED_MOVE, hellos=False, ahead=True)
-FLAVORS = {flavor.name: flavor for flavor in (LOCK, PROVED, PIPELINED, AHEAD)}
+AGREED = replace(AHEAD, name=AGREED_DECK, agree=Kind.PROVED_AGREE, reports=False)
+FLAVORS = {flavor.name: flavor for flavor in (LOCK, PROVED, PIPELINED, AHEAD, AGREED)}
 DECK_STEPS = frozenset(kind for flavor in FLAVORS.values() for kind in flavor.steps.values()
                        if kind not in (Kind.REMIX,))
 """Every kind of a broadcast deck step (the deck, not the agenda, says it is due)."""
 ACTS = frozenset({Kind.ACT, Kind.PROVED_ACT, Kind.PROVED_MOVE})
+AGREES = frozenset({Kind.AGREE, Kind.PROVED_AGREE})

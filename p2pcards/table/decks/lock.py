@@ -28,7 +28,7 @@ from p2pcards.table.judge import Deal, KeyStep, judge, open_sealed
 from p2pcards.table.kinds import Act, Audit, Keys, ProvedAct, clip, printable
 from p2pcards.table.replay import Outcome
 from p2pcards.table.roster import Roster
-from p2pcards.table.run import DealHandler, DealRun, show
+from p2pcards.table.run import DealHandler, DealRun, ProofJob, show
 from p2pcards.table.state import (
     EVERYONE,
     NOTHING,
@@ -218,6 +218,9 @@ class LockTableDeck(Deck):
         return False
 
     def check_deferred(self, run: DealRun, limit: int | None) -> None:
+        return None
+
+    def proof_job(self) -> ProofJob | None:
         return None
 
     def refusal(self, run: DealRun) -> ProvenCheat | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -24,6 +25,7 @@ from p2pcards.protocol.errors import EarlyMessage
 from p2pcards.protocol.proved.deck import ProvedDeck
 from p2pcards.protocol.proved.deck import Refused as DeckRefused
 from p2pcards.protocol.proved.messages import KeyShare, Remix, Shares, Shuffle
+from p2pcards.protocol.proved.shuffle import shuffle_holds
 from p2pcards.protocol.steps import DeckContext
 from p2pcards.table.codec import Envelope, counted
 from p2pcards.table.decks import PROVED, Flavor
@@ -32,7 +34,7 @@ from p2pcards.table.kinds import Act, Audit, Kind, ProvedAct, ProvedShares, clip
 from p2pcards.table.proved import concluded
 from p2pcards.table.replay import Outcome, forfeit
 from p2pcards.table.roster import Roster
-from p2pcards.table.run import DealHandler, DealRun, show
+from p2pcards.table.run import DealHandler, DealRun, ProofJob, show
 from p2pcards.table.state import (
     EVERYONE,
     NOTHING,
@@ -130,6 +132,10 @@ class ProvedTableDeck(ProvedDeck):
 
     def key_release(self, run: DealRun, step: Step) -> ProvedShares:
         """This seat's decryption shares for a deal step's grants, one set per recipient."""
+        return self.shares_for(step)
+
+    def shares_for(self, step: Step) -> ProvedShares:
+        """This seat's decryption shares for ``step``'s grants, one set per recipient."""
         return ProvedShares(party=self.me, shares=tuple(
             self.release(list(slots), None if recipient is EVERYONE else recipient)
             for recipient, slots in step.grants))
@@ -211,6 +217,14 @@ class ProvedTableDeck(ProvedDeck):
             ahead = "ahead " if self.pending[0][0] < self.carried else ""
             run.refuted = (error.party, f"{ahead}{error.step}: {error.reason}")
 
+    def proof_job(self) -> ProofJob | None:
+        head = self.unchecked_head()
+        if head is None or self.failed:
+            return None
+        statement, message = head
+        return ProofJob(message, partial(shuffle_holds, statement, message.proof),
+                        partial(self.vouch, message))
+
     def refusal(self, run: DealRun) -> ProvenCheat | None:
         self.check_deferred(run, None)
         if run.refuted is None or run.judged:
@@ -245,6 +259,17 @@ class ProvedTableDeck(ProvedDeck):
                 self.failed = True
             done += 1
         return done
+
+    def take_early(self, message: ProvedShares) -> None:
+        """Another seat's shares of this deck's first deal step, sent before the deal (on
+        the agreement of the deal before): every set's proofs checked before any is taken
+        (:class:`DeckRefused` at the first that does not hold, and nothing taken)."""
+        if message.party == self.me:
+            return  # (this seat's own were taken as it made them)
+        for shares in message.shares:
+            self._check_shares(shares)
+        for shares in message.shares:
+            self._accept(shares)
 
     def ahead_left(self) -> int:
         """The units of work :meth:`work_ahead` has still to do."""

@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.protocol.curve import SecretSource
 from p2pcards.table.codec import public_bytes
-from p2pcards.table.kinds import Agree, Hello, Kind, Message, Opened, Sign, clip
-from p2pcards.table.phases import deal, ending, opening, play
+from p2pcards.table.kinds import Agree, Hello, Kind, Message, Opened, ProvedAgree, Sign, clip
+from p2pcards.table.phases import ahead, deal, ending, opening, play
 from p2pcards.table.phases.forfeits import back_to, crossed, refute, resolve, silenced, unscore
 from p2pcards.table.phases.machine import Flow, PhaseMachine
 from p2pcards.table.phases.play import move
@@ -96,6 +96,9 @@ def make(m: PhaseMachine, step: Step) -> Message:
         return deck.audit(run)
     if kind == Kind.AGREE:
         return Agree(transcript=run.agree_hash, points=tuple(run.points), verdict=run.verdict)
+    if kind == Kind.PROVED_AGREE:
+        return ProvedAgree(transcript=run.agree_hash, points=tuple(run.points),
+                           verdict=run.verdict, party=m.me, shares=ahead.agree_shares(m))
     raise AssertionError(kind)
 
 

@@ -17,10 +17,17 @@ deck unless something in this deal made a seat forfeit (:func:`discard`, from
 the game ends; the steps no move carried are then due as ``pkey`` and
 ``pshuffle`` messages, as at any deal.  The first deal of a game has no prepared
 deck and shuffles in full.
+
+Where the rule also sends shares on the agreement (``proved-ahead-2``: docs/protocol.md,
+"Shares on the agreement"), each signer of a deal's result but the first carries on its
+``pagree`` the shares its first deal step of the prepared deck would send
+(:func:`agree_shares`), once that deck is complete and every proof of it holds: the
+next deal then waits only for the first signer's ``pshares`` (:func:`settle`).
 """
 
 from __future__ import annotations
 
+from p2pcards.games.game import DealSetup
 from p2pcards.protocol.errors import EarlyMessage
 from p2pcards.protocol.proved.deck import KEY, SHUFFLE
 from p2pcards.protocol.proved.deck import Refused as DeckRefused
@@ -28,9 +35,10 @@ from p2pcards.protocol.proved.messages import KeyShare, Shuffle
 from p2pcards.protocol.source import KeyedSource
 from p2pcards.protocol.steps import DeckContext
 from p2pcards.table.decks.proved import ProvedTableDeck
-from p2pcards.table.kinds import ProvedAct, ProvedMove
+from p2pcards.table.kinds import Agree, Kind, ProvedAct, ProvedAgree, ProvedMove, ProvedShares
+from p2pcards.table.ledger import Ledger
 from p2pcards.table.phases.machine import PhaseMachine
-from p2pcards.table.state import ProvenCheat, RefusedMessage, Rule
+from p2pcards.table.state import EVERYONE, ProvenCheat, RefusedMessage, Rule, Step
 
 AHEAD_LABEL = b"p2pcards/ahead"
 """The label of the stream a seat draws its secrets of a prepared deck from."""
@@ -57,6 +65,7 @@ def adopt(m: PhaseMachine, context: DeckContext) -> ProvedTableDeck | None:
     is no longer prepared ahead (:func:`prepare` makes the next)."""
     deck = m.ahead
     if deck is None or deck.context != context:
+        m.early = {}
         return None
     m.ahead = None
     deck.carried = len(deck.log)
@@ -69,6 +78,7 @@ def discard(m: PhaseMachine) -> None:
     others), the seats change hands, or the result of the deal before is taken back.
     The next deal shuffles in full."""
     m.ahead = None
+    m.early = {}
 
 
 def due(m: PhaseMachine, seat: int) -> str | None:
@@ -128,3 +138,106 @@ def take(m: PhaseMachine, sender: int, message: ProvedAct) -> None:
                           detail=error.step) from None
     except EarlyMessage as error:  # (never: :func:`check` takes only the step due)
         raise RefusedMessage(Rule.AHEAD, str(error)) from None
+
+
+# ================================================================== shares on the agreement
+
+
+def ready(m: PhaseMachine) -> bool:
+    """Whether the agreement under way carries the next deal's shares: the table's rule
+    sends them there, the prepared deck is complete (every key share and every shuffle
+    of round 0 taken) and every proof of it holds (checked now, if idle time has not),
+    and the game goes on after this deal.  The same answer at every seat, from the
+    transcript alone."""
+    deck = m.ahead
+    if m.flavor.agree != Kind.PROVED_AGREE or deck is None or deck.expected() is not None:
+        return False
+    if not deck.failed:
+        try:
+            deck.check_pending()
+        except DeckRefused:
+            deck.failed = True  # (judged when the deal it was made for begins)
+    return not deck.failed and not m.ends_game()
+
+
+def first_step(m: PhaseMachine, seat: int) -> Step | None:
+    """``seat``'s first deal step of the prepared deck (its shares of the cards dealt),
+    as the next deal will ask for it: that deal's dealer and scored deals follow from
+    the result being agreed.  None when it grants nothing."""
+    run, deck = m.in_progress(), m.ahead
+    assert deck is not None
+    void = run.outcome is not None and run.outcome.void
+    setup = DealSetup(m.game, m.players, m.options, m.game.next_dealer(m.dealer, m.players, void),
+                      m.scored + (0 if void else 1))
+    ledger = Ledger(setup, deck, m.game.deck(m.players, m.options), m.flavor)
+    step = next(s for s in ledger.deal_steps() if s.kind == m.flavor.keys and s.seat == seat)
+    return step if step.grants else None
+
+
+def shares_due(m: PhaseMachine, seat: int) -> Step | None:
+    """The deal step whose shares ``seat``'s ``pagree`` must carry: every signer's but the
+    first's, when the agreement carries them (:func:`ready`); else None."""
+    run = m.in_progress()
+    if not run.signers or seat == run.signers[0] or seat not in run.signers or not ready(m):
+        return None
+    return first_step(m, seat)
+
+
+def agree_shares(m: PhaseMachine) -> ProvedShares | None:
+    """This seat's shares to carry on its ``pagree`` (made in idle time already, or now;
+    taken into the prepared deck as its own)."""
+    step = shares_due(m, m.me)
+    if step is None:
+        return None
+    deck = m.ahead
+    assert deck is not None
+    return deck.shares_for(step)
+
+
+def check_agree(m: PhaseMachine, sender: int, message: Agree) -> None:
+    """Before anything of a ``pagree`` is taken: it carries exactly the shares due from its
+    seat, each proof holding (:class:`RefusedMessage`, ``ahead``, nothing changed: the
+    result is signed by the others, and the next deal shuffles in full).  Then its shares
+    go into the prepared deck, for the next deal's first step."""
+    if not isinstance(message, ProvedAgree):
+        return
+    deal = m.deal_index() + 1
+    step = shares_due(m, sender)
+    got = message.shares
+    if step is None and got is None:
+        return
+    if step is None:
+        raise RefusedMessage(Rule.AHEAD, f"the agreement of seat {sender} carries shares for"
+                                         f" deal {deal} that are not due from it")
+    if got is None:
+        raise RefusedMessage(Rule.AHEAD, f"the agreement of seat {sender} must carry its shares"
+                                         f" for deal {deal}")
+    grants = [(None if r is EVERYONE else r, slots) for r, slots in step.grants]
+    sent = [(s.to, s.slots) for s in got.shares]
+    if sent != grants:
+        raise RefusedMessage(Rule.AHEAD, f"shares of {sent}, not of deal {deal}'s grants"
+                                         f" {grants}")
+    deck = m.ahead
+    assert deck is not None
+    try:
+        deck.take_early(got)
+    except DeckRefused as error:
+        raise RefusedMessage(Rule.AHEAD, f"ahead {error.step}: {error.reason}") from None
+    m.early[sender] = got
+
+
+def settle(m: PhaseMachine, steps: list[Step]) -> list[Step]:
+    """The deal's key releases still due: those whose shares came on the agreement of
+    the deal before are done (only a deck prepared ahead has any)."""
+    early, m.early = m.early, {}
+    if not early:
+        return steps
+    left = []
+    for step in steps:
+        message = early.get(step.seat) if step.kind == m.flavor.keys else None
+        if message is None:
+            left.append(step)
+            continue
+        grants = [(None if r is EVERYONE else r, slots) for r, slots in step.grants]
+        assert [(s.to, s.slots) for s in message.shares] == grants, "deal steps moved"
+    return left

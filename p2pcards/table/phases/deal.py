@@ -4,7 +4,8 @@ Every seat announces its sealing key (``hello``); the deck's passes or shuffles
 follow, as the deck says they are due (its own messages and their handlers are
 the deck's: :mod:`p2pcards.table.decks`); then the deal's key releases (or
 shares) go round and every seat reports its cards open (``opened``, or the
-problem: an alarm).  Once every seat has, the deal is made: the public view
+problem: an alarm; a rule whose every share is proved has no reports: a seat opens
+its cards once the last share is in).  Once every seat has, the deal is made: the public view
 every move is checked against, and this seat's own.
 """
 
@@ -15,6 +16,7 @@ from p2pcards.table.codec import Envelope, usable_seal_key
 from p2pcards.table.dealing import open_slots
 from p2pcards.table.events import Alarmed
 from p2pcards.table.kinds import Hello, Kind, Opened
+from p2pcards.table.phases.ahead import settle
 from p2pcards.table.phases.machine import Handler, PhaseMachine
 from p2pcards.table.run import DealRun
 from p2pcards.table.state import NOTHING, WATCHER, Needs, Phase, RefusedMessage, Rule, Step
@@ -57,13 +59,18 @@ def shuffled(m: PhaseMachine) -> bool:
     run = m.in_progress()
     if run.deck.expected() is not None:
         return False
-    m.enter(Phase.DEAL, run.ledger.deal_steps())
+    m.enter(Phase.DEAL, settle(m, run.ledger.deal_steps()))
     return True
 
 
 def dealt(m: PhaseMachine) -> bool:
     """Every seat has opened its cards (or raised the alarm)."""
     run = m.in_progress()
+    if not m.flavor.reports and not run.opened:  # (no report is due: every share was proved)
+        run.opened = True
+        if open_slots(run, [s for s in range(len(run.ids)) if m.me in run.ledger.knows[s]]) \
+                is None:
+            raise AssertionError(f"a proved deal's cards did not open: {run.problem}")
     if run.alarms:
         m.alarm()
     else:

@@ -14,8 +14,8 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.table.codec import Envelope, public_bytes
 from p2pcards.table.events import Disagreed, GameOver, Scored
-from p2pcards.table.kinds import Agree, Audit, Kind
-from p2pcards.table.phases.ahead import discard
+from p2pcards.table.kinds import Agree, Audit, Kind, ProvedAgree
+from p2pcards.table.phases.ahead import check_agree, discard
 from p2pcards.table.phases.forfeits import resolve
 from p2pcards.table.phases.machine import Handler, PhaseMachine
 from p2pcards.table.phases.opening import begin_deal
@@ -42,9 +42,12 @@ def on_audit(m: PhaseMachine, env: Envelope, message: Audit, step: Step) -> Need
 
 
 def on_agree(m: PhaseMachine, env: Envelope, message: Agree, step: Step) -> Needs:
-    """A seat's signature of the deal's result; one that differs is on record."""
+    """A seat's signature of the deal's result; one that differs is on record.  A
+    ``pagree`` carries the shares of the next deal due from its seat, if any
+    (:func:`~.ahead.check_agree`: refused before anything changes)."""
     run = m.in_progress()
     sender = env.sender
+    check_agree(m, sender, message)
     run.agrees[sender] = message
     mine = (run.agree_hash, tuple(run.points), run.verdict)
     theirs = (message.transcript, message.points, message.verdict)
@@ -55,7 +58,7 @@ def on_agree(m: PhaseMachine, env: Envelope, message: Agree, step: Step) -> Need
     return NOTHING
 
 
-HANDLERS: dict[type, Handler] = {Audit: on_audit, Agree: on_agree}
+HANDLERS: dict[type, Handler] = {Audit: on_audit, Agree: on_agree, ProvedAgree: on_agree}
 
 # ================================================================== phases done
 
@@ -78,7 +81,7 @@ def no_audit(m: PhaseMachine, run: DealRun) -> None:
         return  # (never: a round's proofs are checked at its end; a safety net)
     conclude(m, run)
     run.signers = list(range(m.players))
-    m.restart(Phase.AGREE, (Step(Kind.AGREE, s) for s in run.signers))
+    m.restart(Phase.AGREE, (Step(m.flavor.agree, s) for s in run.signers))
 
 
 def audited(m: PhaseMachine) -> bool:
@@ -86,7 +89,7 @@ def audited(m: PhaseMachine) -> bool:
     run = m.in_progress()
     conclude(m, run)
     run.signers = list(range(m.players))
-    m.enter(Phase.AGREE, (Step(Kind.AGREE, s) for s in range(m.players)))
+    m.enter(Phase.AGREE, (Step(m.flavor.agree, s) for s in range(m.players)))
     return True
 
 

@@ -77,7 +77,7 @@ def silenced(m: PhaseMachine, seat: int, cheated: int | None = None, proven: str
     run.points = run.outcome.points
     run.agree_hash = m.transcript.hash
     run.signers = sorted(alive)
-    m.restart(Phase.AGREE, (Step(Kind.AGREE, s) for s in run.signers))
+    m.restart(Phase.AGREE, (Step(m.flavor.agree, s) for s in run.signers))
     m.events.append(Forfeited(seat, reason, run.verdict))
 
 
@@ -114,10 +114,10 @@ def back_to(m: PhaseMachine, kind: str) -> None:
     run = m.run
     if kind == Kind.AUDIT:
         m.restart(Phase.AUDIT)
-    elif kind == Kind.AGREE and run is not None:
+    elif kind == m.flavor.agree and run is not None:
         signed = {env.sender for env in m.transcript.envelopes[m.deal_start:]
-                  if env.kind == Kind.AGREE}
-        m.restart(Phase.AGREE, (Step(Kind.AGREE, s) for s in run.signers if s not in signed))
+                  if env.kind == kind}
+        m.restart(Phase.AGREE, (Step(m.flavor.agree, s) for s in run.signers if s not in signed))
     elif m.phase in (Phase.AUDIT, Phase.AGREE):
         m.restart(Phase.PLAY)
 

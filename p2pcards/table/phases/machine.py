@@ -29,13 +29,14 @@ from p2pcards.table.decks import FLAVORS
 from p2pcards.table.events import TableEvent
 from p2pcards.table.kinds import Kind, Message
 from p2pcards.table.roster import Roster
-from p2pcards.table.run import DealRun
+from p2pcards.table.run import DealRun, ProofJob
 from p2pcards.table.seats import SeatChanges
 from p2pcards.table.state import Needs, Phase, RefusedMessage, Rule, Step
 from p2pcards.table.transcript import Transcript
 
 if TYPE_CHECKING:
     from p2pcards.table.decks.proved import ProvedTableDeck
+    from p2pcards.table.kinds import ProvedShares
 
 Handler = Callable[["PhaseMachine", Envelope, Any, Step], Needs]
 """A message class's handler: checks the message against the seat's state
@@ -106,6 +107,10 @@ class PhaseMachine:
         self.ahead: ProvedTableDeck | None = None
         """The next deal's deck, prepared during this one at a shuffle-ahead table
         (:mod:`.ahead`; None: there is none, or it was discarded)."""
+        self.early: dict[int, ProvedShares] = {}
+        """Seat -> its shares of the prepared deck's first deal step, carried on its
+        signature of this deal's result (docs/protocol.md, "Shares on the agreement"):
+        that step is done when the deal begins (:func:`.ahead.settle`)."""
 
     @property
     def tell(self) -> bool:
@@ -153,9 +158,13 @@ class PhaseMachine:
     def last_word(self) -> bool:
         """Whether the message due is the game's last: the one agreement still missing
         from a deal after which the game is over (no message will ever follow it)."""
-        run = self.run
-        if self.phase != Phase.AGREE or run is None or len(self.steps()) != 1:
+        if self.phase != Phase.AGREE or self.run is None or len(self.steps()) != 1:
             return False
+        return self.ends_game()
+
+    def ends_game(self) -> bool:
+        """Whether the game is over once the deal being agreed is scored."""
+        run = self.in_progress()
         void = run.outcome is not None and run.outcome.void
         totals = [total + points for total, points in zip(self.totals, run.points, strict=True)]
         return self.game.winner(totals, self.scored + (0 if void else 1),
@@ -285,6 +294,15 @@ class PhaseMachine:
         if now or self.ahead is None:
             return now
         return self.ahead.ahead_left()
+
+    def proof_jobs(self) -> list[ProofJob]:
+        """The deferred proofs :meth:`check_pending` will check next, one per deck (the
+        deal's, the one prepared ahead), as work another thread may do meanwhile."""
+        run = self.run
+        jobs = [] if run is None or not run.deck.unchecked(run) else [run.deck.proof_job()]
+        if self.ahead is not None:
+            jobs.append(self.ahead.proof_job())
+        return [job for job in jobs if job is not None]
 
     def waiting(self) -> bool:
         """Whether the deferred proofs still stand between the deal and its next step:

@@ -26,7 +26,7 @@ from p2pcards.table.kinds import Kind, Seats, Sign
 from p2pcards.table.ledger import Ledger
 from p2pcards.table.phases import ahead
 from p2pcards.table.phases.machine import Handler, PhaseMachine
-from p2pcards.table.roster import AHEAD_DECK, LOCK_DECK, PIPELINED_DECK, PROVED_DECK
+from p2pcards.table.roster import AGREED_DECK, AHEAD_DECK, LOCK_DECK, PIPELINED_DECK, PROVED_DECK
 from p2pcards.table.run import DealRun, TableDeck
 from p2pcards.table.state import NOTHING, WATCHER, Needs, Phase, RefusedMessage, Rule, Step
 
@@ -101,7 +101,7 @@ def reseated(m: PhaseMachine) -> bool:
 
 DECKS: dict[str, type[LockTableDeck] | type[ProvedTableDeck]] = {
     LOCK_DECK: LockTableDeck, PROVED_DECK: ProvedTableDeck, PIPELINED_DECK: ProvedTableDeck,
-    AHEAD_DECK: ProvedTableDeck}
+    AHEAD_DECK: ProvedTableDeck, AGREED_DECK: ProvedTableDeck}
 """The deck each deck name of a roster deals with (its flavor says the rest: whether
 shuffles are pipelined, whether the next deal's deck is prepared during this one)."""
 

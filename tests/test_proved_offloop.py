@@ -1,0 +1,85 @@
+"""A deferred shuffle proof checked in a worker thread (the node's driver does so, its
+loop free meanwhile: docs/protocol.md, "Pipelined shuffles"): the check is a pure
+computation on the statement the deck gives, a proof found to hold is vouched for and
+its turn then costs no multiplication, and one found not to hold is never vouched for:
+the deck checks it again and names it."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+import pytest
+
+from p2pcards.protocol.proved.counting import Multiplications, counted
+from p2pcards.protocol.proved.deck import ProvedDeck, Refused
+from p2pcards.protocol.proved.messages import Shuffle
+from p2pcards.protocol.proved.shuffle import shuffle_holds
+from p2pcards.protocol.source import KeyedSource
+from p2pcards.protocol.steps import DeckContext
+
+CONTEXT = DeckContext(b"off-loop-table!!", 3, 2, 12)
+
+
+def pending(forge: bool = False) -> tuple[ProvedDeck, Shuffle]:
+    """Party 0's deck holding party 1's shuffle of round 0 with its proof unchecked
+    (``forge``: two outputs swapped, so that the proof no longer holds)."""
+    decks = [ProvedDeck(CONTEXT, p, KeyedSource(bytes([p]) * 32, b"off-loop")) for p in (0, 1)]
+    for party in (0, 1):
+        decks[1 - party].receive(decks[party].step())
+    assert decks[1].expected() == ("shuffle", 1)
+    shuffle = decks[1].step()
+    assert isinstance(shuffle, Shuffle)
+    if forge:
+        deck = list(shuffle.deck)
+        deck[0], deck[1] = deck[1], deck[0]
+        shuffle = dataclasses.replace(shuffle, deck=tuple(deck))
+    decks[0].receive(shuffle, defer=True)
+    return decks[0], shuffle
+
+
+def in_thread(deck: ProvedDeck) -> bool:
+    head = deck.unchecked_head()
+    assert head is not None
+    statement, message = head
+    out: list[bool] = []
+    worker = threading.Thread(target=lambda: out.append(shuffle_holds(statement,
+                                                                      message.proof)))
+    worker.start()
+    worker.join()
+    return out[0]
+
+
+def test_a_proof_checked_in_a_thread_costs_nothing_in_its_turn() -> None:
+    deck, shuffle = pending()
+    assert in_thread(deck)
+    deck.vouch(shuffle)
+    assert deck.unchecked_head() is None  # (nothing left to hand a thread)
+    tally = Multiplications()
+    with counted(tally.point, tally.generator):
+        deck.check_pending(1)
+    assert tally.total == 0 and not deck.pending
+    # the same proof checked on the loop costs its multiplications
+    again, _ = pending()
+    tally = Multiplications()
+    with counted(tally.point, tally.generator):
+        again.check_pending(1)
+    assert tally.total > 100 and not again.pending
+
+
+def test_a_proof_that_does_not_hold_is_never_vouched_for_and_is_named() -> None:
+    deck, shuffle = pending(forge=True)
+    assert not in_thread(deck)  # (the driver then does not vouch for it)
+    with pytest.raises(Refused, match="its shuffle proof: t1 does not hold"):
+        deck.check_pending(1)
+    assert deck.pending  # (it stays pending: the deal cannot go on)
+
+
+def test_only_a_pending_message_is_vouched_for() -> None:
+    deck, shuffle = pending()
+    other, theirs = pending()
+    deck.vouch(theirs)  # another deck's message (an equal one) is not this one's
+    assert deck.unchecked_head() is not None
+    deck.check_pending(1)
+    deck.vouch(shuffle)  # no longer pending: nothing
+    assert not deck.pending and other.unchecked_head() is not None
