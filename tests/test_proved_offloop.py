@@ -68,7 +68,7 @@ def test_a_proof_checked_in_a_thread_costs_nothing_in_its_turn() -> None:
 
 
 def test_a_proof_that_does_not_hold_is_never_vouched_for_and_is_named() -> None:
-    deck, shuffle = pending(forge=True)
+    deck, _ = pending(forge=True)
     assert not in_thread(deck)  # (the driver then does not vouch for it)
     with pytest.raises(Refused, match="its shuffle proof: t1 does not hold"):
         deck.check_pending(1)
