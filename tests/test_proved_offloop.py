@@ -83,3 +83,24 @@ def test_only_a_pending_message_is_vouched_for() -> None:
     deck.check_pending(1)
     deck.vouch(shuffle)  # no longer pending: nothing
     assert not deck.pending and other.unchecked_head() is not None
+
+
+def test_a_step_made_in_a_thread_is_the_one_made_on_the_loop() -> None:
+    """A seat's own step of a deck prepared ahead made in a worker thread (idle time) is
+    byte for byte the one it makes when its move needs it; a move that needs it while
+    the thread is still drawing waits for it, rather than draw it a second time."""
+    def two() -> list[ProvedDeck]:
+        decks = [ProvedDeck(CONTEXT, p, KeyedSource(bytes([p]) * 32, b"off-loop"))
+                 for p in (0, 1)]
+        for party in (0, 1):
+            decks[1 - party].receive(decks[party].step())
+        return decks
+
+    on_loop = two()[1].step()
+    threaded = two()[1]
+    worker = threading.Thread(target=threaded.prepare)
+    worker.start()
+    made = threaded.step()  # (at once: it waits for the worker if it is drawing)
+    worker.join()
+    assert made == on_loop and threaded.prepared is None
+    assert threaded.prepare() is False  # (nothing due any more: the step was taken)

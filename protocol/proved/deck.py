@@ -28,6 +28,7 @@ revealed; :func:`verify_deal` re-checks a recorded deal from its messages alone.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -122,6 +123,10 @@ class ProvedDeck:
         self.pending: list[tuple[int, ShuffleStatement, Shuffle | Remix]] = []
         """Shuffles and re-mixes taken with ``defer=True`` whose proofs are not yet
         checked (log position, statement, message), oldest first."""
+        self._drawing = threading.RLock()
+        """Held while this party draws from its source (its step, its shares): a driver
+        may make them in a worker thread (idle time), and the one that needs them then
+        waits for them rather than draw them again."""
         self._vouched: dict[int, Shuffle | Remix] = {}
         """id -> a pending message whose proof was found to hold elsewhere (a worker
         thread: :meth:`vouch`); its check then costs nothing."""
@@ -187,8 +192,9 @@ class ProvedDeck:
         not sent it), else its shuffle in its turn (made earlier by :meth:`prepare`, or
         now).  ``forge``: a cheat for tests, applied before this party takes the message
         as its own."""
-        message: Message = self._prepared if self._prepared is not None else self._make()
-        self._prepared = None
+        with self._drawing:
+            message: Message = self._prepared if self._prepared is not None else self._make()
+            self._prepared = None
         if forge is not None:
             message = forge(message)
         assert isinstance(message, KeyShare | Shuffle)
@@ -209,10 +215,11 @@ class ProvedDeck:
         :meth:`step` to send later: the work done in idle time.  The secrets are drawn
         in the order :meth:`step` would draw them, so the message is the same either
         way.  Whether one was made now."""
-        if self._prepared is not None or self.own_due() is None:
-            return False
-        self._prepared = self._make()
-        return True
+        with self._drawing:
+            if self._prepared is not None or self.own_due() is None:
+                return False
+            self._prepared = self._make()
+            return True
 
     def make_shares(self) -> bool:
         """With :attr:`shares_ahead`, once round 0 is complete: this party's decryption
@@ -220,14 +227,15 @@ class ProvedDeck:
         (none leaves: :meth:`release` sends them, as it checks its slots).  Made once,
         whenever it comes first, so the nonces are drawn in the same order whether it
         ran in idle time or at the first release.  Whether it ran now."""
-        if not self.shares_due:
-            return False
-        self._shares_made = True
-        context = self._context(self.me)
-        self._made_shares = {s: prove_share(context, self._x, self.points[s], self._source,
-                                            public=self._public)
-                             for s in range(self.context.size)}
-        return True
+        with self._drawing:
+            if not self.shares_due:
+                return False
+            context = self._context(self.me)
+            self._made_shares = {s: prove_share(context, self._x, self.points[s],
+                                                self._source, public=self._public)
+                                 for s in range(self.context.size)}
+            self._shares_made = True
+            return True
 
     @property
     def shares_due(self) -> bool:
@@ -324,11 +332,12 @@ class ProvedDeck:
             if not self.checked(slot):
                 raise LocalProtocolError(f"slot {slot}: not every shuffle proof that made it"
                                          " has been checked; no share leaves before")
-        self.make_shares()
-        context = self._context(self.me)
-        made = [self._made_shares.pop(s) if s in self._made_shares
-                else prove_share(context, self._x, self.points[s], self._source,
-                                 public=self._public) for s in chosen]
+        with self._drawing:
+            self.make_shares()
+            context = self._context(self.me)
+            made = [self._made_shares.pop(s) if s in self._made_shares
+                    else prove_share(context, self._x, self.points[s], self._source,
+                                     public=self._public) for s in chosen]
         message = Shares(party=self.me, to=to, slots=chosen,
                          shares=tuple(d for d, _ in made), proofs=tuple(p for _, p in made))
         self._accept(message)

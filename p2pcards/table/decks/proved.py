@@ -14,7 +14,7 @@ proves its sender cheated (:class:`~p2pcards.table.state.ProvenCheat`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -225,6 +225,17 @@ class ProvedTableDeck(ProvedDeck):
         return ProofJob(message, partial(shuffle_holds, statement, message.proof),
                         partial(self.vouch, message))
 
+    def work_job(self) -> ProofJob | None:
+        """This seat's own idle work on a deck prepared ahead, as a worker thread may do
+        it (:meth:`work_ahead`'s order: its step, and its shares once every proof it
+        holds is checked): drawn under the deck's lock, so the same bytes whichever
+        thread draws them, and a step or a release that needs them waits for them."""
+        if self.prepared is None and self.own_due() is not None:
+            return ProofJob(self, partial(_done, self.prepare), _nothing)
+        if self.shares_due and (not self.pending or self.failed):
+            return ProofJob(self, partial(_done, self.make_shares), _nothing)
+        return None
+
     def refusal(self, run: DealRun) -> ProvenCheat | None:
         self.check_deferred(run, None)
         if run.refuted is None or run.judged:
@@ -337,3 +348,12 @@ class ProvedTableDeck(ProvedDeck):
                          f" {names[record.penalty['seat']]} claimed at move {index},"
                          f" {printable(text, 40)} ({printable(record.penalty['reason'], 40)})")
         return lines
+
+
+def _done(work: Callable[[], bool]) -> bool:
+    work()
+    return True
+
+
+def _nothing() -> None:
+    return None

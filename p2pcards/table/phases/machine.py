@@ -297,11 +297,12 @@ class PhaseMachine:
 
     def proof_jobs(self) -> list[ProofJob]:
         """The deferred proofs :meth:`check_pending` will check next, one per deck (the
-        deal's, the one prepared ahead), as work another thread may do meanwhile."""
+        deal's, the one prepared ahead), and this seat's own work on the deck prepared
+        ahead (its step, its shares), as work another thread may do meanwhile."""
         run = self.run
         jobs = [] if run is None or not run.deck.unchecked(run) else [run.deck.proof_job()]
         if self.ahead is not None:
-            jobs.append(self.ahead.proof_job())
+            jobs += [self.ahead.proof_job(), self.ahead.work_job()]
         return [job for job in jobs if job is not None]
 
     def waiting(self) -> bool:
