@@ -7,10 +7,13 @@ the deck checks it again and names it."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 import threading
 
 import pytest
 
+from p2pcards.net.driver import in_the_background
 from p2pcards.protocol.proved.counting import Multiplications, counted
 from p2pcards.protocol.proved.deck import ProvedDeck, Refused
 from p2pcards.protocol.proved.messages import Shuffle
@@ -104,3 +107,22 @@ def test_a_step_made_in_a_thread_is_the_one_made_on_the_loop() -> None:
     worker.join()
     assert made == on_loop and threaded.prepared is None
     assert threaded.prepare() is False  # (nothing due any more: the step was taken)
+
+
+def test_the_node_s_idle_work_runs_on_a_thread_of_its_own_at_the_lowest_priority() -> None:
+    """The driver's idle work (a proof's check, the seat's own step) runs on one thread
+    of its own whose nice value is 19 on Linux, so that every process's loop, which
+    applies the moves, comes first; the calling thread keeps its priority."""
+    seen: list[tuple[str, int]] = []
+
+    def work() -> bool:
+        seen.append((threading.current_thread().name,
+                     os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+        return True
+
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert in_the_background(work) and in_the_background(work)
+    (name, nice), again = seen
+    assert name.startswith("p2pcards-idle") and again == (name, nice)  # (one thread)
+    assert nice == 19 or sys.platform != "linux"
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before

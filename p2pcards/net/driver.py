@@ -13,11 +13,14 @@ every other seat has made one: docs/protocol.md "Silence, cheats and consent").
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
+import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -198,7 +201,8 @@ class Driver:
 
     async def _check_proof(self, job: ProofJob) -> None:
         try:
-            holds = await trio.to_thread.run_sync(job.check, abandon_on_cancel=True)
+            holds = await trio.to_thread.run_sync(in_the_background, job.check,
+                                                  abandon_on_cancel=True)
         except Exception:  # (a bad proof's bytes: checked again on the loop, and named)
             holds = False
         self.post("checked", job, holds)
@@ -454,6 +458,24 @@ SHOWN_LINE = 400
 CRASH_VARIABLE = "P2PCARDS_CRASH_AFTER"
 """Fault injection for the durability tests: ``KIND:N`` ends this process abruptly
 (no clean-up, as a kill would) right after it has sent its N-th message of KIND."""
+
+
+def _lowest_priority() -> None:
+    """The idle-work thread yields the processor to every loop: the least priority a
+    thread may take for itself (on Linux its own nice value; elsewhere as it is)."""
+    with contextlib.suppress(AttributeError, OSError):  # (not Linux, or not allowed)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+
+
+_IDLE_WORK = ThreadPoolExecutor(1, "p2pcards-idle", initializer=_lowest_priority)
+"""This process's one idle-work thread (started when first used), at the lowest
+priority: a thread of its own, so that Trio's worker threads, which also run the bots'
+searches, keep theirs."""
+
+
+def in_the_background(work: Callable[[], bool]) -> bool:
+    """``work`` on the idle-work thread, waited for here (in a Trio worker thread)."""
+    return _IDLE_WORK.submit(work).result()
 
 
 def _crash_point() -> tuple[str, int] | None:
