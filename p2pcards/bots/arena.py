@@ -32,7 +32,8 @@ from p2pcards.history import HandRecord, History
 from p2pcards.local import LocalGame
 
 __all__ = ["SetSpec", "Setup",  # (Setup: arenalog.py, which records it)
-           "check_lineup", "format_report", "plan", "play_deal", "play_set", "progress_bar",
+           "check_lineup", "format_report", "plan", "play_deal", "play_set", "play_set_kept",
+           "progress_bar",
            "report", "rotations", "run"]
 
 
@@ -107,12 +108,26 @@ def _counters(setup: Setup) -> dict[str, tuple[int, float]]:
 
 
 def play_set(setup: Setup, spec: SetSpec) -> SetResult:
-    """Play one set; return each bot's tally and the iterations and seconds it searched.
+    """Play one set; return each bot's tally and the iterations and seconds it searched
+    (its hand histories written into ``setup.save``, if given).
 
     Everything random in a set follows from the arena's seed and the set's number,
     so a set's result does not depend on which process plays it.
     """
+    result, histories = play_set_kept(setup, spec)
+    for name, text in histories:
+        assert setup.save is not None
+        with open(os.path.join(setup.save, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    return result
+
+
+def play_set_kept(setup: Setup, spec: SetSpec) -> tuple[SetResult, list[tuple[str, str]]]:
+    """:func:`play_set`, its hand histories returned (file name, text) rather than
+    written, where ``setup.save`` asks for them: for a process on another machine,
+    whose caller keeps them (``arena --cluster``)."""
     game = GAMES[setup.game]
+    histories = []
     lineup, players = setup.lineup, len(setup.lineup)
     options = game.resolve_options({})
     before = _counters(setup)
@@ -132,13 +147,11 @@ def play_set(setup: Setup, spec: SetSpec) -> SetResult:
             history = table.play(seat_bots)
             _score_game(game, table, seated, pair)
         if setup.save:
-            path = os.path.join(setup.save, f"{game.name}-{spec.n:04d}-{shift}.json")
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(history.dumps())
+            histories.append((f"{game.name}-{spec.n:04d}-{shift}.json", history.dumps()))
     after = _counters(setup)
     searched = {kind: (done - before[kind][0], secs - before[kind][1])
                 for kind, (done, secs) in after.items()}
-    return pair, searched
+    return (pair, searched), histories
 
 
 def plan(game: Game, count: int, seed: int, deals: bool, players: int) -> list[SetSpec]:
@@ -160,12 +173,15 @@ def plan(game: Game, count: int, seed: int, deals: bool, players: int) -> list[S
 
 def run(setup: Setup, count: int, *, jobs: int = 1, results: str | None = None,
         progress: Callable[[int, int], None] | None = None,
-        say: Callable[[str], None] | None = None) -> dict[str, Any]:
+        say: Callable[[str], None] | None = None, cluster: str | None = None
+        ) -> dict[str, Any]:
     """Play ``count`` sets of the arena ``setup`` and return its report (see
     :func:`report`).
 
     ``jobs`` processes play the sets side by side; with an iteration budget the
-    report is the same for any number of jobs.  ``results``: a results file
+    report is the same for any number of jobs.  ``cluster``: the address of a Dask
+    scheduler whose workers play them instead (:mod:`p2pcards.bots.cluster`: the same
+    sets, results and report).  ``results``: a results file
     (:mod:`p2pcards.bots.arenalog`) that keeps each set as it ends; the sets it
     already holds are not played again, and the report is the same as a run's
     in one sitting.  ``say`` hears how many sets the file already held.
@@ -202,7 +218,12 @@ def run(setup: Setup, count: int, *, jobs: int = 1, results: str | None = None,
         if progress:
             progress(done, count)
 
-    if jobs == 1:
+    if cluster is not None:
+        if todo:
+            from p2pcards.bots.cluster import play_on  # noqa: PLC0415 (an optional extra)
+
+            play_on(cluster, setup, todo, finished, say)
+    elif jobs == 1:
         for spec in todo:
             finished(spec.n, play_set(setup, spec))
     elif todo:

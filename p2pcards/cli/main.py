@@ -143,6 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
     arena_p.add_argument("--results", metavar="FILE",
                          help="keep each set in FILE as it ends; run the same command "
                          "again to go on where it stopped")
+    arena_p.add_argument("--cluster", metavar="ADDRESS",
+                         help="play the sets on the workers of a Dask scheduler (tcp://HOST:8786;"
+                         " the optional extra: pip install -e \".[cluster]\"; docs/bots.md):"
+                         " the same results and report as a local run")
     arena_p.set_defaults(func=cmd_arena)
 
     table_p = sub.add_parser(
@@ -433,7 +437,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
                             args.iterations, args.think, args.save)
         result = arena.run(setup, count, jobs=args.jobs, results=args.results,
                            progress=arena.progress_bar,
-                           say=lambda line: print(line, file=sys.stderr))
+                           say=lambda line: print(line, file=sys.stderr),
+                           cluster=args.cluster)
     except ValueError as exc:
         print(f"p2pcards: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
