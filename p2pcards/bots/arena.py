@@ -222,7 +222,7 @@ def run(setup: Setup, count: int, *, jobs: int = 1, results: str | None = None,
         if todo:
             from p2pcards.bots.cluster import play_on  # noqa: PLC0415 (an optional extra)
 
-            play_on(cluster, setup, todo, finished, say)
+            play_on(cluster, setup, todo, play=play_set_kept, finished=finished, say=say)
     elif jobs == 1:
         for spec in todo:
             finished(spec.n, play_set(setup, spec))

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from p2pcards.bots.arena import SetSpec, play_set_kept
 from p2pcards.bots.arenalog import SetResult, Setup
 
-__all__ = ["EXTRA", "build_fingerprint", "play_on"]
+__all__ = ["EXTRA", "Numbered", "build_fingerprint", "play_on"]
 
 EXTRA = 'the cluster extra is not installed: pip install -e ".[cluster]" (Dask distributed)'
 CONNECT_SECONDS = 20
@@ -59,12 +59,24 @@ def _save(setup: Setup, histories: Sequence[tuple[str, str]]) -> None:
         (Path(setup.save) / name).write_text(text, encoding="utf-8")
 
 
-def play_on(address: str, setup: Setup, todo: Sequence[SetSpec],
-            finished: Callable[[int, SetResult], None],
+class Numbered(Protocol):
+    """A set to play (the arena's ``SetSpec``): its number in the run."""
+
+    @property
+    def n(self) -> int: ...
+
+
+Played = tuple[SetResult, list[tuple[str, str]]]
+"""A set's result and its hand histories (file name, text)."""
+
+
+def play_on(address: str, setup: Setup, todo: Sequence[Numbered], *,
+            play: Callable[[Setup, Any], Played], finished: Callable[[int, SetResult], None],
             say: Callable[[str], None] | None = None) -> None:
-    """Play the sets ``todo`` on the Dask cluster at ``address`` (``tcp://host:8786``,
-    or a ``distributed`` cluster object for tests), telling ``finished`` of each as it
-    ends (in the order they end).  ValueError, naming what is wrong, when the extra is
+    """Play the sets ``todo`` on the Dask cluster whose scheduler is at ``address``
+    (``tcp://host:8786``), each by ``play`` on a worker (the arena's ``play_set_kept``,
+    picklable by name), telling ``finished`` of each as it ends (in the order they
+    end).  ValueError, naming what is wrong, when the extra is
     missing, the scheduler cannot be reached, it has no worker, or a worker runs
     another build."""
     try:
@@ -79,9 +91,10 @@ def play_on(address: str, setup: Setup, todo: Sequence[SetSpec],
     futures: dict[Any, int] = {}
     try:
         _check_workers(client, address, say)
-        futures = {client.submit(play_set_kept, setup, spec, pure=False,
-                                 key=f"p2pcards-arena-{setup.seed}-{spec.n}-{id(todo)}"):
-                   spec.n for spec in todo}
+        run = secrets.token_hex(8)  # (a scheduler may serve other runs: keys of our own)
+        futures = {client.submit(play, setup, spec, pure=False,
+                                 key=f"p2pcards-arena-{run}-{spec.n}"): spec.n
+                   for spec in todo}
         for future in as_completed(futures):
             result, histories = future.result()
             _save(setup, histories)

@@ -129,10 +129,11 @@ class Driver:
     """When each deal ended here and when the main seat held its next hand (with the
     multiplications made by then, where they are counted)."""
     checking: dict[int, object] = field(default_factory=dict)
-    """The proofs being checked in a worker thread now (id -> the message)."""
+    """The idle work under way in the worker thread (id -> what it is about: the message
+    whose proof it checks, or the deck whose step or shares it makes)."""
     doubted: dict[int, object] = field(default_factory=dict)
-    """The proofs a worker thread found not to hold (id -> the message): checked again
-    on the loop, which names the failure, never handed to a thread again."""
+    """The work the thread found not to hold (a proof) or could not do (id -> what it is
+    about): done again on the loop, which names a failure, never handed over again."""
 
     def __post_init__(self) -> None:
         self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
@@ -168,12 +169,12 @@ class Driver:
         """With what the peer made sent, and while nothing else waits on the channel,
         check the deferred shuffle proofs one at a time (docs/protocol.md, "Pipelined
         shuffles"); what the seats send once they are checked (their shares, at a
-        round's end) goes out at once.  A proof's check (tens of milliseconds) is done
-        in a worker thread, the loop free meanwhile for the messages that come (a move
-        is applied at once); its result comes back as ``checked`` and is recorded here,
-        so that the proof's turn costs nothing.  The rest of the idle work (this seat's
-        own step of a deck prepared ahead, its shares) is done on the loop, between
-        messages."""
+        round's end) goes out at once.  A proof's check (tens of milliseconds), and this
+        seat's own step of a deck prepared ahead and its shares, are done on the
+        idle-work thread (:func:`in_the_background`), the loop free meanwhile for the
+        messages that come (a move is applied at once); a result comes back as
+        ``checked`` and is recorded here, so that the work's turn in ``check_pending``
+        costs nothing."""
         while not self.peer.over and self.inbox.statistics().current_buffer_used == 0:
             if not self.inline:
                 self._check_off_loop()
@@ -190,8 +191,8 @@ class Driver:
             await trio.lowlevel.checkpoint()  # (the links hand in what came meanwhile)
 
     def _check_off_loop(self) -> None:
-        """Hand every seat's next deferred proof to a worker thread (one thread each,
-        those not already under way)."""
+        """Hand every seat's next idle work (a deferred proof, its own step or shares of
+        a deck prepared ahead) to the idle-work thread, what is not already under way."""
         assert self.nursery is not None
         for job in self.peer.proof_jobs():
             key = id(job.key)

@@ -27,9 +27,11 @@ SETUP = arena.Setup("pasur", ("random", "ismcts"), seed=7, iterations=12)
 @pytest.fixture(scope="module")
 def address() -> Iterator[str]:
     """A scheduler and one worker in this process (one thread: the bots of a process are
-    shared by its sets, as in a local run)."""
+    shared by its sets, as in a local run), talking in memory (its HTTP server on a free
+    loopback port, no dashboard: xdist's workers each start one)."""
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as local:
+                                  dashboard_address="127.0.0.1:0",
+                                  scheduler_kwargs={"dashboard": False}) as local:
         yield local.scheduler_address
 
 
