@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from p2pcards.table.codec import Envelope
-from p2pcards.table.kinds import Kind, ProvedShares, decode_body
+from p2pcards.table.kinds import Kind, ProvedAgree, ProvedShares, decode_body
 from p2pcards.table.memory import MemoryTable
-from p2pcards.table.roster import PIPELINED_DECK, PROVED_DECK
+from p2pcards.table.roster import AGREED_DECK, PIPELINED_DECK, PROVED_DECK
 from tests.test_due_tables import (
     BLIND_ROUND,
+    SCHEDULES,
+    Expand,
     Moment,
     Row,
     accepted,
@@ -183,3 +186,64 @@ def test_pasur_void_deals(seed: int, jack_shown: bool) -> None:
     assert run.outcome is not None and run.outcome.void
     used = check_deals(table, "pasur")
     assert used == ["deal", *(["jack"] if jack_shown else []), "end"]
+
+
+# ------------------------------------------------------------------ shares on the agreement
+
+AGREED_KINDS = {Kind.ACT: Kind.PROVED_MOVE, Kind.PROVED_ACT: Kind.PROVED_MOVE,
+                Kind.AGREE: Kind.PROVED_AGREE}
+"""The kinds a ``proved-ahead-2`` table sends where the tables name these."""
+
+
+def as_agreed(rows_as: Expand) -> Expand:
+    """The tables' messages as a ``proved-ahead-2`` table sends them in a deal whose deck
+    no deal before prepared (the game's first): the differences the section states, no
+    ``hello``, no ``opened``, every move a ``pmove``, the agreement ``pagree``s."""
+    def expand(title: str, rows: list[Row], schedule: list[tuple[str, Moment]]) -> list[Any]:
+        return [(AGREED_KINDS.get(kind, kind), seat, content)
+                for kind, seat, content in rows_as(title, rows, schedule)
+                if kind not in (Kind.HELLO, Kind.OPENED)]
+    return expand
+
+
+@pytest.mark.parametrize(("game", "players", "seed"), [
+    ("bidwhist", 4, 1), ("controlnut", 4, 1), ("pasur", 3, 12)])
+def test_the_first_deal_at_a_table_with_shares_on_the_agreement(
+        game: str, players: int, seed: int) -> None:
+    """The game's first deal at a ``proved-ahead-2`` table follows the tables with the
+    differences the section states; the next deal, its deck carried on those moves,
+    begins with the first signer's ``pshares`` alone, the others' having come on their
+    ``pagree``s: exactly the grants the tables' first ``pshares`` row gives each."""
+    table = play(game, players, seed, deck=AGREED_DECK)
+    session = table.sessions[0]
+    run = session.finished[0]
+    title = TITLES[game]
+    first = [item for item, env in zip(accepted(table, pshares), session.transcript,
+                                       strict=True) if env.deal <= run.index]
+    record = run.outcome.record if run.outcome is not None else None
+    assert record is not None
+    base = Moment(players, run.index, record.dealer)
+    schedule = [("deal", base), *SCHEDULES[game](record, base), ("end", base)]
+    want = [(kind, s, None) for kind in ("sign", "commit", "share") for s in range(players)]
+    want += as_agreed(expand)(title, due_tables()[title], schedule)
+    assert first == want
+    # the next deal: its deal row's shares, every signer's but seat 0's on its pagree
+    dealer = (record.dealer + 1) % players
+    rows = due_tables()[title]
+    deal_rows = expand(title, rows, [("deal", Moment(players, run.index + 1, dealer))])
+    shares_due = [(s, content) for kind, s, content in deal_rows if kind == Kind.PROVED_SHARES]
+    carried = {}
+    for env in session.transcript:
+        if env.deal == run.index and env.kind == Kind.PROVED_AGREE:
+            message = decode_body(env.kind, env.body, env.sender)
+            assert isinstance(message, ProvedAgree)
+            if message.shares is not None:
+                carried[env.sender] = (tuple(EVERYONE if s.to is None else s.to
+                                             for s in message.shares.shares),
+                                       sum(len(s.slots) for s in message.shares.shares
+                                           if s.to is None))
+    assert carried == {s: content for s, content in shares_due if s != 0}
+    nxt = [(str(env.kind), env.sender, pshares(env)) for env in session.transcript
+           if env.deal == run.index + 1]
+    assert nxt[0] == (Kind.PROVED_SHARES, 0, dict(shares_due)[0])
+    assert nxt[1][0] in (Kind.PROVED_MOVE, Kind.COMMIT)  # the first move, or a draw's
