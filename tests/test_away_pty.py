@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pytest
@@ -63,6 +64,18 @@ class Peers:
                 proc.wait()
 
 
+def shown_once(child: pexpect.spawn, seen: Any, text: str, pattern: str) -> str:
+    """Everything the terminal has shown, once it holds ``text`` and a match of
+    ``pattern`` (reading on for up to 60 s): the screen without its colours."""
+    deadline = time.monotonic() + 60
+    while True:
+        shown = ANSI.sub("", seen.getvalue())
+        if text in shown and re.search(pattern, shown):
+            return shown
+        assert time.monotonic() < deadline, shown[-2000:]
+        child.expect([pexpect.TIMEOUT], timeout=0.5)
+
+
 def test_a_person_who_steps_away_is_warned_stood_in_for_and_comes_back(
         tmp_path: Path) -> None:
     peers = Peers(tmp_path)
@@ -78,9 +91,11 @@ def test_a_person_who_steps_away_is_warned_stood_in_for_and_comes_back(
         while len(told) < 2:  # person is told at the clock's tick after the forfeit,
             told.add(child.expect([re.escape("away (type back)>"), r"deal 2, dealer"],
                                   timeout=120))  # which a loaded machine may make late)
-        shown = ANSI.sub("", seen.getvalue())
-        assert "you were away: a stand-in plays your seat from the next deal" in shown
-        assert re.search(r"you \(pat\) are away: a heuristic bot run by \w+ stands in", shown)
+        # (the lines may come a moment after the prompt, which a fast next deal redraws:
+        # read on until they have, then look at everything shown)
+        shown = shown_once(child, seen, "you were away: a stand-in plays your seat from the"
+                                        " next deal", r"you \(pat\) are away: a heuristic bot"
+                                                      r" run by \w+ stands in")
         assert "are back" not in shown
         child.sendline("hand")  # its first key: back (and the key typed)
         child.expect("welcome back: your seat is yours again from the next deal")
