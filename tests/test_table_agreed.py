@@ -20,6 +20,7 @@ from p2pcards.bots import heuristic_bot
 from p2pcards.cli.main import main
 from p2pcards.table import kinds
 from p2pcards.table.codec import read_envelope
+from p2pcards.table.explain import explain
 from p2pcards.table.kinds import Kind, ProvedAgree, ProvedShares, decode_body
 from p2pcards.table.memory import MemoryTable
 from p2pcards.table.phases import ahead
@@ -260,3 +261,6 @@ def test_a_whole_game_with_shares_on_the_agreement_verifies_as_recorded(
     assert report.roster.deck == AGREED_DECK
     kinds_in = Counter(env.kind for run in report.runs for env in run.envelopes)
     assert kinds_in[Kind.OPENED] == 0 and kinds_in[Kind.PROVED_AGREE] > 0
+    told = explain(report)  # (--explain counts the pagrees and says which carried shares)
+    assert "agreement: signed by seat0, seat1 (2 pagree messages; to sign: every seat)" in told
+    assert "1 of them carrying the signer's shares of the next deal's cards" in told

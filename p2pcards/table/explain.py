@@ -93,9 +93,14 @@ def _deal(report: Report, run: DealRun, deal: DealReport | None) -> list[str]:
         signed = _who(deal.signed, names) or "no seat"
         to = "every seat" if deal.signers == list(range(roster.players)) else \
             _who(deal.signers, names)
-        lines.append(f"  agreement: signed by {signed} ({_n(kinds[Kind.AGREE], 'agree message')};"
-                     f" to sign: {to}), each naming this transcript's hash, these points"
-                     " and this verdict")
+        agreed = kinds[Kind.AGREE] + kinds[Kind.PROVED_AGREE]
+        noun = "pagree message" if kinds[Kind.PROVED_AGREE] else "agree message"
+        carried = sum(env.kind == Kind.PROVED_AGREE and bool(env.body.get("shares"))
+                      for env in run.envelopes)
+        lines.append(f"  agreement: signed by {signed} ({_n(agreed, noun)}; to sign: {to}),"
+                     " each naming this transcript's hash, these points and this verdict"
+                     + (f"; {carried} of them carrying the signer's shares of the next"
+                        " deal's cards, each proof checked on arrival" if carried else ""))
         lines.extend(f"  dissent: {d}" for d in deal.dissent)
     lines += _dealt(run, names)
     lines.append(f"  ended: {_ending(run, names, points)}")

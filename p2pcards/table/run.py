@@ -102,13 +102,16 @@ class TableDeck(SlotDeck, Protocol):
 
 @dataclass(frozen=True, eq=False)
 class ProofJob:
-    """A deferred proof's check that another thread may do while the seat goes on: a
-    pure computation on immutable values (``check``: whether it holds), whose result the
-    seat's own thread records (``vouch``, when it holds: its turn in idle time then
-    costs nothing; one that does not hold is checked again there, to be named)."""
+    """Idle work another thread may do while the seat goes on: a deferred proof's check,
+    a pure computation on immutable values (``check``: whether it holds), whose result
+    the seat's own thread records (``vouch``, when it holds: its turn in idle time then
+    costs nothing; one that does not hold is checked again there, to be named); or the
+    seat's own step or shares of a deck prepared ahead, drawn under that deck's lock
+    (``check`` does it and says True; ``vouch`` has nothing to record)."""
 
     key: object
-    """What the job is about (the message whose proof it checks: one job each)."""
+    """What the job is about (the message whose proof it checks, or the deck whose step
+    or shares it makes): one job at a time each."""
     check: Callable[[], bool]
     vouch: Callable[[], None]
 

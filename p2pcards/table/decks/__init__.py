@@ -76,4 +76,3 @@ DECK_STEPS = frozenset(kind for flavor in FLAVORS.values() for kind in flavor.st
                        if kind not in (Kind.REMIX,))
 """Every kind of a broadcast deck step (the deck, not the agenda, says it is due)."""
 ACTS = frozenset({Kind.ACT, Kind.PROVED_ACT, Kind.PROVED_MOVE})
-AGREES = frozenset({Kind.AGREE, Kind.PROVED_AGREE})
