@@ -194,7 +194,10 @@ class Driver:
         """Hand every seat's next idle work (a deferred proof, its own step or shares of
         a deck prepared ahead) to the idle-work thread, what is not already under way."""
         assert self.nursery is not None
-        for job in self.peer.proof_jobs():
+        jobs = self.peer.proof_jobs()
+        offered = {id(job.key) for job in jobs}  # (what is no longer offered is forgotten)
+        self.doubted = {k: v for k, v in self.doubted.items() if k in offered}
+        for job in jobs:
             key = id(job.key)
             if self.checking.get(key) is not job.key and self.doubted.get(key) is not job.key:
                 self.checking[key] = job.key

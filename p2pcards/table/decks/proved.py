@@ -111,8 +111,7 @@ class ProvedTableDeck(ProvedDeck):
                   step: Step) -> Needs:
         """The shares of a deal step: one set per recipient, exactly as the step grants
         them, each share's proof checked (a bad one is a proven cheat)."""
-        grants = [(None if r is EVERYONE else r, slots) for r, slots in step.grants]
-        sent = [(s.to, s.slots) for s in message.shares]
+        grants, sent = step_grants(step), sent_grants(message)
         if sent != grants:
             raise RefusedMessage(Rule.KEYS, f"shares of {sent}, not of the step's grants"
                                             f" {grants}")
@@ -348,6 +347,17 @@ class ProvedTableDeck(ProvedDeck):
                          f" {names[record.penalty['seat']]} claimed at move {index},"
                          f" {printable(text, 40)} ({printable(record.penalty['reason'], 40)})")
         return lines
+
+
+def step_grants(step: Step) -> list[tuple[int | None, tuple[int, ...]]]:
+    """A deal step's grants as a ``pshares`` names them: (recipient, None for everyone;
+    its slots), in the step's order."""
+    return [(None if r is EVERYONE else r, slots) for r, slots in step.grants]
+
+
+def sent_grants(message: ProvedShares) -> list[tuple[int | None, tuple[int, ...]]]:
+    """The grants a ``pshares`` (or a ``pagree``'s shares) names, in its order."""
+    return [(s.to, s.slots) for s in message.shares]
 
 
 def _done(work: Callable[[], bool]) -> bool:

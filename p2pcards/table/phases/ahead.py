@@ -34,11 +34,11 @@ from p2pcards.protocol.proved.deck import Refused as DeckRefused
 from p2pcards.protocol.proved.messages import KeyShare, Shuffle
 from p2pcards.protocol.source import KeyedSource
 from p2pcards.protocol.steps import DeckContext
-from p2pcards.table.decks.proved import ProvedTableDeck
+from p2pcards.table.decks.proved import ProvedTableDeck, sent_grants, step_grants
 from p2pcards.table.kinds import Agree, Kind, ProvedAct, ProvedAgree, ProvedMove, ProvedShares
 from p2pcards.table.ledger import Ledger
 from p2pcards.table.phases.machine import PhaseMachine
-from p2pcards.table.state import EVERYONE, ProvenCheat, RefusedMessage, Rule, Step
+from p2pcards.table.state import ProvenCheat, RefusedMessage, Rule, Step
 
 AHEAD_LABEL = b"p2pcards/ahead"
 """The label of the stream a seat draws its secrets of a prepared deck from."""
@@ -212,8 +212,7 @@ def check_agree(m: PhaseMachine, sender: int, message: Agree) -> None:
     if got is None:
         raise RefusedMessage(Rule.AHEAD, f"the agreement of seat {sender} must carry its shares"
                                          f" for deal {deal}")
-    grants = [(None if r is EVERYONE else r, slots) for r, slots in step.grants]
-    sent = [(s.to, s.slots) for s in got.shares]
+    grants, sent = step_grants(step), sent_grants(got)
     if sent != grants:
         raise RefusedMessage(Rule.AHEAD, f"shares of {sent}, not of deal {deal}'s grants"
                                          f" {grants}")
@@ -238,6 +237,5 @@ def settle(m: PhaseMachine, steps: list[Step]) -> list[Step]:
         if message is None:
             left.append(step)
             continue
-        grants = [(None if r is EVERYONE else r, slots) for r, slots in step.grants]
-        assert [(s.to, s.slots) for s in message.shares] == grants, "deal steps moved"
+        assert sent_grants(message) == step_grants(step), "deal steps moved"
     return left
