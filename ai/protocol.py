@@ -175,8 +175,10 @@ class Policy(Protocol):
     and :meth:`SearchState.sampled_move` (a game's heuristic playing the rollout, say).
     """
 
-    def rollout(self, world: SearchState, rng: random.Random) -> None:
-        """Play ``world`` (full information) to the end."""
+    def rollout(self, world: SearchState, rng: random.Random) -> list[float] | None:
+        """Play ``world`` (full information) to the end and return None, or return the
+        rewards per seat of the end it found without playing to it (an exact
+        solve: :mod:`.endgame`); ``world`` is then left where it was."""
         ...
 
     def sampled_move(self, world: SearchState, seat: int, rng: random.Random) -> int | None:

@@ -80,13 +80,16 @@ def finish(world: SearchState, path: Sequence[Counts], rng: random.Random,
            policy: Policy | None) -> None:
     """The end of an iteration in every search: play ``world`` out (the policy's
     rollout, else the state's own) and back its rewards up ``path``, each move with
-    the reward of the player who made it."""
+    the reward of the player who made it.  A policy's rollout may return the
+    rewards of the end it found instead of playing to it (an exact solve:
+    :mod:`.endgame`)."""
+    found = None
     if not world.is_terminal():
         if policy is None:
             world.rollout(rng)
         else:
-            policy.rollout(world, rng)
-    rewards = world.rewards()
+            found = policy.rollout(world, rng)
+    rewards = world.rewards() if found is None else found
     for visited in path:
         visited.visits += 1
         visited.reward += rewards[visited.actor]

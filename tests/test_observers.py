@@ -223,7 +223,7 @@ def test_bot_names_and_the_exploration_constant():
     assert isinstance(own, SearchBot) and (own.variant, own.exploration) == ("own", 0.7)
     assert isinstance(today, SearchBot) and (today.variant, today.exploration) == ("single", 0.7)
     assert parse_bot("pimc:c=1") == ("pimc", 1.0)
-    for bad, why in [("ismcts:k=1", "the parameters are c=NUMBER, .* and w=N"),
+    for bad, why in [("ismcts:k=1", "the parameters are c=NUMBER, .*; w=N, .*; e=N"),
                      ("ismcts:w=0", "w must be a whole number from 1 to 8, not '0'"),
                      ("ismcts:w=two", "w must be a whole number"),
                      ("ismcts:c=x", "c must be a number, not 'x'"),

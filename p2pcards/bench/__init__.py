@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from p2pcards.bench.ai import bench_ai
 from p2pcards.bench.deck import bench_deck
 from p2pcards.bench.engines import bench_engines
+from p2pcards.bench.infer import bench_infer
 from p2pcards.bench.proved import bench_proved
 from p2pcards.bench.record import Record, format_table
 from p2pcards.bench.table import bench_table
@@ -36,7 +37,7 @@ def bench_net_rtt(rtts: Sequence[float], games: Sequence[str] | None = None) -> 
 
 SUITES: dict[str, Callable[[float], list[Record]]] = {
     "engines": bench_engines, "ai": bench_ai, "deck": bench_deck, "table": bench_table,
-    "net": bench_net, "wait": bench_wait, "proved": bench_proved}
+    "net": bench_net, "wait": bench_wait, "proved": bench_proved, "infer": bench_infer}
 
 
 __all__ = ["SUITES", "Record", "bench_net_rtt", "format_table"]

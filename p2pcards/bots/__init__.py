@@ -11,7 +11,10 @@ world: :mod:`p2pcards.ai.observers`); ``ismcts-backoff`` keys them so once
 the search has met that information often enough, and chooses as ``ismcts``
 until then.  A searching bot's name may carry its
 exploration constant, ``ismcts-own:c=0.5`` (the arena's tuning), and ``w=N`` to
-spread its budget over N processes, ``ismcts:w=2``.  Every bot
+spread its budget over N processes, ``ismcts:w=2``; ``i=1`` samples its worlds
+by what the other players' bids say (:mod:`p2pcards.ai.inference`) and ``e=N``
+solves the last N moves of each world exactly (:mod:`p2pcards.ai.endgame`).
+Every bot
 decides from its own seat's view only.  The arena
 (:mod:`p2pcards.bots.arena`) plays them against each other.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from p2pcards.ai.ismcts import EXPLORATION
 from p2pcards.ai.parallel import RootParallel
@@ -44,37 +48,75 @@ MAX_SHARE = 8
 """The most processes a bot's budget may be spread over (``w=N``)."""
 
 
-def parse_spec(spec: str) -> tuple[str, float, int]:
-    """A bot name with its parameters: ``ismcts-mo:c=0.5;w=2`` -> (``ismcts-mo``, 0.5,
-    2): ``c`` the exploration constant, ``w`` the processes the move's budget is spread
-    over (1 if absent).  ValueError naming what is wrong."""
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """A bot name and its parameters (:func:`parse_options`)."""
+
+    name: str
+    exploration: float = EXPLORATION
+    share: int = 1
+    """The processes the move's budget is spread over (``w=N``)."""
+    infer: bool = False
+    """Worlds sampled by what the other players' bids and plays say (``i=1``)."""
+    endgame: int = 0
+    """Solve exactly once at most this many moves are left (``e=N``; 0: never)."""
+
+
+MAX_ENDGAME = 60
+"""The most moves ``e=N`` may name."""
+
+PARAMETERS = ("c=NUMBER, the exploration constant; w=N, the processes sharing the move's"
+              " budget; i=1, worlds sampled by inference from the other players' bids;"
+              f" e=N, the last N moves (up to {MAX_ENDGAME}) solved exactly")
+
+
+def parse_options(spec: str) -> BotSpec:
+    """A bot name with its parameters: ``ismcts:c=0.5;w=2;i=1;e=12`` (docs/bots.md).
+    ValueError naming what is wrong."""
     name, colon, params = spec.partition(":")
     if name not in BOT_NAMES:
         raise ValueError(f"unknown bot {name!r} (bots: {', '.join(BOT_NAMES)})")
-    exploration, share = EXPLORATION, 1
+    found: dict[str, float | int | bool] = {}
     if colon:
         if name not in SEARCHING:
             raise ValueError(f"bot {name!r} takes no parameters (in {spec!r})")
         for param in params.split(";"):
             key, eq, value = param.partition("=")
-            key = key.strip()
-            if key not in ("c", "w") or not eq:
-                raise ValueError(f"bot {spec!r}: the parameters are c=NUMBER, the exploration"
-                                 " constant, and w=N, the processes sharing the move's budget"
+            key, value = key.strip(), value.strip()
+            if key not in ("c", "w", "i", "e") or not eq:
+                raise ValueError(f"bot {spec!r}: the parameters are {PARAMETERS}"
                                  f" (not {param!r})")
-            if key == "w":
-                if not value.strip().isdigit() or not 1 <= int(value) <= MAX_SHARE:
-                    raise ValueError(f"bot {spec!r}: w must be a whole number from 1 to"
-                                     f" {MAX_SHARE}, not {value!r}")
-                share = int(value)
-                continue
-            try:
-                exploration = float(value)
-            except ValueError:
-                raise ValueError(f"bot {spec!r}: c must be a number, not {value!r}") from None
-            if not 0 <= exploration <= 100:
-                raise ValueError(f"bot {spec!r}: c must be from 0 to 100, not {value}")
-    return name, exploration, share
+            found[key] = _parameter(spec, key, value)
+    return BotSpec(name, float(found.get("c", EXPLORATION)), int(found.get("w", 1)),
+                   bool(found.get("i", False)), int(found.get("e", 0)))
+
+
+def _parameter(spec: str, key: str, value: str) -> float | int | bool:
+    if key == "c":
+        try:
+            exploration = float(value)
+        except ValueError:
+            raise ValueError(f"bot {spec!r}: c must be a number, not {value!r}") from None
+        if not 0 <= exploration <= 100:
+            raise ValueError(f"bot {spec!r}: c must be from 0 to 100, not {value}")
+        return exploration
+    most, what = {"w": (MAX_SHARE, "w must be a whole number from 1 to"),
+                  "i": (1, "i must be 0 or 1, not"),
+                  "e": (MAX_ENDGAME, "e must be a whole number from 0 to")}[key]
+    least = 1 if key == "w" else 0
+    if not value.isascii() or not value.isdigit() or not least <= int(value) <= most:
+        bound = f"{what} {most}, not" if key != "i" else what
+        raise ValueError(f"bot {spec!r}: {bound} {value!r}")
+    return bool(int(value)) if key == "i" else int(value)
+
+
+def parse_spec(spec: str) -> tuple[str, float, int]:
+    """A bot name with its parameters: ``ismcts-mo:c=0.5;w=2`` -> (``ismcts-mo``, 0.5,
+    2): ``c`` the exploration constant, ``w`` the processes the move's budget is spread
+    over (1 if absent); the rest: :func:`parse_options`.  ValueError naming what is
+    wrong."""
+    options = parse_options(spec)
+    return options.name, options.exploration, options.share
 
 
 def parse_bot(spec: str) -> tuple[str, float]:
@@ -92,7 +134,8 @@ def make_bot(kind: str, iterations: int | None = None, think: float | None = Non
     ``workers`` processes: root parallelism, each with the whole budget).  ``w=N``
     gives each of N processes an Nth of the budget (of the iterations, or of the
     seconds): the same search in an Nth of the wait."""
-    name, exploration, share = parse_spec(kind)
+    options = parse_options(kind)
+    name, exploration, share = options.name, options.exploration, options.share
     if name == "random":
         return random_bot
     if name == "heuristic":
@@ -104,9 +147,11 @@ def make_bot(kind: str, iterations: int | None = None, think: float | None = Non
         iterations = None if iterations is None else -(-iterations // share)
         think = None if think is None else think / share
     if name == "pimc":
-        return SearchBot("pimc", iterations, think, workers, exploration=exploration)
+        return SearchBot("pimc", iterations, think, workers, exploration=exploration,
+                         infer=options.infer, endgame=options.endgame)
     return SearchBot("ismcts", iterations, think, workers, early_stop=name != "ismcts-full",
-                     variant=SEARCHING[name], exploration=exploration)
+                     variant=SEARCHING[name], exploration=exploration, infer=options.infer,
+                     endgame=options.endgame)
 
 
 def default_workers(game: Game) -> int:
@@ -157,11 +202,13 @@ def _load_games() -> None:
 
 __all__ = [
     "BOT_NAMES",
+    "MAX_ENDGAME",
     "MAX_SHARE",
     "SEARCHING",
     "SEARCH_LIMIT",
     "SEARCH_SECONDS",
     "Bot",
+    "BotSpec",
     "MakeBot",
     "Playbook",
     "RootParallel",
@@ -171,6 +218,7 @@ __all__ = [
     "heuristic_bot",
     "make_bot",
     "parse_bot",
+    "parse_options",
     "parse_spec",
     "playbook",
     "random_bot",

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from p2pcards.ai.parallel import sigint_ignored, stop_pools, worker_signals
-from p2pcards.bots import Bot, SearchBot, make_bot
+from p2pcards.bots import Bot, SearchBot, make_bot, parse_options
 from p2pcards.bots.arenalog import ResultsFile, SetResult, Setup, Tally
 from p2pcards.games import CHANCE, GAMES, Game, HandState, get_game
 from p2pcards.games.game import DealSetup
@@ -369,14 +369,17 @@ def report(game: Game, count: int, tallies: dict[str, Tally], rates: dict[str, f
             "entries": entries, "difference": difference}
 
 
-def _search_first(item: tuple[str, Tally]) -> tuple[int, str]:
+def _search_first(item: tuple[str, Tally]) -> tuple[int, int, str]:
     """The order of a difference: the stronger kind of bot first (the searches modelling
-    each player, ismcts, pimc, heuristic, random; a bot with its own ``:c=`` after
-    the same bot without)."""
+    each player, ismcts, pimc, heuristic, random; a bot that infers or solves
+    endgames, ``i=`` or ``e=``, before the same bot without: the candidate minus
+    today's; a bot with its own ``:c=`` after the same bot without)."""
     order = ("ismcts-backoff", "ismcts-own", "ismcts-mo", "ismcts", "ismcts-full", "pimc",
              "heuristic", "random")
-    name = item[0].partition(":")[0]
-    return (order.index(name) if name in order else len(order), item[0])
+    options = parse_options(item[0])
+    name = options.name
+    added = 0 if options.infer or options.endgame else 1
+    return (order.index(name) if name in order else len(order), added, item[0])
 
 
 def format_report(result: dict[str, Any]) -> str:

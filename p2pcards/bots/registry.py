@@ -3,11 +3,12 @@
 The rules of a game live in its engine (:mod:`p2pcards.games`); how to play it
 well is the bots' business.  A :class:`Playbook` gives, for one game, the
 ``heuristic`` bot, the models the searching bot takes moves from without
-searching (``model``) or searches among (``candidates``), and the search
+searching (``model``) or searches among (``candidates``), the search
 policy (``policy``: how a rollout plays, which moves of other seats are sampled
-from a model).  A game without a playbook is still played by every bot: its
-``heuristic`` is then a random legal move and the search uses the engine's own
-rollout.  ``register`` adds one (the built-in games' are registered by
+from a model), and the model of the other players' past bids that weighs the
+worlds of a bot that infers (``belief``).  A game without a playbook is still
+played by every bot: its ``heuristic`` is then a random legal move and the
+search uses the engine's own rollout.  ``register`` adds one (the built-in games' are registered by
 :mod:`p2pcards.bots.heuristics`; a new game registers its own).
 """
 
@@ -17,6 +18,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from p2pcards.ai.inference import Belief
 from p2pcards.ai.protocol import Policy
 from p2pcards.games.core import HandState
 
@@ -34,6 +36,10 @@ def no_model(view: HandState, rng: random.Random) -> None:
     return None
 
 
+def no_belief(view: HandState) -> None:
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Playbook:
     """How the bots play one game (see the module docstring)."""
@@ -45,6 +51,9 @@ class Playbook:
     """The moves the searching bot searches among (None: every legal move)."""
     policy: Policy | None = None
     """The search's rollout and sampled moves (None: the engine's own)."""
+    belief: Callable[[HandState], Belief | None] = no_belief
+    """A model of the other players' past actions for ``view``, which weighs the
+    worlds of a bot that infers (``i=1``; None: no model, worlds drawn uniformly)."""
 
 
 DEFAULT = Playbook()

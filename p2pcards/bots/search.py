@@ -7,9 +7,11 @@ import random
 from dataclasses import dataclass
 from typing import cast
 
+from p2pcards.ai.endgame import Exact
+from p2pcards.ai.inference import Inferred
 from p2pcards.ai.ismcts import EXPLORATION, Node, pimc, search
 from p2pcards.ai.parallel import RootParallel
-from p2pcards.ai.protocol import Policy, SearchState
+from p2pcards.ai.protocol import Policy, SearchState, SearchView
 from p2pcards.bots.registry import Bot, heuristic_bot, playbook
 from p2pcards.games.core import HandState
 
@@ -30,11 +32,11 @@ class HeuristicPolicy:
     heuristic: Bot
     base: Policy | None = None
 
-    def rollout(self, world: SearchState, rng: random.Random) -> None:
+    def rollout(self, world: SearchState, rng: random.Random) -> list[float] | None:
         if self.base is None:
             world.rollout(rng)
-        else:
-            self.base.rollout(world, rng)
+            return None
+        return self.base.rollout(world, rng)
 
     def sampled_move(self, world: SearchState, seat: int, rng: random.Random) -> int | None:
         if self.base is None:
@@ -57,7 +59,10 @@ class SearchBot:
     stream does not depend on how long its searches ran: with an iteration
     budget ``ismcts`` and ``ismcts-full`` play the same moves in the same games.
     ``variant``: how the search models the other players (``ai.ismcts.VARIANTS``);
-    ``exploration``: its UCB constant.
+    ``exploration``: its UCB constant; ``infer``: draw the worlds by the playbook's
+    ``belief`` (:class:`~p2pcards.ai.inference.Inferred`); ``endgame``: solve each
+    world exactly once at most that many moves are left (0: never;
+    :class:`~p2pcards.ai.endgame.Exact`).
     """
 
     kind: str
@@ -73,6 +78,8 @@ class SearchBot:
     pool: RootParallel | None = None
     variant: str = "single"
     exploration: float = EXPLORATION
+    infer: bool = False
+    endgame: int = 0
 
     def __call__(self, view: HandState, rng: random.Random) -> int:
         return self.choose(view, rng)[0]
@@ -102,20 +109,27 @@ class SearchBot:
         if only is not None and len(only) == 1:
             return only[0], None
         policy = book.policy
+        if self.endgame:
+            policy = Exact(self.endgame, policy)
         if self.variant != "single":
             policy = HeuristicPolicy(book.heuristic, policy)
+        searched: SearchView[SearchState] = view
+        belief = book.belief(view) if self.infer else None
+        if belief is not None:
+            searched = Inferred(view, belief)
         if self.kind == "pimc":
-            result = pimc(view, rng, iterations=self.iterations, seconds=self.think,
+            result = pimc(searched, rng, iterations=self.iterations, seconds=self.think,
                           root_actions=only, policy=policy, exploration=self.exploration)
         elif self.workers > 1:  # root parallelism: persistent worker processes
             if self.pool is None:
                 self.pool = RootParallel(self.workers)
-            result = self.pool.search(view, rng.randrange(1 << 31), iterations=self.iterations,
+            result = self.pool.search(searched, rng.randrange(1 << 31), iterations=self.iterations,
                                       seconds=self.think, root_actions=only, policy=policy,
                                       early_stop=self.early_stop,
                                       exploration=self.exploration, variant=self.variant)
         else:
-            result = search(view, random.Random(rng.getrandbits(64)), iterations=self.iterations,
+            result = search(searched, random.Random(rng.getrandbits(64)),
+                            iterations=self.iterations,
                             seconds=self.think, root_actions=only, policy=policy,
                             early_stop=self.early_stop, root=tree,
                             exploration=self.exploration, variant=self.variant)

@@ -200,6 +200,10 @@ class BidWhistState(HandState):
     def public_action(self, action: int, seat: int) -> int:
         return DISCARD if action > DISCARD and seat != self.bidder else action
 
+    def moves_left(self) -> int | None:
+        """The cards still in hand, once the play has begun (docs/bots.md)."""
+        return sum(self.count[:4]) if self.phase == PLAY else None
+
     def rollout(self, rng: random.Random) -> None:
         """Random play to the end (the fast loop from the first card on).  The
         heuristic bot's search plays the auction by a model instead (its playbook's
@@ -435,6 +439,7 @@ class BidWhistState(HandState):
 
     def _play(self, card: int) -> None:
         seat = self.turn
+        self.played_by[seat] |= 1 << card
         if self.observer == FULL:
             self.may[seat] ^= 1 << card
             self.count[seat] -= 1

@@ -17,7 +17,7 @@ values that stand where no seat does (:mod:`p2pcards.games.seats`), the errors
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import ClassVar, Self
 
 from p2pcards.games.cards import bits
@@ -205,6 +205,19 @@ class HandState(Places, DealHooks):
         """A move the search samples rather than branches on (none by default)."""
         return None
 
+    def moves_left(self) -> int | None:
+        """The moves to the end of this full-information world when nothing is left to
+        chance, else None (the default: the bots' exact endgames, docs/bots.md, then
+        leave the game to its rollouts)."""
+        return None
+
+    def solve_key(self) -> Hashable:
+        """Everything in this state that decides how the deal plays on, hashable (the
+        exact endgames' transposition key): every slot but the record of the past
+        (:data:`PAST`).  Two states play out alike exactly when their keys are
+        equal; a game whose state holds more history adds its names to ``PAST``."""
+        return tuple(_frozen(getattr(self, name)) for name in _key_slots(type(self)))
+
     def candidate_actions(self, rng: random.Random) -> list[int] | None:
         """A short list of sensible actions for the player to move, when the legal
         ones are too many to search (the Bid Whist discard, a Control Nut! bid from
@@ -219,6 +232,35 @@ class HandState(Places, DealHooks):
             else:
                 actions = self.legal_actions()
                 self.step(actions[int(rng.random() * len(actions))])
+
+
+PAST = frozenset({"last_trick", "moves", "proofs", "played_by", "observer"})
+"""The slots that record the past and play no part in what follows: left out of
+:meth:`HandState.solve_key`."""
+
+
+_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
+def _key_slots(cls: type) -> tuple[str, ...]:
+    found = _SLOTS.get(cls)
+    if found is None:
+        names: set[str] = set()
+        for klass in cls.__mro__:
+            names.update(getattr(klass, "__slots__", ()))
+        found = _SLOTS[cls] = tuple(sorted(names - PAST))
+    return found
+
+
+def _frozen(value: object) -> Hashable:
+    if isinstance(value, list):
+        return tuple([_frozen(v) for v in value]) if value and isinstance(value[0], list | dict) \
+            else tuple(value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, set | frozenset):
+        return frozenset(value)
+    return value  # ints and objects hash as they are
 
 
 def whole_number(text: str, most: int) -> int | None:

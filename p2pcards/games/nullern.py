@@ -153,6 +153,10 @@ class NullernState(HandState):
 
     # ------------------------------------------------------------- queries
 
+    def moves_left(self) -> int | None:
+        """The cards still in hand, once the play has begun (docs/bots.md)."""
+        return sum(self.count[:self.players]) if self.phase == PLAY else None
+
     def rollout(self, rng: random.Random) -> None:
         random_playout(self, rng)
 
@@ -257,6 +261,7 @@ class NullernState(HandState):
     def _play(self, card: int) -> None:
         seat = self.turn
         bit = 1 << card
+        self.played_by[seat] |= bit
         if self.observer == FULL:
             self.may[seat] ^= bit
             self.count[seat] -= 1

@@ -235,6 +235,13 @@ class PasurState(HandState):
     def public_action(self, action: int, seat: int) -> int:
         return STOCK_UNKNOWN if action < 0 else action
 
+    def moves_left(self) -> int | None:
+        """The cards in hand and in the stock (a full world knows the stock's order),
+        once the play has begun (docs/bots.md)."""
+        if self.phase != PLAY:
+            return None
+        return sum(self.count[:self.players]) + self.count[self.players]
+
     def rollout(self, rng: random.Random) -> None:
         random_playout(self, rng)
 
@@ -347,6 +354,7 @@ class PasurState(HandState):
         take = action >> 6
         bit = 1 << card
         count = self.count
+        self.played_by[seat] |= bit
         if self.observer == FULL:
             self.may[seat] ^= bit
             count[seat] -= 1

@@ -77,8 +77,8 @@ class Places:
     derived from the truth.  :class:`~p2pcards.games.core.HandState` adds the
     rules interface and the hooks (:class:`~p2pcards.games.hooks.DealHooks`)."""
 
-    __slots__ = ("awaiting", "count", "exposed", "may", "moves", "observer", "players", "private",
-                 "proofs", "transfers", "void")
+    __slots__ = ("awaiting", "count", "exposed", "may", "moves", "observer", "played_by",
+                 "players", "private", "proofs", "transfers", "void")
 
     notation: ClassVar[Notation]
     other_places: ClassVar[tuple[str, ...]] = ()
@@ -95,6 +95,11 @@ class Places:
     transfers: list[tuple[int, int, int, int, int]]
     awaiting: int
     moves: int
+    played_by: list[int]
+    """Per seat, the cards it has played face up from its hand this deal (public:
+    what every seat saw it play).  Kept by the engines' ``step`` in Bid Whist,
+    Nullern and Pasur (the bots' inference reads it: docs/bots.md); the fast
+    playouts of the search need not keep it."""
 
     # ------------------------------------------------------------------ setup
 
@@ -112,6 +117,7 @@ class Places:
         self.transfers = []
         self.awaiting = 0
         self.moves = 0
+        self.played_by = [0] * players
 
     def _copy_core(self, new: Places) -> None:
         new.players = self.players
@@ -125,6 +131,7 @@ class Places:
         new.transfers = self.transfers[:] if self.transfers else []
         new.awaiting = self.awaiting
         new.moves = self.moves
+        new.played_by = self.played_by[:]
 
     def _place_deck(self, deck: Sequence[int | None], places: Sequence[int], public: int,
                     deck_mask: int) -> None:

@@ -14,7 +14,9 @@ tell a good bid from a bad one.
 
 from __future__ import annotations
 
+import math
 import random
+from dataclasses import dataclass
 from typing import cast
 
 from p2pcards.ai.protocol import SearchState
@@ -22,6 +24,7 @@ from p2pcards.bots.registry import Playbook, register
 from p2pcards.games import bidwhist
 from p2pcards.games.bidwhist import (
     BID,
+    BID_CODES,
     DECLARE,
     DISCARD_PHASE,
     DOWNTOWN,
@@ -29,6 +32,7 @@ from p2pcards.games.bidwhist import (
     NOTRUMP_BID,
     PASS,
     PLAY,
+    STRENGTH,
     TRUMP,
     UPTOWN,
     BidWhistState,
@@ -181,11 +185,77 @@ class BidWhistPolicy:
         return bidwhist_action(cast(BidWhistState, world), rng)
 
 
+SPREAD = 0.5
+"""How far (in books) a player's judgement of its hand strays from the model's count:
+the slope of the belief's logistic curves."""
+
+FLOOR = 0.05
+"""The least likelihood the belief gives any bid: a player who bids against the model
+flattens the weights, and no world is ruled out."""
+
+
+def _agree(margin: float) -> float:
+    """The likelihood of a choice the model favours by ``margin`` books: logistic."""
+    return FLOOR + (1 - FLOOR) / (1 + math.exp(-margin / SPREAD))
+
+
+@dataclass(frozen=True, slots=True)
+class BidWhistBelief:
+    """The other players' bids under the heuristic's count of books (the playbook's
+    ``belief``): a player bids a level it counts its hand good for and passes below
+    the lowest bid open to it, naming uptown (``cards``) or downtown (``special``) as
+    its books lean.  Each bid is scored on the twelve cards the world gives the
+    bidder at the auction (those it holds and has played; a declarer's are the twelve
+    it kept after the kitty, an approximation)."""
+
+    bids: tuple[tuple[int, int, tuple[int, int]], ...]
+    """(seat, bid code or PASS, the lowest level then open to a bid of each kind,
+    cards and special: 8 where none was)."""
+
+    def log_weight(self, world: SearchState) -> float:
+        deal = cast(BidWhistState, world)
+        counted: dict[int, tuple[float, float]] = {}
+        total = 0.0
+        for seat, code, lowest in self.bids:
+            if seat not in counted:
+                hand = deal.may[seat] | deal.played_by[seat]
+                counted[seat] = (_books(hand, False), _books(hand, True))
+            up, down = counted[seat]
+            strength = max(up, down) - 3  # the level the heuristic would bid
+            if code == PASS:
+                total += math.log(_agree(lowest[0 if up >= down else 1] - strength))
+                continue
+            level, kind = bidwhist.bid_of(code)
+            likely = _agree(strength - level)
+            if kind < NOTRUMP_BID:
+                likely *= _agree(up - down if kind == 0 else down - up)
+            total += math.log(likely)
+        return total
+
+
+def belief(view: HandState) -> BidWhistBelief | None:
+    """The belief of ``view``'s player about the others' bids (None: none bid yet)."""
+    assert isinstance(view, BidWhistState)
+    seat = view.observer
+    high = -1
+    bids = []
+    for index, (bidder, code) in enumerate(view.bids):
+        forced = index == 3 and high < 0  # the dealer must bid: a forced bid says little
+        if bidder != seat and not forced:
+            lowest = tuple(min((bidwhist.bid_of(c)[0] for c in BID_CODES[view.min_bid]
+                                if bidwhist.bid_of(c)[1] == kind and STRENGTH[c] > high),
+                               default=8) for kind in (0, 1))
+            bids.append((bidder, code, cast(tuple[int, int], lowest)))
+        if code != PASS:
+            high = max(high, STRENGTH[code])
+    return BidWhistBelief(tuple(bids)) if bids else None
+
+
 def heuristic(view: HandState, rng: random.Random) -> int:
     assert isinstance(view, BidWhistState)
     return bidwhist_action(view, rng)
 
 
 PLAYBOOK = Playbook(heuristic=heuristic, model=bidding_model, candidates=bidding_candidates,
-                    policy=BidWhistPolicy())
+                    policy=BidWhistPolicy(), belief=belief)
 register("bidwhist", PLAYBOOK)
