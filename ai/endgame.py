@@ -19,7 +19,8 @@ solve of bridge programs since GIB).
   exact values; nothing is pruned.
 
 The table lives as long as the solver (one search: iterations meet the same
-positions again and again), bounded by ``entries`` (cleared when full).  A
+positions again and again), bounded by ``entries`` (cleared when full, checked
+at every entry stored).  A
 world whose solve meets a chance event is rolled out as before.
 """
 
@@ -34,8 +35,9 @@ from .protocol import Policy, SearchState
 
 __all__ = ["ENTRIES", "Exact", "Solvable", "Solver", "solvable_now"]
 
-ENTRIES = 200_000
-"""Positions the transposition table keeps before it is cleared."""
+ENTRIES = 50_000
+"""Positions the transposition table keeps before it is cleared (an entry and its key
+take about 1 KB in Bid Whist: some 50 MB at most, per process)."""
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -86,8 +88,6 @@ class Solver:
         """The rewards (per seat) of perfect play from ``world``, or None if a chance
         event lies ahead.  ``world`` itself is left as it was."""
         state = cast(Solvable, world)
-        if len(self.table) > self.entries:
-            self.table.clear()
         units = {state.unit_of(s) for s in range(state.players)}
         self.solves += 1
         try:
@@ -135,7 +135,7 @@ class Solver:
                 if alpha >= beta:
                     break
         flag = UPPER if best <= low else LOWER if best >= high else EXACT
-        self.table[key] = (flag, best, best_rewards, best_move)
+        self._keep(key, (flag, best, best_rewards, best_move))
         return best, best_rewards
 
     def _maxn(self, world: Solvable) -> tuple[float, ...]:
@@ -157,8 +157,13 @@ class Solver:
             rewards = self._maxn(child)
             if not best or rewards[actor] > best[actor]:
                 best, best_move = rewards, action
-        self.table[key] = (EXACT, best[actor], best, best_move)
+        self._keep(key, (EXACT, best[actor], best, best_move))
         return best
+
+    def _keep(self, key: Hashable, entry: Entry) -> None:
+        if len(self.table) >= self.entries:
+            self.table.clear()
+        self.table[key] = entry
 
 
 class _Chance(Exception):
@@ -188,9 +193,8 @@ class Exact:
                 return rewards
         if self.base is None:
             world.rollout(rng)
-        else:
-            self.base.rollout(world, rng)
-        return None
+            return None
+        return self.base.rollout(world, rng)
 
     def sampled_move(self, world: SearchState, seat: int, rng: random.Random) -> int | None:
         if self.base is None:

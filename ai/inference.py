@@ -9,28 +9,30 @@ cards the world gives them (``log_weight``: a log-likelihood, up to a constant).
 weight: importance resampling (sampling-importance-resampling, as the particle
 filters of the card-game literature do).  Each *generation* it draws ``pool``
 worlds from the view, weighs them, and hands out ``pool`` worlds drawn from
-them in proportion to their weights, then draws a fresh generation; so a
-search's worlds follow the model's posterior more closely the larger the pool,
-at the cost of one weight per world drawn.
+them in proportion to their weights (systematic resampling, in a shuffled
+order), then draws a fresh generation; so a search's worlds follow the model's
+posterior more closely the larger the pool, at the cost of one weight per
+world drawn.  A world handed out more than once is cloned for all but its
+last use.
 
 Nothing here names a game: a game's model is supplied by the bots' registry
 (``p2pcards/bots/registry.py``, ``Playbook.belief``).  A belief should keep
 every world possible (mix its model with a floor) so that a player who does
 not play as the model expects only flattens the weights; when every weight of
-a generation is equal the worlds are exactly the view's own.
+a generation is equal, each of its worlds is handed out once: exactly the
+view's own worlds.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from .protocol import SearchState, SearchView
 
-__all__ = ["POOL", "Belief", "Inferred", "effective_share"]
+__all__ = ["POOL", "Belief", "Inferred", "effective_share", "systematic"]
 
 POOL = 32
 """Worlds drawn, weighed and resampled per generation (measured: docs/bots.md)."""
@@ -56,8 +58,8 @@ class Inferred:
     belief: Belief
     pool: int = POOL
     _worlds: list[SearchState] = field(default_factory=list, repr=False)
-    _cumulative: list[float] = field(default_factory=list, repr=False)
-    _left: int = 0
+    _order: list[int] = field(default_factory=list, repr=False)
+    _uses: list[int] = field(default_factory=list, repr=False)
     generations: int = 0
     """Generations drawn so far."""
     spread: float = 0.0
@@ -76,23 +78,24 @@ class Inferred:
         return self.view.legal_actions()
 
     def determinize(self, rng: random.Random) -> SearchState:
-        if self._left <= 0:
+        if not self._order:
             self._generation(rng)
-        self._left -= 1
-        pick = bisect_right(self._cumulative, rng.random() * self._cumulative[-1])
-        return self._worlds[min(pick, len(self._worlds) - 1)].clone()
+        index = self._order.pop()
+        self._uses[index] -= 1
+        world = self._worlds[index]
+        return world if not self._uses[index] else world.clone()  # its last use: itself
 
     def _generation(self, rng: random.Random) -> None:
         worlds = [self.view.determinize(rng) for _ in range(self.pool)]
         logs = [self.belief.log_weight(w) for w in worlds]
         top = max(logs)
         weights = [math.exp(x - top) for x in logs]
-        total = 0.0
-        cumulative = []
-        for w in weights:
-            total += w
-            cumulative.append(total)
-        self._worlds, self._cumulative, self._left = worlds, cumulative, self.pool
+        order = systematic(weights, self.pool, rng)
+        rng.shuffle(order)
+        uses = [0] * len(worlds)
+        for index in order:
+            uses[index] += 1
+        self._worlds, self._order, self._uses = worlds, order, uses
         self.generations += 1
         self.spread += effective_share(weights)
 
@@ -102,6 +105,26 @@ class Inferred:
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__init__(state["view"], state["belief"], state["pool"])  # type: ignore[misc]
+
+
+def systematic(weights: list[float], count: int, rng: random.Random) -> list[int]:
+    """``count`` indices of ``weights`` drawn in proportion to them by systematic
+    resampling: one uniform offset, then ``count`` evenly spaced points along the
+    cumulative weights.  Each index is drawn its expected number of times rounded
+    up or down, so equal weights draw every index exactly once."""
+    total = sum(weights)
+    step = total / count
+    point = rng.random() * step
+    out: list[int] = []
+    cumulative = 0.0
+    index = -1
+    for _ in range(count):
+        while cumulative <= point and index + 1 < len(weights):
+            index += 1
+            cumulative += weights[index]
+        out.append(index)
+        point += step
+    return out
 
 
 def effective_share(weights: list[float]) -> float:

@@ -113,6 +113,25 @@ def test_bench_ai_json_records(capsys):
     assert all(r["unit"] in ("per_s", "x") and r["value"] > 0 for r in records)
 
 
+def test_bench_infer_json_records(capsys):
+    code, out, _ = run(capsys, "bench", "infer", "--json", "--seconds", "0.2")
+    assert code == 0
+    records = {r["name"]: r for r in json.loads(out)}
+    figures = ("placed_uniform", "placed_inferred", "loglik_uniform", "loglik_inferred", "gain",
+               "gain_low", "gain_high", "deal_gain", "deal_gain_low", "deal_gain_high",
+               "effective_share", "positions")
+    assert set(records) == {f"infer.{game}.{kind}.{figure}" for game in ("bidwhist", "nullern")
+                            for kind in ("heuristic", "ismcts") for figure in figures}
+    for game in ("bidwhist", "nullern"):
+        for kind in ("heuristic", "ismcts"):
+            def value(figure: str, prefix: str = f"infer.{game}.{kind}") -> float:
+                return float(records[f"{prefix}.{figure}"]["value"])
+            assert value("positions") >= 4
+            assert 0 < value("placed_uniform") < 1 and 0 < value("placed_inferred") < 1
+            assert value("deal_gain_low") <= value("deal_gain") <= value("deal_gain_high")
+            assert 0 < value("effective_share") <= 1
+
+
 def test_bench_deck_json_records(capsys):
     code, out, _ = run(capsys, "bench", "deck", "--json", "--seconds", "0.1")
     assert code == 0

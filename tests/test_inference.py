@@ -10,13 +10,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from p2pcards.ai.inference import Inferred, effective_share
+from p2pcards.ai.inference import Inferred, effective_share, systematic
 from p2pcards.ai.protocol import SearchState
 from p2pcards.bench.infer import measure
 from p2pcards.bots import BotSpec, SearchBot, make_bot, parse_options, playbook
 from p2pcards.bots import search as searching
 from p2pcards.games import CHANCE, GAMES, bidwhist, nullern
-from tests.sim import choose
+from tests.sim import choose, run_deal
 
 
 @dataclass
@@ -76,12 +76,26 @@ def test_worlds_follow_the_beliefs_posterior():
     assert abs(sum(1 for c in plain if c >= 2) / len(plain) - 0.5) < 0.02
 
 
-def test_a_flat_belief_leaves_the_worlds_as_they_were():
+def test_a_flat_belief_hands_out_each_world_once():
     inferred = Inferred(Guess(), Flat(), pool=16)
     rng = random.Random(2)
-    draws = [inferred.determinize(rng).card for _ in range(16_000)]  # type: ignore[attr-defined]
-    assert all(abs(draws.count(c) / len(draws) - 0.25) < 0.02 for c in range(4))
+    for _ in range(5):
+        handed = [inferred.determinize(rng) for _ in range(16)]
+        assert sorted(map(id, handed)) == sorted(map(id, inferred._worlds))  # each, itself
+    assert inferred.generations == 5
     assert inferred.spread / inferred.generations == pytest.approx(1.0)
+
+
+def test_systematic_resampling_draws_each_index_its_share():
+    rng = random.Random(7)
+    assert sorted(systematic([1.0] * 8, 8, rng)) == list(range(8))
+    for _ in range(200):
+        weights = [rng.random() ** 3 for _ in range(10)]
+        drawn = systematic(weights, 40, rng)
+        total = sum(weights)
+        for index, weight in enumerate(weights):  # its expected count, rounded either way
+            assert abs(drawn.count(index) - 40 * weight / total) < 1
+    assert systematic([0.0, 1.0, 0.0], 5, rng) == [1] * 5
     assert effective_share([1.0, 0.0, 0.0, 0.0]) == pytest.approx(0.25)
     assert effective_share([2.0, 2.0]) == pytest.approx(1.0)
 
@@ -116,9 +130,12 @@ def test_played_by_records_each_seats_cards_in_every_game():
                     "pasur": action & 63}[name]
             if card >= 0:
                 played[seat] |= 1 << card
-            for s in range(players):  # a seat's view keeps the same record
-                assert full.view(s).played_by == full.played_by
         assert full.played_by == played, name
+        # a seat's view updated move by move, as at a networked table, keeps the same
+        # record: run_deal compares every slot of each such view with the full state's
+        run = run_deal(game, players, {}, random.Random(f"played:{name}"),
+                       number=3 % game.numbered_deals)
+        assert run.views_checked > 0 and any(run.state.played_by)
 
 
 @pytest.mark.parametrize("name", ["bidwhist", "nullern"])
@@ -141,9 +158,9 @@ def test_the_beliefs_read_the_bids_of_other_seats_only():
     view = full.view(2)
     belief = playbook(view).belief(view)
     assert belief is not None and {s for s, _ in belief.bids} == {0, 1, 3}
-    # a bid of many tricks is likelier with high trumps: the real hand against a weak one
-    world = view.determinize(rng)
-    assert belief.log_weight(world) < 0
+    # the bids are likelier with the real hands than in the average world
+    worlds = [belief.log_weight(view.determinize(rng)) for _ in range(200)]
+    assert belief.log_weight(full) > statistics.fmean(worlds)
     game = GAMES["bidwhist"]
     options = game.resolve_options({})
     full = game.deal(game.shuffled_deck(4, options, rng), 3, 4, options)
@@ -208,3 +225,11 @@ def test_a_view_without_a_belief_is_searched_as_before():
     first = make_bot("ismcts:i=1", iterations=60)(view, random.Random(3))
     second = make_bot("ismcts", iterations=60)(view, random.Random(3))
     assert first == second
+
+
+def test_the_arena_reports_the_candidate_minus_todays_bot():
+    from p2pcards.bots import arena  # noqa: PLC0415
+
+    for lineup in (("ismcts", "ismcts:i=1"), ("ismcts:e=8", "ismcts")):
+        result = arena.run(arena.Setup("pasur", lineup, seed=3, iterations=10), 1)
+        assert result["difference"]["bots"][1] == "ismcts", lineup

@@ -42,7 +42,7 @@ WORLDS = 256
 
 
 @dataclass
-class Tally:
+class Probes:
     """Per position, each sampler's mean share placed right and mean log-likelihood."""
 
     placed: dict[str, list[float]]
@@ -81,14 +81,14 @@ def bench_infer(seconds: float = 2.0, seed: int = 1) -> list[Record]:
     return records
 
 
-def measure(name: str, kind: str, deals: int, seed: int) -> Tally:
+def measure(name: str, kind: str, deals: int, seed: int) -> Probes:
     """Play ``deals`` deals of ``name`` with ``kind`` bots and score both samplers."""
     game = GAMES[name]
     rng = random.Random(f"infer:{name}:{kind}:{seed}")
     players = game.default_players
     options = game.resolve_options({})
     bots: list[Bot] = [make_bot(kind, iterations=200) for _ in range(players)]
-    tally = Tally({"uniform": [], "inferred": []}, {"uniform": [], "inferred": []}, [], [])
+    tally = Probes({"uniform": [], "inferred": []}, {"uniform": [], "inferred": []}, [], [])
     for number in range(deals):
         full = game.deal(game.shuffled_deck(players, options, rng), number % players, players,
                          options, number=number % game.numbered_deals)
@@ -104,7 +104,7 @@ def measure(name: str, kind: str, deals: int, seed: int) -> Tally:
     return tally
 
 
-def _probe(full: HandState, seat: int, probed: set[tuple[int, int]], tally: Tally,
+def _probe(full: HandState, seat: int, probed: set[tuple[int, int]], tally: Probes,
            rng: random.Random) -> None:
     left = full.moves_left()
     if left is None:

@@ -24,5 +24,7 @@ def format_table(records: list[Record]) -> str:
     width = max(len(r.name) for r in records)
     lines = [f"{'measurement':<{width}}  {'value':>12}  unit"]
     for r in records:
-        lines.append(f"{r.name:<{width}}  {r.value:>12,.1f}  {r.unit}")
+        shown = f"{r.value:>12,.1f}" if abs(r.value) >= 10 or r.value == int(r.value) \
+            else f"{r.value:>12.3f}"  # a share or a log-likelihood: its decimals matter
+        lines.append(f"{r.name:<{width}}  {shown}  {r.unit}")
     return "\n".join(lines)

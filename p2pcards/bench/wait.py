@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from p2pcards.bench.record import Record, format_table
-from p2pcards.bots import BOT_NAMES
+from p2pcards.bots import BOT_NAMES, parse_options
 from p2pcards.bots.waiting import WaitSetup, measure, quantile
 from p2pcards.games import GAMES
 
@@ -53,14 +53,23 @@ def bench_wait(seconds: float = 2.0, *, games: Sequence[str] | None = None,
     return records
 
 
+def _bot_name(text: str) -> str:
+    try:
+        parse_options(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m p2pcards.bench wait",
                                      description="The person's waits at scripted deals.")
     parser.add_argument("--games", default=",".join(GAMES),
                         help="games, comma-separated (default: all)")
     parser.add_argument("--deals", type=int, default=DEALS, help=f"deals per game ({DEALS})")
-    parser.add_argument("--bots", default="ismcts", choices=BOT_NAMES,
-                        help="the bots (default ismcts)")
+    parser.add_argument("--bots", default="ismcts", type=_bot_name,
+                        help=f"the bots ({', '.join(BOT_NAMES)}, with a searching bot's"
+                        " parameters, ismcts:i=1;e=8; default ismcts)")
     parser.add_argument("--think", type=float,
                         help="seconds a move (default: as p2pcards play, 0.5 on two workers)")
     parser.add_argument("--workers", type=int,

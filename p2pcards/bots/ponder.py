@@ -62,7 +62,7 @@ class _Tree:
 def ponders(bot: Bot | None) -> bool:
     """Whether ``bot`` thinks during the person's turn (see the module docstring)."""
     return (isinstance(bot, SearchBot) and bot.kind == "ismcts" and bot.variant == "single"
-            and bot.early_stop
+            and bot.early_stop and not bot.infer and not bot.endgame
             and bot.think is not None and bot.iterations is None and bot.workers == 1)
 
 

@@ -127,7 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     arena_p.add_argument("game", choices=sorted(GAMES))
     arena_p.add_argument("--players", required=True, metavar="BOT,BOT,...",
                          help=f"one bot per seat ({', '.join(BOT_NAMES)}); a searching bot"
-                         " may carry its exploration constant: ismcts-own:c=0.5")
+                         " may carry parameters: ismcts-own:c=0.5 (exploration),"
+                         " ismcts:w=2 (processes), ismcts:i=1 (worlds inferred from the"
+                         " bids), ismcts:e=8 (the last 8 moves solved exactly)")
     arena_p.add_argument("--games", type=int, default=10, help="whole games (default 10)")
     arena_p.add_argument("--deals", type=int,
                          help="play N duplicate deal pairs instead of whole games")

@@ -202,7 +202,7 @@ class BidWhistState(HandState):
 
     def moves_left(self) -> int | None:
         """The cards still in hand, once the play has begun (docs/bots.md)."""
-        return sum(self.count[:4]) if self.phase == PLAY else None
+        return sum(self.count[:4]) if self.phase == PLAY and self.observer == FULL else None
 
     def rollout(self, rng: random.Random) -> None:
         """Random play to the end (the fast loop from the first card on).  The

@@ -207,8 +207,8 @@ class HandState(Places, DealHooks):
 
     def moves_left(self) -> int | None:
         """The moves to the end of this full-information world when nothing is left to
-        chance, else None (the default: the bots' exact endgames, docs/bots.md, then
-        leave the game to its rollouts)."""
+        chance, else None (the default, and always for a view: the bots' exact
+        endgames, docs/bots.md, then leave the game to its rollouts)."""
         return None
 
     def solve_key(self) -> Hashable:

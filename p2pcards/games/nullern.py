@@ -155,7 +155,9 @@ class NullernState(HandState):
 
     def moves_left(self) -> int | None:
         """The cards still in hand, once the play has begun (docs/bots.md)."""
-        return sum(self.count[:self.players]) if self.phase == PLAY else None
+        if self.phase != PLAY or self.observer != FULL:
+            return None
+        return sum(self.count[:self.players])
 
     def rollout(self, rng: random.Random) -> None:
         random_playout(self, rng)

@@ -236,11 +236,12 @@ class PasurState(HandState):
         return STOCK_UNKNOWN if action < 0 else action
 
     def moves_left(self) -> int | None:
-        """The cards in hand and in the stock (a full world knows the stock's order),
-        once the play has begun (docs/bots.md)."""
-        if self.phase != PLAY:
+        """The cards in hand, once the play has begun and the stock is empty (a full
+        world knows the stock's order, but a draw from it is chance to the players:
+        docs/bots.md)."""
+        if self.phase != PLAY or self.count[self.players] or self.observer != FULL:
             return None
-        return sum(self.count[:self.players]) + self.count[self.players]
+        return sum(self.count[:self.players])
 
     def rollout(self, rng: random.Random) -> None:
         random_playout(self, rng)

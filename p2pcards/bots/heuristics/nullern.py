@@ -54,7 +54,7 @@ FLOOR = 0.05
 @dataclass(frozen=True, slots=True)
 class NullernBelief:
     """The other players' bids under the heuristic's count of tricks (the playbook's
-    ``belief``): a bid of ``b`` is likely as ``exp(-(b - count)^2 / 2)`` among the bids
+    ``belief``): a bid of ``b`` is likely as ``exp(-((b - count) / SPREAD)^2 / 2)`` among the bids
     from 0 to the round's cards, on the cards the world gives the bidder at the
     auction (those it holds and has played this round), mixed with a floor."""
 
