@@ -31,7 +31,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Protocol, cast
 
-from .protocol import Policy, SearchState
+from .protocol import Policy, SearchState, base_rollout, base_sampled_move
 
 __all__ = ["ENTRIES", "Exact", "Solvable", "Solver", "solvable_now"]
 
@@ -191,15 +191,10 @@ class Exact:
             rewards = self.solver.solve(world)
             if rewards is not None:
                 return rewards
-        if self.base is None:
-            world.rollout(rng)
-            return None
-        return self.base.rollout(world, rng)
+        return base_rollout(self.base, world, rng)
 
     def sampled_move(self, world: SearchState, seat: int, rng: random.Random) -> int | None:
-        if self.base is None:
-            return world.sampled_move(seat, rng)
-        return self.base.sampled_move(world, seat, rng)
+        return base_sampled_move(self.base, world, seat, rng)
 
     def move(self, world: SearchState, rng: random.Random) -> int:
         if self.base is None:

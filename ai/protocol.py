@@ -192,3 +192,20 @@ class Policy(Protocol):
         searches play it where they meet another player's information for the first
         time (:mod:`.observers`).  The single-observer search never calls it."""
         ...
+
+
+def base_rollout(base: Policy | None, world: SearchState, rng: random.Random
+                 ) -> list[float] | None:
+    """The rollout of a policy that plays out as ``base`` does (None: the world's own)."""
+    if base is None:
+        world.rollout(rng)
+        return None
+    return base.rollout(world, rng)
+
+
+def base_sampled_move(base: Policy | None, world: SearchState, seat: int,
+                      rng: random.Random) -> int | None:
+    """The sampled move of a policy that samples as ``base`` does (None: the world's own)."""
+    if base is None:
+        return world.sampled_move(seat, rng)
+    return base.sampled_move(world, seat, rng)

@@ -17,7 +17,9 @@ the belief's posterior makes the real hidden cards than uniform sampling does
 uniform worlds), in nats per position; every card at once, with no sampling
 noise from counting.
 
-Two kinds of deals: played by the ``heuristic`` bots (whose bids are the
+The deals and the bots' moves come from one seeded source, the samplers' worlds
+from another, so a change to a sampler changes no deal.  Two kinds of deals:
+played by the ``heuristic`` bots (whose bids are the
 belief's own model: the most it can gain) and by ``ismcts`` at 200 iterations
 a move (bids by search, which the model only approximates).
 """
@@ -84,7 +86,8 @@ def bench_infer(seconds: float = 2.0, seed: int = 1) -> list[Record]:
 def measure(name: str, kind: str, deals: int, seed: int) -> Probes:
     """Play ``deals`` deals of ``name`` with ``kind`` bots and score both samplers."""
     game = GAMES[name]
-    rng = random.Random(f"infer:{name}:{kind}:{seed}")
+    rng = random.Random(f"infer:{name}:{kind}:{seed}")  # the deals and the bots' moves
+    probing = random.Random(f"infer-probe:{name}:{kind}:{seed}")  # the samplers' worlds
     players = game.default_players
     options = game.resolve_options({})
     bots: list[Bot] = [make_bot(kind, iterations=200) for _ in range(players)]
@@ -98,7 +101,7 @@ def measure(name: str, kind: str, deals: int, seed: int) -> Probes:
             if seat == CHANCE:
                 full.apply(full.chance_action(rng))
                 continue
-            _probe(full, seat, probed, tally, rng)
+            _probe(full, seat, probed, tally, probing)
             forced = full.forced_action()
             full.apply(forced if forced is not None else bots[seat](full.view(seat), rng))
     return tally

@@ -11,7 +11,13 @@ from p2pcards.ai.endgame import Exact
 from p2pcards.ai.inference import Inferred
 from p2pcards.ai.ismcts import EXPLORATION, Node, pimc, search
 from p2pcards.ai.parallel import RootParallel
-from p2pcards.ai.protocol import Policy, SearchState, SearchView
+from p2pcards.ai.protocol import (
+    Policy,
+    SearchState,
+    SearchView,
+    base_rollout,
+    base_sampled_move,
+)
 from p2pcards.bots.registry import Bot, heuristic_bot, playbook
 from p2pcards.games.core import HandState
 
@@ -33,15 +39,10 @@ class HeuristicPolicy:
     base: Policy | None = None
 
     def rollout(self, world: SearchState, rng: random.Random) -> list[float] | None:
-        if self.base is None:
-            world.rollout(rng)
-            return None
-        return self.base.rollout(world, rng)
+        return base_rollout(self.base, world, rng)
 
     def sampled_move(self, world: SearchState, seat: int, rng: random.Random) -> int | None:
-        if self.base is None:
-            return world.sampled_move(seat, rng)
-        return self.base.sampled_move(world, seat, rng)
+        return base_sampled_move(self.base, world, seat, rng)
 
     def move(self, world: SearchState, rng: random.Random) -> int:
         return self.heuristic(cast(HandState, world), rng)
