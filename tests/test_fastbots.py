@@ -11,6 +11,7 @@ import threading
 
 import pytest
 
+from p2pcards.ai.inference import Inferred
 from p2pcards.ai.ismcts import CLOCK_EVERY, Node, grow, search, settled
 from p2pcards.ai.parallel import RootParallel
 from p2pcards.bench.wait import main as wait_main
@@ -180,6 +181,8 @@ def test_pondered_visits_are_continued_and_counted(game):
             pondering = Pondering(table, bots)
             pondering.start()
             tree = pondering.trees[nxt]
+            # it ponders with its search's own worlds: inferred where its game's bots infer
+            assert isinstance(tree.view, Inferred) == (game == "nullern")
             while sum(c.visits for c in tree.root.children.values()) < 400 \
                     and pondering.running:
                 threading.Event().wait(0.01)  # let the thread ponder (no time is asserted)

@@ -193,18 +193,31 @@ def test_a_bot_that_infers_searches_the_inferred_view(monkeypatch):
     full = nullern_bid(random.Random(4), 5)
     seat = full.current_player()
     infers = make_bot("ismcts:i=1", iterations=30)
-    plain = make_bot("ismcts", iterations=30)
-    assert isinstance(infers, SearchBot) and infers.infer and not plain.infer  # type: ignore[attr-defined]
+    plain = make_bot("ismcts:i=0", iterations=30)
+    default = make_bot("ismcts", iterations=30)
+    assert isinstance(infers, SearchBot) and isinstance(plain, SearchBot)
+    assert isinstance(default, SearchBot)
+    assert (infers.infer, plain.infer, default.infer) == (True, False, None)
     assert full.is_legal(infers(full.view(seat), random.Random(1)))
     assert isinstance(seen[-1], Inferred) and seen[-1].generations >= 1
     assert full.is_legal(plain(full.view(seat), random.Random(1)))
     assert not isinstance(seen[-1], Inferred)
+    # the default search infers where its game's playbook says so: Nullern, not Bid Whist
+    assert full.is_legal(default(full.view(seat), random.Random(1)))
+    assert isinstance(seen[-1], Inferred)
+    game = GAMES["bidwhist"]
+    options = game.resolve_options({})
+    other = game.deal(game.shuffled_deck(4, options, random.Random(2)), 3, 4, options)
+    other.apply(bidwhist.PASS)
+    assert default.infers(full.view(seat)) and not default.infers(other.view(1))
+    assert infers.infers(other.view(1)) and not plain.infers(full.view(seat))
 
 
 def test_bot_parameters_for_inference_and_endgames():
     assert parse_options("ismcts:i=1;e=12") == BotSpec("ismcts", 0.7, 1, True, 12)
     assert parse_options("pimc:e=8") == BotSpec("pimc", endgame=8)
     assert parse_options("ismcts") == BotSpec("ismcts")
+    assert parse_options("ismcts:i=0") == BotSpec("ismcts", infer=False)
     bot = make_bot("ismcts:c=1;i=1;e=8;w=2", iterations=100)
     assert isinstance(bot, SearchBot)
     assert (bot.exploration, bot.infer, bot.endgame, bot.workers) == (1.0, True, 8, 2)

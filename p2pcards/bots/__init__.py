@@ -12,7 +12,8 @@ the search has met that information often enough, and chooses as ``ismcts``
 until then.  A searching bot's name may carry its
 exploration constant, ``ismcts-own:c=0.5`` (the arena's tuning), and ``w=N`` to
 spread its budget over N processes, ``ismcts:w=2``; ``i=1`` samples its worlds
-by what the other players' bids say (:mod:`p2pcards.ai.inference`) and ``e=N``
+by what the other players' bids say (:mod:`p2pcards.ai.inference`), ``i=0``
+does not (without ``i=``, as the game's playbook says) and ``e=N``
 solves the last N moves of each world exactly (:mod:`p2pcards.ai.endgame`).
 Every bot
 decides from its own seat's view only.  The arena
@@ -56,8 +57,9 @@ class BotSpec:
     exploration: float = EXPLORATION
     share: int = 1
     """The processes the move's budget is spread over (``w=N``)."""
-    infer: bool = False
-    """Worlds sampled by what the other players' bids and plays say (``i=1``)."""
+    infer: bool | None = None
+    """Worlds sampled by what the other players' bids say (``i=1``), or not (``i=0``);
+    None: as the game's playbook says (``Playbook.infers``)."""
     endgame: int = 0
     """Solve exactly once at most this many moves are left (``e=N``; 0: never)."""
 
@@ -66,7 +68,8 @@ MAX_ENDGAME = 60
 """The most moves ``e=N`` may name."""
 
 PARAMETERS = ("c=NUMBER, the exploration constant; w=N, the processes sharing the move's"
-              " budget; i=1, worlds sampled by inference from the other players' bids;"
+              " budget; i=1 or i=0, worlds sampled by inference from the other players' bids"
+              " or not (default: the game's);"
               f" e=N, the last N moves (up to {MAX_ENDGAME}) solved exactly")
 
 
@@ -87,8 +90,9 @@ def parse_options(spec: str) -> BotSpec:
                 raise ValueError(f"bot {spec!r}: the parameters are {PARAMETERS}"
                                  f" (not {param!r})")
             found[key] = _parameter(spec, key, value)
+    infer = found.get("i")
     return BotSpec(name, float(found.get("c", EXPLORATION)), int(found.get("w", 1)),
-                   bool(found.get("i", False)), int(found.get("e", 0)))
+                   None if infer is None else bool(infer), int(found.get("e", 0)))
 
 
 def _parameter(spec: str, key: str, value: str) -> float | int | bool:

@@ -371,14 +371,14 @@ def report(game: Game, count: int, tallies: dict[str, Tally], rates: dict[str, f
 
 def _search_first(item: tuple[str, Tally]) -> tuple[int, int, str]:
     """The order of a difference: the stronger kind of bot first (the searches modelling
-    each player, ismcts, pimc, heuristic, random; a bot that infers or solves
-    endgames, ``i=`` or ``e=``, before the same bot without: the candidate minus
-    today's; a bot with its own ``:c=`` after the same bot without)."""
+    each player, ismcts, pimc, heuristic, random; a bot named with ``i=`` or ``e=``
+    before the same bot without: the candidate minus the game's default; a bot with
+    its own ``:c=`` after the same bot without)."""
     order = ("ismcts-backoff", "ismcts-own", "ismcts-mo", "ismcts", "ismcts-full", "pimc",
              "heuristic", "random")
     options = parse_options(item[0])
     name = options.name
-    added = 0 if options.infer or options.endgame else 1
+    added = 0 if options.infer is not None or options.endgame else 1
     return (order.index(name) if name in order else len(order), added, item[0])
 
 

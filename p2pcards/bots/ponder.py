@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from p2pcards.ai.ismcts import Node, grow
-from p2pcards.ai.protocol import Policy
-from p2pcards.bots.registry import Bot, playbook
+from p2pcards.ai.protocol import Policy, SearchState, SearchView
+from p2pcards.bots.registry import Bot
 from p2pcards.bots.search import SearchBot
 from p2pcards.games import CHANCE, HandState
 from p2pcards.history import HandRecord
@@ -47,8 +47,9 @@ class _Tree:
     """One bot's pondered tree, and where in the deal it stands."""
 
     seat: int
-    view: HandState
-    """The bot's view when pondering began (the person to act)."""
+    view: SearchView[SearchState]
+    """The bot's view when pondering began (the person to act), as its search takes
+    it (weighed by the game's belief when the bot infers)."""
     full: HandState
     """The table's state when pondering began; followed along to find the subtree."""
     record: HandRecord
@@ -62,7 +63,7 @@ class _Tree:
 def ponders(bot: Bot | None) -> bool:
     """Whether ``bot`` thinks during the person's turn (see the module docstring)."""
     return (isinstance(bot, SearchBot) and bot.kind == "ismcts" and bot.variant == "single"
-            and bot.early_stop and not bot.infer and not bot.endgame
+            and bot.early_stop
             and bot.think is not None and bot.iterations is None and bot.workers == 1)
 
 
@@ -99,9 +100,10 @@ class Pondering:
         for seat, bot in enumerate(self.bots):
             if seat == actor or not ponders(bot):
                 continue
-            view = state.view(seat)
-            self.trees[seat] = _Tree(seat, view, state.clone(), record, len(record.actions),
-                                     playbook(view).policy,
+            assert isinstance(bot, SearchBot)
+            searched, policy = bot.search_inputs(state.view(seat))  # its search's own
+            self.trees[seat] = _Tree(seat, searched, state.clone(), record, len(record.actions),
+                                     policy,
                                      random.Random(f"ponder:{seat}:{len(record.actions)}"),
                                      Node(-1))
         if not self.trees:

@@ -54,6 +54,9 @@ class Playbook:
     belief: Callable[[HandState], Belief | None] = no_belief
     """A model of the other players' past actions for ``view``, which weighs the
     worlds of a bot that infers (``i=1``; None: no model, worlds drawn uniformly)."""
+    infers: bool = False
+    """Whether the game's searching bots infer unless told (``i=`` not given): the
+    default search of ``play`` and ``host`` in this game (docs/bots.md)."""
 
 
 DEFAULT = Playbook()

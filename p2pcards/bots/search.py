@@ -61,7 +61,8 @@ class SearchBot:
     budget ``ismcts`` and ``ismcts-full`` play the same moves in the same games.
     ``variant``: how the search models the other players (``ai.ismcts.VARIANTS``);
     ``exploration``: its UCB constant; ``infer``: draw the worlds by the playbook's
-    ``belief`` (:class:`~p2pcards.ai.inference.Inferred`); ``endgame``: solve each
+    ``belief`` (:class:`~p2pcards.ai.inference.Inferred`), or not, or as the
+    playbook says when None (:meth:`infers`); ``endgame``: solve each
     world exactly once at most that many moves are left (0: never;
     :class:`~p2pcards.ai.endgame.Exact`).
     """
@@ -79,8 +80,27 @@ class SearchBot:
     pool: RootParallel | None = None
     variant: str = "single"
     exploration: float = EXPLORATION
-    infer: bool = False
+    infer: bool | None = None
     endgame: int = 0
+
+    def infers(self, view: HandState) -> bool:
+        """Whether this bot draws its worlds by inference at ``view``'s game (``infer``,
+        or when it is None the game's playbook: ``Playbook.infers``)."""
+        return playbook(view).infers if self.infer is None else self.infer
+
+    def search_inputs(self, view: HandState) -> tuple[SearchView[SearchState], Policy | None]:
+        """What this bot searches for ``view``: the view (weighed by the game's belief
+        when the bot infers) and the policy (the playbook's, solving endgames with
+        ``endgame``, with the heuristic for other players' first moves in the
+        variants that model them).  Pondering grows its trees from the same."""
+        book = playbook(view)
+        policy = book.policy
+        if self.endgame:
+            policy = Exact(self.endgame, policy)
+        if self.variant != "single":
+            policy = HeuristicPolicy(book.heuristic, policy)
+        belief = book.belief(view) if self.infers(view) else None
+        return (view if belief is None else Inferred(view, belief)), policy
 
     def __call__(self, view: HandState, rng: random.Random) -> int:
         return self.choose(view, rng)[0]
@@ -109,15 +129,7 @@ class SearchBot:
                 return (sampled if sampled is not None else heuristic_bot(view, rng)), None
         if only is not None and len(only) == 1:
             return only[0], None
-        policy = book.policy
-        if self.endgame:
-            policy = Exact(self.endgame, policy)
-        if self.variant != "single":
-            policy = HeuristicPolicy(book.heuristic, policy)
-        searched: SearchView[SearchState] = view
-        belief = book.belief(view) if self.infer else None
-        if belief is not None:
-            searched = Inferred(view, belief)
+        searched, policy = self.search_inputs(view)
         if self.kind == "pimc":
             result = pimc(searched, rng, iterations=self.iterations, seconds=self.think,
                           root_actions=only, policy=policy, exploration=self.exploration)

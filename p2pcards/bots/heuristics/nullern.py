@@ -88,5 +88,5 @@ def heuristic(view: HandState, rng: random.Random) -> int:
     return nullern_action(view, rng)
 
 
-PLAYBOOK = Playbook(heuristic=heuristic, belief=belief)
+PLAYBOOK = Playbook(heuristic=heuristic, belief=belief, infers=True)
 register("nullern", PLAYBOOK)
