@@ -20,8 +20,9 @@ noise from counting.
 The deals and the bots' moves come from one seeded source, the samplers' worlds
 from another, so a change to a sampler changes no deal.  Two kinds of deals:
 played by the ``heuristic`` bots (whose bids are the
-belief's own model: the most it can gain) and by ``ismcts`` at 200 iterations
-a move (bids by search, which the model only approximates).
+belief's own model: the most it can gain) and by ``ismcts:i=0`` at 200
+iterations a move (bids by a search that does not infer, which the model only
+approximates).
 """
 
 from __future__ import annotations
@@ -90,7 +91,9 @@ def measure(name: str, kind: str, deals: int, seed: int) -> Probes:
     probing = random.Random(f"infer-probe:{name}:{kind}:{seed}")  # the samplers' worlds
     players = game.default_players
     options = game.resolve_options({})
-    bots: list[Bot] = [make_bot(kind, iterations=200) for _ in range(players)]
+    # the search without inference, whatever the game's default: the deals stay the same
+    bots: list[Bot] = [make_bot(f"{kind}:i=0" if kind == "ismcts" else kind, iterations=200)
+                       for _ in range(players)]
     tally = Probes({"uniform": [], "inferred": []}, {"uniform": [], "inferred": []}, [], [])
     for number in range(deals):
         full = game.deal(game.shuffled_deck(players, options, rng), number % players, players,
