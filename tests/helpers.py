@@ -1,4 +1,4 @@
-"""Building decks that deal given hands (docs/rules/common.md, "Deal mapping")."""
+"""Building decks that deal given hands (p2pcards/rules/common.md, "Deal mapping")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bid Whist: one test per ruling of docs/rules/bidwhist.md."""
+"""Bid Whist: one test per ruling of p2pcards/rules/bidwhist.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Card notation (docs/rules/common.md, "Card notation") and bitmask helpers."""
+"""Card notation (p2pcards/rules/common.md, "Card notation") and bitmask helpers."""
 
 from __future__ import annotations
 

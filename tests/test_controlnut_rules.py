@@ -1,4 +1,4 @@
-"""Control Nut!: one test per ruling of docs/rules/controlnut.md, one per control card."""
+"""Control Nut!: one test per ruling of p2pcards/rules/controlnut.md, one per control card."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Nullern: one test per ruling of docs/rules/nullern.md, and random play with exact views."""
+"""Nullern: one test per ruling of p2pcards/rules/nullern.md, and random play with exact views."""
 
 from __future__ import annotations
 
@@ -253,7 +253,7 @@ def test_a_trump_played_by_a_follower_obliges_nobody():
 
 
 def test_strong_enough_remark_for_zero_bidders_is_not_applied():
-    """docs/rules/nullern.md: the unclear "strong enough" remark is not applied."""
+    """p2pcards/rules/nullern.md: the unclear "strong enough" remark is not applied."""
     hands = {0: "B10 R6 G2", 1: "R1 Y19 Y3", 2: "R8 R4 G6", 3: "B12 B2 R3"}
     state = bid_all(deal(hands, "B20", number=2), [1, 0, 0, 0])
     state.apply_text("play B10", 0)
@@ -406,7 +406,7 @@ def test_failing_to_play_a_trump_to_a_trump_lead_is_a_claim_a_later_trump_proves
 
 
 def test_penalty_offender_scores_zero_and_takes_a_grasshopper():
-    """docs/rules/nullern.md: the offender scores 0 and takes a grasshopper; the others score the
+    """p2pcards/rules/nullern.md: the offender scores 0 and takes a grasshopper; the others score the
     round as played, their bids against the tricks taken when it stopped."""
     state = bid_all(deal(TWO_CARD_HANDS, "B20"), [1, 0, 1, 0])
     assert trick_winner(state, "R20 Y5 G7 R2") == 0

@@ -1,4 +1,4 @@
-"""Pasur: one test per ruling of docs/rules/pasur.md, and its worked example."""
+"""Pasur: one test per ruling of p2pcards/rules/pasur.md, and its worked example."""
 
 from __future__ import annotations
 

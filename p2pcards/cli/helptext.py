@@ -1,7 +1,7 @@
 """``help [topic]`` at the prompt: the commands, how to type moves, each game in brief.
 
 The games' own summaries (``Game.brief``, ``Game.moves_help``) are short and in
-the project's own words; the full rules, with every ruling, are in docs/rules/.
+the project's own words; the full rules, with every ruling, are in p2pcards/rules/.
 """
 
 from __future__ import annotations

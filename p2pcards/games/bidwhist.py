@@ -1,9 +1,9 @@
-"""Bid Whist, tournament rules (docs/rules/bidwhist.md).
+"""Bid Whist, tournament rules (p2pcards/rules/bidwhist.md).
 
 Four seats, teams 0 (seats 0, 2) and 1 (seats 1, 3).  Hidden places: the four
 hands, the kitty and the bid winner's discard (the bidders' first book).
 
-Action codes (the fast path; text forms in docs/rules/bidwhist.md):
+Action codes (the fast path; text forms in p2pcards/rules/bidwhist.md):
 
 * ``0..53``: ``play`` that card;
 * ``PASS`` and ``bid_code(n, kind)``: the auction;
@@ -631,7 +631,7 @@ def _suit(text: str) -> int:
 
 
 def parse_action(text: str, kitty_size: int = 6) -> int:
-    """Action code of a Bid Whist action text (docs/rules/bidwhist.md), any case."""
+    """Action code of a Bid Whist action text (p2pcards/rules/bidwhist.md), any case."""
     words = text.split()
     if not words:
         raise ActionSyntaxError("empty action")
@@ -688,7 +688,7 @@ names trump or a direction and discards. Follow suit when you can; the
 jokers are the highest trumps (in notrump they never win). Make the bid and
 score the books over six; fall short and the other side scores the bid, plus
 its books over six in a trump contract; notrump doubles either score. Full
-rules: docs/rules/bidwhist.md"""
+rules: p2pcards/rules/bidwhist.md"""
     moves_help = """\
 play AS, play 10h, play A♠ (or just the card: AS), pass, bid 4 cards,
 bid 5 notrump (or bid 5 nt; bid 5 alone: the prompt offers the kinds),
@@ -772,7 +772,7 @@ Cards: rank then suit; T or 10; suits S H D C or the symbols; jokers BJ LJ."""
 
 
 def hand_points(level: int, notrump: bool, bidder_books: int) -> tuple[int, int]:
-    """(bidders', opponents') points of a hand played out, of 13 books (docs/rules/bidwhist.md).
+    """(bidders', opponents') points of a hand played out, of 13 books (p2pcards/rules/bidwhist.md).
 
     Made: the books over six, doubled in notrump.  Set: the opponents score
     the bid, doubled in notrump, plus on trump bids one per book over six.

@@ -1,4 +1,4 @@
-"""Control Nut! (docs/rules/controlnut.md).
+"""Control Nut! (p2pcards/rules/controlnut.md).
 
 Four seats, teams 0 (seats 0, 2) and 1 (seats 1, 3).  The hidden places are
 the four hands, which hold nut cards and the control cards won at auction;
@@ -6,7 +6,7 @@ controls are always public, and so are bid cards once shown (they go back to
 a hand *exposed*: known to every view).  HAND steals move a nut card face
 down; only the taker and the victim learn which.
 
-Action codes (text forms in docs/rules/controlnut.md, "Action texts"):
+Action codes (text forms in p2pcards/rules/controlnut.md, "Action texts"):
 
 * ``0..59``: ``play`` that card (a nut card, or a control card alone);
   ``VALUE_WITH + nut``: ``play VALUE A7``;
@@ -1003,7 +1003,7 @@ def _suit_word(suit: int) -> str:
 
 
 def parse_action(text: str) -> int:
-    """Action code of a Control Nut! action text (docs/rules/controlnut.md), any case."""
+    """Action code of a Control Nut! action text (p2pcards/rules/controlnut.md), any case."""
     words = text.split()
     if not words:
         raise ActionSyntaxError("empty action")
@@ -1075,7 +1075,7 @@ then the play: follow suit; each control bends one rule (TRICK wins a
 trick, HAND steals cards, ORDER sits out, VALUE adds to a nut card...). A
 side scores its tricks times the stars it took (1s two stars, 3s and 7s
 one, marked *), plus points for controls; more than 300 wins.
-Full rules: docs/rules/controlnut.md"""
+Full rules: p2pcards/rules/controlnut.md"""
     moves_help = """\
 bid A3 W7 H13, give A3:ben W7:cy H13:dee, play A7 (or just the card: A7),
 play VALUE A7, play TRICK (or just TRICK), trump H (or trump hazelnuts),

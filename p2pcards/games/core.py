@@ -97,7 +97,7 @@ class HandState(Places, DealHooks):
         raise ValueError("no chance event is pending")
 
     def penalize(self, seat: int, code: str) -> None:
-        """End the deal with the game's penalty against ``seat`` (docs/rules/)."""
+        """End the deal with the game's penalty against ``seat`` (p2pcards/rules/)."""
         raise NotImplementedError
 
     def parse_action(self, text: str) -> int:

@@ -28,7 +28,7 @@ class OptionError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
-    """One table option (docs/rules/): its default and the values allowed."""
+    """One table option (p2pcards/rules/): its default and the values allowed."""
 
     default: int
     choices: tuple[int, ...] = ()
@@ -66,7 +66,7 @@ class Game:
     name: str = ""
     title: str = ""
     brief: str = ""
-    """The rules in a few lines, for ``help rules`` (the full rules: docs/rules/)."""
+    """The rules in a few lines, for ``help rules`` (the full rules: p2pcards/rules/)."""
     moves_help: str = ""
     """Examples of the game's moves as typed, and its card notation (``help moves``)."""
     notation: Notation

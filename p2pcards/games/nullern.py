@@ -1,4 +1,4 @@
-"""Nullern (docs/rules/nullern.md): bid your tricks exactly, or catch a grasshopper.
+"""Nullern (p2pcards/rules/nullern.md): bid your tricks exactly, or catch a grasshopper.
 
 2 to 7 seats, each for itself, over 20 rounds of 1, 2 ... 10, 9 ... 1 cards and a
 final blind round of 1 card.  All 80 cards (colours R Y G B, ranks 1..20) are
@@ -11,7 +11,7 @@ The round is the deal's ``number`` in the match (deals already scored), so
 (``number == 19``) nobody sees a hand, its holder included, until the card is
 played: the table reveals the cards as ordinary ``play`` actions from the leader.
 
-Action codes (the fast path; text forms in docs/rules/nullern.md):
+Action codes (the fast path; text forms in p2pcards/rules/nullern.md):
 
 * ``0..79``: ``play`` that card (``colour * 20 + rank - 1``, as ``cards.NULLERN``);
 * ``BID + n`` (``BID = 100``, ``n = 0..10``): ``bid n``.
@@ -79,7 +79,7 @@ KEYS: tuple[tuple[int, ...], ...] = tuple(
 
 
 def prize(bid: int, tricks: int) -> tuple[int, int]:
-    """(prize points, grasshoppers) of one seat's round (docs/rules/nullern.md, "Scoring").
+    """(prize points, grasshoppers) of one seat's round (p2pcards/rules/nullern.md, "Scoring").
 
     Exact 0: 20.  Exact n >= 1: 10 + n.  Missed: one point per trick and a grasshopper.
     """
@@ -369,7 +369,7 @@ class NullernState(HandState):
 
     def penalize(self, seat: int, code: str) -> None:
         """The round stops: the offender scores 0 and takes a grasshopper
-        (docs/rules/nullern.md)."""
+        (p2pcards/rules/nullern.md)."""
         self.penalty = (seat, code)
         self.phase = DONE
 
@@ -415,7 +415,7 @@ class NullernState(HandState):
 
 
 def parse_action(text: str, cards: int = MAX_CARDS) -> int:
-    """Action code of a Nullern action text (docs/rules/nullern.md), any case; ``cards``:
+    """Action code of a Nullern action text (p2pcards/rules/nullern.md), any case; ``cards``:
     the round's hand size, which a refused bid names."""
     words = text.split()
     if not words:
@@ -461,7 +461,7 @@ number of tricks they will take: hit it for prize points (a made zero pays
 most), miss it for a point per trick and a grasshopper (-5 at the end).
 Colours need not be followed, but a trump lead must be answered with a
 trump if you have one; the highest trump wins, else the highest rank (the
-first played on a tie). Full rules: docs/rules/nullern.md"""
+first played on a tie). Full rules: p2pcards/rules/nullern.md"""
     moves_help = """\
 bid 2, play R12 (or just the card: R12).
 Cards: colour then rank, R Y G B and 1-20 (R12, B3)."""

@@ -1,4 +1,4 @@
-"""Pasur (docs/rules/pasur.md): captures that sum to eleven, surs, game to 62.
+"""Pasur (p2pcards/rules/pasur.md): captures that sum to eleven, surs, game to 62.
 
 2 to 4 seats, each for itself.  Hidden places: the hands and the stock; the
 pool and the capture piles are public.
@@ -37,7 +37,7 @@ from p2pcards.games.game import Game, OptionSpec, highest_unique, random_positio
 CHANCE_STOCK, PLAY, DONE, VOID = range(4)
 STOCK_UNKNOWN = -1
 VOID_REASON = "jacks in the opening pool"
-"""Why the rules void a deal (docs/rules/pasur.md)."""
+"""Why the rules void a deal (p2pcards/rules/pasur.md)."""
 
 DECK_MASK = (1 << 52) - 1
 JACK, QUEEN, KING, ACE = 9, 10, 11, 12
@@ -547,7 +547,7 @@ class PasurState(HandState):
 
 
 def parse_action(text: str) -> int:
-    """Action code of a Pasur action text (docs/rules/pasur.md), any case."""
+    """Action code of a Pasur action text (p2pcards/rules/pasur.md), any case."""
     words = text.split()
     if not words:
         raise ActionSyntaxError("empty action")
@@ -596,7 +596,7 @@ it; a king takes one king, a queen one queen, a jack every jack and number
 card. A card that takes nothing joins the pool. Emptying the pool is a sur
 (not with a jack, not in the last deal). Points each round: most clubs 7,
 10 of diamonds 3, 2 of clubs 2, each ace and jack 1, each sur 5; 62 wins.
-Full rules: docs/rules/pasur.md"""
+Full rules: p2pcards/rules/pasur.md"""
     moves_help = """\
 play 7H take 2C 2D, play JS, play KD take KS; the cards taken in any order.
 A card alone plays it: 7H takes its only capture; when it has several, the

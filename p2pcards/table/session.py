@@ -257,7 +257,7 @@ class Session:
     def claim_silent(self, *, forked: bool = False) -> None:
         """The seat whose message is due has been silent past the table's grace period
         (the driver's clock says so): claim it.  With every other seat's claim on the
-        same transcript, it forfeits the deal (docs/rules/common.md); a message from
+        same transcript, it forfeits the deal (p2pcards/rules/common.md); a message from
         it that arrives first wins.
 
         A seat whose message came on another transcript is not silent: another seat may

@@ -21,7 +21,7 @@ from p2pcards.table.state import Phase, ProvenCheat, Step
 
 def silenced(m: PhaseMachine, seat: int, cheated: int | None = None, proven: str = "") -> None:
     """``seat`` forfeits the deal: the game's penalty against it, the deal scored as
-    played so far for the others (docs/rules/common.md); its secrets never came, so
+    played so far for the others (p2pcards/rules/common.md); its secrets never came, so
     the record keeps no cards, and the seats its peer runs do not sign the result.
     Before the first deal, or at a table of two (where one seat's word would be
     all it takes), the table breaks up instead; at the agreement the result stands
