@@ -179,6 +179,34 @@ def test_bid_whist_bids_read_the_kind_in_short_and_refusals_name_the_tables_rang
     assert isinstance(refused, str) and "from 3 to 7" in refused
 
 
+def test_bid_whist_bids_read_uptown_and_downtown_as_players_say_them() -> None:
+    bidding = first("bidwhist", lambda s: s.phase == bidwhist.BID and not s.bids)
+    cards, special = (bidwhist.bid_code(4, k) for k in (bidwhist.CARDS_BID, bidwhist.SPECIAL_BID))
+    for said in ("bid 4 uptown", "bid 4 up", "BID 4 High"):
+        assert read(bidding, said) == cards, said
+    for said in ("bid 4 downtown", "bid 4 down", "bid 4 low"):
+        assert read(bidding, said) == special, said
+    refused = read(bidding, "bid 4 sideways")
+    assert isinstance(refused, str) and "'bid 4 sideways'" in refused  # as typed
+
+
+def test_refusals_list_the_moves_alike_with_the_count_of_all() -> None:
+    """One wording ("legal:") and one count of the turn's moves wherever they are
+    listed: the moves with the verb typed say how many of all they are."""
+    bidding = first("bidwhist", lambda s: s.phase == bidwhist.BID and not s.bids)
+    turn, seat = turn_of(bidding)
+    total = len(turn.texts)
+    bids = [t for t in turn.texts if t.startswith("bid ")]
+    assert 0 < len(bids) < total
+    refused = moves.parse_move(turn, seat, "bid 9 cards")
+    assert isinstance(refused, str)
+    assert f"({len(bids)} of the {total} legal moves begin 'bid'; Tab lists them)" in refused
+    summary = moves.legal_summary(turn)
+    assert total <= moves.LISTED and summary == "legal: " + ", ".join(turn.texts)
+    refused = moves.parse_move(turn, seat, "zz")
+    assert isinstance(refused, str) and "; legal: " in refused and "legal now" not in refused
+
+
 def test_a_discard_among_too_many_to_list_reads_in_any_order() -> None:
     state = first("bidwhist", lambda s: s.phase == bidwhist.DISCARD_PHASE and not s.notrump)
     turn, seat = turn_of(state)

@@ -406,8 +406,8 @@ def test_failing_to_play_a_trump_to_a_trump_lead_is_a_claim_a_later_trump_proves
 
 
 def test_penalty_offender_scores_zero_and_takes_a_grasshopper():
-    """p2pcards/rules/nullern.md: the offender scores 0 and takes a grasshopper; the others score the
-    round as played, their bids against the tricks taken when it stopped."""
+    """p2pcards/rules/nullern.md: the offender scores 0 and takes a grasshopper; the others
+    score the round as played, their bids against the tricks taken when it stopped."""
     state = bid_all(deal(TWO_CARD_HANDS, "B20"), [1, 0, 1, 0])
     assert trick_winner(state, "R20 Y5 G7 R2") == 0
     state.apply_text("play G1", 0)  # an unfinished trick counts for nobody
@@ -469,7 +469,7 @@ def test_summary_detail_and_narration_name_the_trick_winners():
     assert state.narrate(before, NULLERN.parse("R2"), names) == [
         "trick 1: ana wins with R20 (1 taken, bid 2)"]
     run(state, (0, "play G1"), (1, "play Y6"), (2, "play G8"), (3, "play R3"))
-    assert state.summary(names) == ("round 2, 2 cards, trump B (B20); bids 2/0/1/0; "
+    assert state.summary(names) == ("round 2, 2 cards, trump blue (B20 turned); bids 2/0/1/0; "
                                     "tricks 1/0/1/0; grasshoppers: ana; points -4 20 11 20")
     assert state.detail() == {"round": 2, "cards": 2, "trump": "B", "bids": [2, 0, 1, 0],
                               "tricks": [1, 0, 1, 0], "prizes": [1, 20, 11, 20],

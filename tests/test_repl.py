@@ -119,12 +119,14 @@ def test_illegal_and_malformed_entries_are_refused_with_the_reason_and_the_choic
     refusals = [line for line in r.transcript if line.startswith("not accepted")]
     assert len(refusals) == 6
     assert "unknown card 'XX'" in refusals[0]
-    lists = [line for line in r.transcript if line.startswith(("legal: ", "legal now: "))]
+    lists = [line for line in r.transcript if line.startswith("legal: ")]
     assert len(lists) >= 6 and all(len(line.partition(": ")[2]) > 0 for line in lists)
     assert r.table.winner is not None  # and the game went on to its end
 
 
 def test_tab_completes_only_legal_moves_and_the_commands():
+    """Tab on an empty line offers the legal moves alone (never a command, which a
+    first Tab would insert); a word begun offers the commands it begins too."""
     seen: list[tuple[set[str], set[str]]] = []
 
     def extra(r: repl.Repl, message: str) -> str | None:
@@ -137,6 +139,8 @@ def test_tab_completes_only_legal_moves_and_the_commands():
             plays = {c.text for c in completer.get_completions(Document("PLAY "),
                                                                CompleteEvent())}
             assert plays == {t for t in turn.texts if t.startswith("play ")}
+            begun = {c.text for c in completer.get_completions(Document("h"), CompleteEvent())}
+            assert begun == {"help", "hint", "hand", "history"}
         return None
 
     rng = random.Random(3)
@@ -144,7 +148,7 @@ def test_tab_completes_only_legal_moves_and_the_commands():
         repl.play(r)
     assert len(seen) == 5
     for offered, legal in seen:
-        assert offered == legal | set(repl.Repl.commands)
+        assert offered == legal
 
 
 def test_tab_key_in_the_prompt_completes_a_legal_move():
@@ -500,3 +504,17 @@ def test_a_pasur_card_with_several_captures_asks_which():
     second = re.search(r"2: (.*?)(?:, 3: | \(type)", which[0])
     assert second is not None and "1: " in which[0]
     assert f"  you: {second[1]}" in r.transcript  # "2" played the second
+
+
+def test_control_nut_gifts_are_told_with_the_seats_names() -> None:
+    """A hand-out names its receivers as they are typed and completed (``A9:bot1``),
+    never by seat number, in the lines told and in ``history``."""
+    rng = random.Random(5)
+    with seated("controlnut", player(rng), options={"target": 1}) as r:
+        repl.play(r)
+    gifts = [line for line in r.transcript if ": give " in line]
+    assert gifts, "no hand-out was told"
+    for line in gifts:
+        for word in line.split(": give ", 1)[1].split():
+            card, _, seat = word.partition(":")
+            assert seat in ("you", "bot1", "bot2", "bot3") or card == "?", line

@@ -214,7 +214,7 @@ class MoveCompleter(Completer):
         typed = document.text_before_cursor.lstrip()
         lower = typed.lower()
         turn = self.repl.turn
-        if " " not in typed:
+        if " " not in typed and (typed or turn is None):  # (an empty line: the moves only)
             for name in self.commands:
                 if name.startswith(lower):
                     yield Completion(name, start_position=-len(typed), display_meta="command")
@@ -310,10 +310,11 @@ def _by_the_rules(turn: Turn, seat: int, texts: list[str], reader: Reader) -> in
         texts = [*texts, "play " + word] if len(texts) == 1 else texts  # why not, as a play
     first: str | None = None
     for text in texts:
+        canonical = reader.canonical(text)
         try:
-            action = view.parse_action(reader.canonical(text))
-        except (ActionSyntaxError, CardError, ValueError) as exc:
-            first = first or str(exc)
+            action = view.parse_action(canonical)
+        except (ActionSyntaxError, CardError, ValueError) as exc:  # (quoting what was typed)
+            first = first or str(exc).replace(repr(canonical), repr(text))
             continue
         try:
             view.check_actor(seat)
@@ -356,15 +357,22 @@ def _refusal(turn: Turn, text: str, why: str) -> str:
         verbs = " or ".join(sorted(_verbs(turn)))
         return f"{reason}; legal: {verbs} and {limit} of your cards (Tab offers them)"
     alike = [t for t in listed if t.split()[0].lower() == verb]
-    shown = alike or listed
-    more = f" ... ({len(shown)} in all)" if len(shown) > NAMED else ""
-    return f"{reason}; legal{' now' if not alike else ''}: {', '.join(shown[:NAMED])}{more}"
+    return f"{reason}; {_listing(alike or listed, len(listed), NAMED, verb if alike else '')}"
+
+
+def _listing(shown: Sequence[str], total: int, limit: int, verb: str = "") -> str:
+    """``legal: a, b, c`` and, when not all are named, how many there are: the same
+    words and the same count wherever a turn's moves are listed."""
+    named = ", ".join(shown[:limit])
+    if len(shown) < total:  # (the moves with the verb typed)
+        return f"legal: {named}{' ...' if len(shown) > limit else ''} ({len(shown)} of the" \
+            f" {total} legal moves begin {verb!r}; Tab lists them)"
+    if total > limit:
+        return f"legal: {named} ... ({total} in all; Tab lists them)"
+    return f"legal: {named}"
 
 
 def legal_summary(turn: Turn) -> str:
     if not turn.texts:
         return f"legal: {len(turn.legal)} choices; type the verb and Tab for the cards"
-    texts = list(turn.texts)
-    shown = ", ".join(texts[:LISTED])
-    more = f" ... ({len(texts)} in all; Tab lists them)" if len(texts) > LISTED else ""
-    return f"legal: {shown}{more}"
+    return _listing(list(turn.texts), len(turn.texts), LISTED)

@@ -37,6 +37,7 @@ from p2pcards.cli.moves import MoveCompleter, Turn, legal_summary, parse_move
 from p2pcards.cli.wording import narration
 from p2pcards.games import Game, HandState
 from p2pcards.games.core import SPECTATOR
+from p2pcards.games.prose import name_receivers
 from p2pcards.history import History
 
 LEAVE = ("y", "yes", "quit", "q")
@@ -120,6 +121,8 @@ class Prompt:
         self.totals: list[int] = []
         self.deal = 0
         self._last_print = 0.0
+        self._held = (-1, 0, 0)
+        """The hand as it stood (deal, before the cards received, when last shown)."""
 
     # ------------------------------------------------------------ what a table says
 
@@ -167,7 +170,8 @@ class Prompt:
         after = before.clone()
         after.apply(code)
         who = name if name is not None else self.names[seat]
-        return [f"  {who}: {before.format_action(code, seat=self.observer)}",
+        text = name_receivers(before.format_action(code, seat=self.observer), self.names)
+        return [f"  {who}: {text}",
                 *(f"    {line}" for line in after.narrate(before, code, self.names))]
 
     @property
@@ -192,8 +196,22 @@ class Prompt:
                        ("class:dim", f"{count} card{'s' if count != 1 else ''} you cannot see"
                         " (blind round)")])
             return
+        hand = screen.own_hand(view)
         self.echo([("class:title", "your hand: "),
-                   *screen.hand_fragments(view.notation, screen.own_hand(view))])
+                   *screen.hand_fragments(view.notation, hand, view.trump_groups(),
+                                          self._arrived(hand))])
+
+    def _arrived(self, hand: int) -> int:
+        """The cards of ``hand`` received since the person last gave up cards (the
+        kitty, a hand-out), which the hand marks; none when the whole hand is new
+        (a new deal, Pasur's next four cards)."""
+        deal, base, last = self._held
+        if deal != self.deal or not hand & last:
+            base = hand
+        elif last & ~hand:  # cards played or given since the hand was last shown
+            base = hand & last
+        self._held = (self.deal, base, hand)
+        return hand & ~base
 
     def show_table(self, view: HandState | None = None) -> None:
         view = view or self.current()
@@ -352,7 +370,8 @@ class Prompt:
                                                       self.hint_rng)
         if self.turn is not turn:
             return  # (the move was made meanwhile: the hint is stale)
-        how = f" ({share:.0%} of the search)" if share is not None else ""
+        how = f" (the search spent {share:.0%} of its time on it)" \
+            if share is not None and share >= 0.01 else ""  # (a share of visits, not a certainty)
         self.echo(f"hint: {turn.text(action)}{how}")
 
     # ------------------------------------------------------------------- files

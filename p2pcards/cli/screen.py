@@ -28,6 +28,7 @@ _COMMON = {
     "title": "bold",
     "dim": "ansibrightblack",
     "you": "bold underline",
+    "new": "underline",
     "error": "ansired bold",
     "bottom-toolbar": "noreverse bg:ansiblue fg:ansiwhite",
 }
@@ -79,16 +80,31 @@ def cards_fragments(notation: Notation, cards: Sequence[int]) -> StyleAndTextTup
     return out
 
 
-def hand_fragments(notation: Notation, hand: int) -> StyleAndTextTuples:
-    """The hand grouped by suit (jokers and controls last), high cards first."""
+def hand_fragments(notation: Notation, hand: int, first: Sequence[int] = (),
+                   new: int = 0) -> StyleAndTextTuples:
+    """The hand grouped by suit, high cards first: the groups ``first`` (the trumps)
+    lead, the rest follow in the deck's order (jokers and controls last).  The cards
+    of ``new`` (just received: the kitty, a hand-out) are underlined and named after
+    the hand, so that every terminal shows them."""
     groups: dict[int, list[int]] = {}
     for card in bits(hand):
         groups.setdefault(notation.group(card), []).append(card)
+    order = [g for g in first if g in groups] + sorted(g for g in groups if g not in first)
     out: StyleAndTextTuples = []
-    for key in sorted(groups):
+    arrived = []
+    for key in order:
         if out:
             out.append(("", "   "))
-        out += cards_fragments(notation, sorted(groups[key], key=lambda c: -notation.rank(c)))
+        for i, card in enumerate(sorted(groups[key], key=lambda c: -notation.rank(c))):
+            if i:
+                out.append(("", " "))
+            style = card_style(notation, card)
+            if new >> card & 1:
+                arrived.append(card)
+                style += " class:new"
+            out.append((style, card_text(notation, card)))
+    if arrived:
+        out += [("class:dim", "   (new: "), *cards_fragments(notation, arrived), ("class:dim", ")")]
     return out or [("class:dim", "(no cards)")]
 
 

@@ -38,7 +38,7 @@ from p2pcards.games.core import (
     reading,
     whole_number,
 )
-from p2pcards.games.display import Row, last_trick, seated, trick_row
+from p2pcards.games.display import Row, last_trick, seated, trick_rows
 from p2pcards.games.game import Game, OptionSpec
 
 KITTY = 4
@@ -89,6 +89,11 @@ WORDS = {**{f"{word}{plural}": letter.lower()
          "card": "cards", "nt": "notrump", "no-trump": "notrump", "up": "uptown",
          "down": "downtown"}
 """What a person may type for a word of a Bid Whist move (``trump hearts``, ``bid 4 nt``)."""
+JOKER_GROUP = 4
+"""The jokers' group in a hand shown (:meth:`StandardNotation.group`)."""
+BID_WORDS = {"uptown": "cards", "up": "cards", "high": "cards",
+             "downtown": "special", "down": "special", "low": "special"}
+"""A bid's direction as players say it, for the kind of trump bid it is."""
 
 
 def discard_code(mask: int) -> int:
@@ -575,13 +580,19 @@ class BidWhistState(HandState):
 
     # ------------------------------------------------------------ the screen
 
+    def trump_groups(self) -> tuple[int, ...]:
+        """The jokers (the highest trumps) then the trump suit; in notrump none."""
+        return (JOKER_GROUP, self.trump) if 0 <= self.trump < NO_SUIT else ()
+
     def table_rows(self, names: Sequence[str]) -> list[Row]:
         if self.phase == BID:
             bids = ", ".join(f"{names[s]} {self._bid_text(code)}" for s, code in self.bids)
             return [Row("bids", (bids or "(none yet)",))]
         if self.phase != PLAY:
             return []
-        return [trick_row("trick", seated(self.leader, self.trick, 4), names)]
+        return trick_rows(seated(self.leader, self.trick, 4), names, leader=self.leader,
+                          winning=self.win_seat if self.trick else -1,
+                          observer=self.observer, notation=STANDARD)
 
     def last_trick_row(self, names: Sequence[str]) -> Row:
         return last_trick(self.last_trick, self.players, names, self.leader)
@@ -614,6 +625,15 @@ class BidWhistState(HandState):
 
     def parse_action(self, text: str) -> int:
         return parse_action(text, self.kitty_size)
+
+    def shorthand(self, text: str) -> str | None:
+        """A card alone means ``play``; a bid said as players say it, ``bid 4 uptown``
+        (``up``, ``high``) or ``bid 4 downtown`` (``down``, ``low``), is the trump bid
+        of that direction: ``bid 4 cards`` or ``bid 4 special``."""
+        words = text.split()
+        if len(words) == 3 and words[0].lower() == "bid" and words[2].lower() in BID_WORDS:
+            return f"bid {words[1]} {BID_WORDS[words[2].lower()]}"
+        return super().shorthand(text)
 
 
 def _suit_word(suit: int, trump: int) -> str:
@@ -687,11 +707,11 @@ with special: low cards win) or in notrump. The winner takes the kitty,
 names trump or a direction and discards. Follow suit when you can; the
 jokers are the highest trumps (in notrump they never win). Make the bid and
 score the books over six; fall short and the other side scores the bid, plus
-its books over six in a trump contract; notrump doubles either score. Full
-rules: p2pcards/rules/bidwhist.md"""
+its books over six in a trump contract; notrump doubles either score."""
     moves_help = """\
-play AS, play 10h, play A♠ (or just the card: AS), pass, bid 4 cards,
-bid 5 notrump (or bid 5 nt; bid 5 alone: the prompt offers the kinds),
+play AS, play 10h, play A♠ (or just the card: AS), pass, bid 4 cards (or
+bid 4 uptown), bid 4 special (or bid 4 downtown), bid 5 notrump (or bid 5 nt;
+bid 5 alone: the prompt offers the kinds),
 trump H (or trump hearts, trump ♥), direction downtown,
 discard 2C 3C 4D 9S LJ BJ (the cards in any order).
 Cards: rank then suit; T or 10; suits S H D C or the symbols; jokers BJ LJ."""

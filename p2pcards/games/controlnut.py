@@ -42,7 +42,7 @@ from p2pcards.games.core import (
     reading,
     whole_number,
 )
-from p2pcards.games.display import Cards, Piece, Row, Styled, dim, trick_row
+from p2pcards.games.display import Cards, Piece, Row, dim, trick_row, trick_rows
 from p2pcards.games.game import Game, OptionSpec, random_position
 
 NUT_MASK = (1 << 52) - 1
@@ -888,6 +888,9 @@ class ControlNutState(HandState):
 
     # ------------------------------------------------------------ the screen
 
+    def trump_groups(self) -> tuple[int, ...]:
+        return (self.trump,) if self.trump >= 0 else ()
+
     def table_rows(self, names: Sequence[str]) -> list[Row]:
         rows = []
         if self.in_play:
@@ -902,11 +905,12 @@ class ControlNutState(HandState):
                     for s, m in enumerate(self.bids) if m >= 0]
             rows.append(Row("auction", (Cards((self.auction_card,)), f", high {self.high}"
                                         + ("; " + ", ".join(bids) if bids else ""))))
-        if self.trump >= 0:
-            rows.append(Row("trump", (Styled(f"nut-{self.trump}", NUT_SUITS[self.trump]),)))
         if self.phase == PLAY:
-            rows.append(trick_row("trick", [(seat, bits(_cards_of(action)))
-                                            for seat, action in self.plays], names))
+            plays = self.plays
+            rows += trick_rows([(seat, tuple(bits(_cards_of(action)))) for seat, action in plays],
+                               names, leader=self.leader, observer=self.observer,
+                               winning=_trick_winner(plays, self.led, self.trump) if plays else -1,
+                               notation=CONTROLNUT)
         return rows
 
     def last_trick_row(self, names: Sequence[str]) -> Row:
@@ -1074,8 +1078,7 @@ the other players. Trump is named, STAR is banked or kept, BONUS declared,
 then the play: follow suit; each control bends one rule (TRICK wins a
 trick, HAND steals cards, ORDER sits out, VALUE adds to a nut card...). A
 side scores its tricks times the stars it took (1s two stars, 3s and 7s
-one, marked *), plus points for controls; more than 300 wins.
-Full rules: p2pcards/rules/controlnut.md"""
+one, marked *), plus points for controls; more than 300 wins."""
     moves_help = """\
 bid A3 W7 H13, give A3:ben W7:cy H13:dee, play A7 (or just the card: A7),
 play VALUE A7, play TRICK (or just TRICK), trump H (or trump hazelnuts),

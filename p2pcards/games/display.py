@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from p2pcards.games.cards import Notation
+
 
 @dataclass(frozen=True, slots=True)
 class Cards:
@@ -73,3 +75,72 @@ def last_trick(trick: tuple[int, Sequence[int]] | None, players: int, names: Seq
         return dim("no trick has been played yet")
     leader, cards = trick
     return trick_row("last trick", seated(leader, cards, players), names, won_by=names[winner])
+
+
+def _cards_shown(notation: Notation, cards: Sequence[int], strong: bool) -> list[Piece]:
+    """Cards as pieces of text in their own colours (bold: the card winning the trick)."""
+    out: list[Piece] = []
+    for i, card in enumerate(cards):
+        if i:
+            out.append(" ")
+        style = " ".join(filter(None, (notation.style(card), "title" if strong else "")))
+        out.append(Styled(style, notation.shown(card)) if style else notation.shown(card))
+    return out
+
+
+def _width(pieces: Sequence[Piece]) -> int:
+    return sum(len(p) if isinstance(p, str) else len(p.text) if isinstance(p, Styled)
+               else 0 for p in pieces)
+
+
+def trick_rows(plays: Sequence[tuple[int, Sequence[int]]], names: Sequence[str], *,
+               leader: int, winning: int, observer: int, notation: Notation) -> list[Row]:
+    """The trick under way drawn as the table sits: who led, each seat's card (``·``
+    for a seat yet to play), the card winning so far in bold and named below.
+
+    Four players sit around the trick as seen from ``observer``'s chair (at the
+    bottom; a watcher sees seat 0 there), the next to play on its left::
+
+        trick: ben led
+                        cy Q♠
+            ben K♠              dee ·
+                        you ·
+            winning: ben K♠
+
+    Other numbers of players are one line in the order of play.
+    """
+    players = len(names)
+    played = {seat: cards for seat, cards in plays}
+
+    def cell(seat: int) -> list[Piece]:
+        cards = played.get(seat)
+        if cards is None:
+            return [f"{names[seat]} ", Styled("dim", "·")]
+        return [f"{names[seat]} ", *_cards_shown(notation, cards, seat == winning)]
+
+    head = f"{names[leader]} led" if plays else f"{names[leader]} to lead"  # (names: "you")
+    if not plays:
+        return [Row("trick", (head,))]
+    if players != 4:
+        pieces: list[Piece] = [head, ": "]
+        for i in range(players):
+            if i:
+                pieces.append(", ")
+            pieces += cell((leader + i) % players)
+        if plays and winning >= 0:
+            pieces.append(f"; winning: {names[winning]}")
+        return [Row("trick", tuple(pieces))]
+    bottom = observer if 0 <= observer < 4 else 0
+    left, top, right = ((bottom + k) % 4 for k in (1, 2, 3))
+    indent = "    "
+    west = cell(left)
+    middle = max(_width(cell(top)), _width(cell(bottom)))
+    column = " " * (len(indent) + _width(west) + 4)
+    rows = [Row("trick", (head,)),
+            Row("", (column, *cell(top))),
+            Row("", (indent, *west, " " * (middle + 8), *cell(right))),
+            Row("", (column, *cell(bottom)))]
+    if plays and winning >= 0:
+        rows.append(Row("", (f"{indent}winning: {names[winning]} ",
+                             *_cards_shown(notation, played[winning], True))))
+    return rows

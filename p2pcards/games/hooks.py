@@ -168,6 +168,11 @@ class DealHooks:
             return None
         return "play " + " ".join(words)
 
+    def trump_groups(self) -> tuple[int, ...]:
+        """The groups of cards (:meth:`Notation.group`) a hand shows first, in order:
+        the trumps once they are known (none by default)."""
+        return ()
+
     def table_rows(self, names: Sequence[str]) -> list[Row]:
         """The table as this observer knows it, beyond :meth:`summary`: the trick,
         the bids, the pool (:mod:`p2pcards.games.display`)."""

@@ -34,7 +34,7 @@ from p2pcards.games.core import (
     reading,
     whole_number,
 )
-from p2pcards.games.display import Cards, Row, last_trick, seated, trick_row
+from p2pcards.games.display import Row, last_trick, seated, trick_rows
 from p2pcards.games.game import Game
 
 
@@ -53,6 +53,7 @@ class NullernNotation(Notation):
 
 # card = colour * 20 + (rank - 1), colours R Y G B, ranks 1..20
 COLOURS = "RYGB"
+COLOUR_NAMES = ("red", "yellow", "green", "blue")
 NULLERN = NullernNotation("Nullern", [f"{c}{r}" for c in COLOURS for r in range(1, 21)])
 
 BIDDING, PLAY, DONE = range(3)
@@ -339,7 +340,7 @@ class NullernState(HandState):
     def summary(self, names: Sequence[str]) -> str:
         parts = [f"round {self.round_index + 1}" + (" (blind)" if self.blind else "")
                  + f", {self.cards} card{'s' if self.cards > 1 else ''}, trump "
-                 f"{COLOURS[self.trump]} ({NULLERN.name(self.trump_card)})"]
+                 f"{COLOUR_NAMES[self.trump]} ({NULLERN.name(self.trump_card)} turned)"]
         if self.bids_made:
             parts.append("bids " + "/".join(str(b) if b >= 0 else "-" for b in self.bids))
         parts.append("tricks " + "/".join(str(t) for t in self.tricks))
@@ -388,15 +389,19 @@ class NullernState(HandState):
 
     # ------------------------------------------------------------ the screen
 
+    def trump_groups(self) -> tuple[int, ...]:
+        return (self.trump,)
+
     def table_rows(self, names: Sequence[str]) -> list[Row]:
         bids = []
         for seat in range(self.players):
             bid = "-" if self.bids[seat] < 0 else str(self.bids[seat])
             bids.append(f"{names[seat]} bid {bid} took {self.tricks[seat]}")
-        rows = [Row("trump", (f"{COLOURS[self.trump]} ", Cards((self.trump_card,)))),
-                Row("bids", (", ".join(bids),))]
+        rows = [Row("bids", (", ".join(bids),))]  # (the trump: in the summary above them)
         if self.phase == PLAY:
-            rows.append(trick_row("trick", seated(self.leader, self.trick, self.players), names))
+            rows += trick_rows(seated(self.leader, self.trick, self.players), names,
+                               leader=self.leader, winning=self.win_seat if self.trick else -1,
+                               observer=self.observer, notation=NULLERN)
         return rows
 
     def last_trick_row(self, names: Sequence[str]) -> Row:
@@ -461,10 +466,11 @@ number of tricks they will take: hit it for prize points (a made zero pays
 most), miss it for a point per trick and a grasshopper (-5 at the end).
 Colours need not be followed, but a trump lead must be answered with a
 trump if you have one; the highest trump wins, else the highest rank (the
-first played on a tie). Full rules: p2pcards/rules/nullern.md"""
+first played on a tie)."""
     moves_help = """\
 bid 2, play R12 (or just the card: R12).
-Cards: colour then rank, R Y G B and 1-20 (R12, B3)."""
+Cards: colour then rank 1-20: R red, Y yellow, G green, B blue (R12 is the red
+12, B3 the blue 3)."""
     notation = NULLERN
     units = "seats"
     player_counts = (2, 3, 4, 5, 6, 7)

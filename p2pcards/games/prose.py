@@ -33,3 +33,20 @@ def name_seats(text: str, names: Sequence[str]) -> str:
         return who + noun
 
     return _SEAT.sub(name, text)
+
+
+_RECEIVER = re.compile(r"(?<=\S):(\d+)\b")
+
+
+def name_receivers(text: str, names: Sequence[str]) -> str:
+    """An action text's ``CARD:N`` (a card handed to seat N, Control Nut!'s ``give
+    A9:1``) as ``CARD:NAME``, the way a person types and completes it; a seat whose
+    name is not one word (or is a number) keeps its number."""
+    def name(m: re.Match[str]) -> str:
+        seat = int(m.group(1))
+        who = names[seat] if seat < len(names) else ""
+        usable = who and not who.isdigit() and ":" not in who and not any(
+            c.isspace() for c in who)
+        return f":{who}" if usable else m.group(0)
+
+    return _RECEIVER.sub(name, text)
