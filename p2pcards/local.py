@@ -8,11 +8,13 @@ plays by the same information rules as a person.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from p2pcards.games import CHANCE, Game, HandState
 from p2pcards.games.core import FULL, SPECTATOR
+from p2pcards.games.display import Cards, Styled
 from p2pcards.history import HandRecord, History
 
 DEFAULT_NAMES = ("ana", "ben", "cy", "dee", "eve", "fay", "gus")
@@ -47,31 +49,62 @@ class LocalGame:
         self.record: HandRecord | None = None
 
     def play(self, bot: Seat | Sequence[Seat],
-             say: Callable[[str], None] = lambda line: None) -> History:
-        """Play deals until the game is won; ``say`` receives the readable log."""
+             say: Callable[[str], None] = lambda line: None, *, pace: float = 0.0,
+             show_pool: bool = False) -> History:
+        """Play deals until the game is won; ``say`` receives the readable log, a move
+        ``pace`` seconds after the one before; with ``show_pool`` it tells the cards
+        that lie face up on the table between plays (Pasur's pool) after each move."""
         game = self.game
         say(f"{game.title}: {', '.join(self._seat_label(s) for s in range(self.players))}")
         while self.winner is None and len(self.history.hands) < MAX_DEALS:
-            self.play_deal(bot, say)
-        if self.winner is None:
-            say(f"stopped after {MAX_DEALS} deals without a winner")
-        elif isinstance(self.winner, list):
-            say("shared win: " + ", ".join(game.unit_name(u, self.names) for u in self.winner))
-        else:
-            say(f"winner: {game.unit_name(self.winner, self.names)}")
+            self.play_deal(bot, say, pace=pace, show_pool=show_pool)
+        say(self.result_line())
         return self.history
+
+    def totals_line(self) -> str:
+        """``totals: ana 12, ben 30`` (teams as the game names them)."""
+        return "totals: " + ", ".join(f"{self.game.unit_name(u, self.names)} {t}"
+                                      for u, t in enumerate(self.totals))
+
+    def result_line(self) -> str:
+        """``winner: NAME``, ``shared win: NAME, NAME``, or why there is none."""
+        game, winner = self.game, self.winner
+        if winner is None:
+            return f"stopped after {MAX_DEALS} deals without a winner" \
+                if len(self.history.hands) >= MAX_DEALS else "the game is not over"
+        if isinstance(winner, list):
+            return "shared win: " + ", ".join(game.unit_name(u, self.names) for u in winner)
+        return f"winner: {game.unit_name(winner, self.names)}"
+
+    def pool_text(self) -> str | None:
+        """The cards face up on the table between plays (the game's ``pool`` row, as in
+        Pasur), in the hand history's notation; None in a game without a pool."""
+        state = self.state
+        if state is None:
+            return None
+        row = next((r for r in state.table_rows(self.names) if r.label == "pool"), None)
+        if row is None:
+            return None
+        return "".join(" ".join(state.notation.name(c) for c in piece.cards)
+                       if isinstance(piece, Cards) else
+                       piece.text if isinstance(piece, Styled) else piece
+                       for piece in row.pieces)
 
     def _seat_label(self, seat: int) -> str:
         if self.game.units == "teams":
             return f"{self.names[seat]} (team {seat % 2})"
         return self.names[seat]
 
-    def play_deal(self, bot: Seat | Sequence[Seat], say: Callable[[str], None]) -> HandState:
+    def play_deal(self, bot: Seat | Sequence[Seat], say: Callable[[str], None], *,
+                  pace: float = 0.0, show_pool: bool = False) -> HandState:
         bots = list(bot) if isinstance(bot, Sequence) else [bot] * self.players
         for line in self.start_deal():
             say(line)
         state = self.state
         assert state is not None
+        pool = self.pool_text() if show_pool else None
+        if pool is not None and not state.is_terminal():
+            say(f"  pool: {pool}")
         while not state.is_terminal():
             seat = state.current_player()
             if seat == CHANCE:
@@ -80,7 +113,11 @@ class LocalGame:
                 forced = state.forced_action()
                 action = forced if forced is not None else bots[seat](state.view(seat),
                                                                        self.bot_rngs[seat])
+                if pace > 0:
+                    time.sleep(pace)
                 lines = self.act(seat, action)
+                if pool is not None and not state.is_terminal():  # (at the end the
+                    lines[0] += f"; pool {self.pool_text()}"  # narration tells the sweep)
             for line in lines:
                 say(line)
         for line in self.end_deal():

@@ -140,10 +140,14 @@ def test_the_tests_use_the_installed_names() -> None:
 
 def test_every_package_is_installed() -> None:
     """pyproject lists the packages by hand (protocol/ and ai/ are mapped inside
-    p2pcards): a package folder missing from the list would be missing from a wheel."""
+    p2pcards): a package folder missing from the list would be missing from a wheel.
+    A folder of data only (p2pcards/rules/, the rules' Markdown) is listed with its
+    package data."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(config["tool"]["setuptools"]["packages"])
     found = {name for name, path in modules().items() if path.name == "__init__.py"}
-    assert listed == found
+    data = set(config["tool"]["setuptools"]["package-data"])
+    assert data == {"p2pcards.rules"}
+    assert listed == found | data
     assert config["tool"]["setuptools"]["package-dir"] == {
         "p2pcards.protocol": "protocol", "p2pcards.ai": "ai"}

@@ -106,7 +106,7 @@ def test_version_and_help_texts() -> None:
     assert re.search(r"--bots-kind KIND\s+the kind of the --bots", host.stdout)
     words = " ".join(host.stdout.split())
     assert "--deck {proved,lock} the deck every deal uses: proved" in words
-    assert "the default) or lock (today's" in words
+    assert "the default) or lock (the older commit-reveal deck" in words
 
 
 def test_replay_names_a_bad_file_once(tmp_path: Path,

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import pydoc
 import secrets
 import sys
 from collections.abc import Sequence
 from importlib import metadata
+from typing import NoReturn
 
 from p2pcards import bench, history
 from p2pcards.bots import (
@@ -23,7 +25,7 @@ from p2pcards.bots import (
     share_pool,
     unsplit_games,
 )
-from p2pcards.cli import netcmd, netrun, outputs, repl
+from p2pcards.cli import helptext, netcmd, netrun, outputs, repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import DEFAULT_NAMES, LocalGame
 from p2pcards.table.events import Moved, tell
@@ -39,6 +41,66 @@ from p2pcards.table.roster import (
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_MALFORMED = 0, 1, 2
 
+EVERYDAY_BOTS = ("ismcts", "heuristic", "random", "pimc")
+"""The bots ``--help`` offers; the experimental searches (``ismcts-full``, ``ismcts-mo``,
+``ismcts-own``, ``ismcts-backoff``) are accepted too, and told in docs/bots.md."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, but a usage error is one line (the command, what is wrong,
+    where to read more) and exit status 2, with no usage block before it."""
+
+    def error(self, message: str) -> NoReturn:
+        game = message.startswith(("argument game: ", "argument GAME: "))  # (names them all)
+        more = "" if game or message.endswith(")") else f" ({self.prog} --help tells more)"
+        self.exit(EXIT_MALFORMED, f"{self.prog}: {message.partition(': ')[2] if game else message}"
+                  f"{more}\n")
+
+
+def game_word(text: str) -> str:
+    """A game as a person names it on the command line: its name in any case, with or
+    without spaces and punctuation (``Pasur``, ``"Bid Whist"``), or the beginning of one
+    name only (``bid``); else argparse's error naming the word and the games."""
+    word = "".join(c for c in text.lower() if c.isalnum())
+    if word in GAMES:
+        return word
+    found = [name for name in sorted(GAMES) if word and name.startswith(word)]
+    if len(found) == 1:
+        return found[0]
+    raise argparse.ArgumentTypeError(
+        f"unknown game {text!r} (games: {', '.join(sorted(GAMES))})" if not found else
+        f"{text!r} may be {' or '.join(found)}: name one")
+
+
+def rules_word(text: str) -> str:
+    """``p2pcards rules``'s page: a game (:func:`game_word`) or ``common``."""
+    if text.strip().lower() == helptext.COMMON:
+        return helptext.COMMON
+    try:
+        return game_word(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"no rules called {text!r} (rules: {', '.join(helptext.rules_pages())})") from None
+
+
+def bot_kind(text: str) -> str:
+    """``--bots``: a bot's kind (:data:`BOT_NAMES`, the everyday ones in the help)."""
+    if text in BOT_NAMES:
+        return text
+    raise argparse.ArgumentTypeError(f"unknown bot {text!r} (bots: {', '.join(EVERYDAY_BOTS)};"
+                                     " the experimental searches: docs/bots.md)")
+
+
+def _games_by_any_name(parser: argparse.ArgumentParser) -> None:
+    """Every command's game argument (``play``, ``host``, ...) takes the game as
+    :func:`game_word` reads it; its usage still lists the games' names."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                _games_by_any_name(command)
+        elif action.dest == "game" and action.choices is not None \
+                and set(action.choices) == set(GAMES):
+            action.type = game_word
 
 def _option_pair(text: str) -> tuple[str, int]:
     key, sep, value = text.partition("=")
@@ -61,7 +123,7 @@ def option_flags() -> dict[str, str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="p2pcards",
         description="A serverless card table: "
         + ", ".join(game.title for game in GAMES.values()) + ".",
@@ -75,13 +137,15 @@ def build_parser() -> argparse.ArgumentParser:
                           "a seat, bots take the others (--auto: bots in every seat).")
     play.add_argument("game", choices=sorted(GAMES), help="the game")
     play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    play.add_argument("--bots", choices=BOT_NAMES,
+    play.add_argument("--bots", type=bot_kind, metavar="{" + ",".join(EVERYDAY_BOTS) + "}",
                       help="the other seats' bots: search (ismcts, the default), the rule-based "
                       "heuristic, random legal moves, or the determinized-UCT baseline (pimc);"
-                      " with --auto the default is heuristic")
+                      " with --auto the default is heuristic (experimental searches:"
+                      " docs/bots.md)")
     play.add_argument("--think", type=float,
                       help="seconds a searching bot thinks per move (default: one second of "
-                      "search shared by its --workers, so 0.5 on two)")
+                      "search shared by its --workers, so 0.5 on two; with --auto 200"
+                      " iterations a move unless --think is given)")
     play.add_argument("--iterations", type=int,
                       help="search iterations per move instead of --think (same seed, same "
                       "game; --auto default 200)")
@@ -97,8 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help=help_text)
     play.add_argument("-o", "--option", type=_option_pair, action="append", default=[],
                       metavar="NAME=N", help="any other table option")
-    play.add_argument("--pace", type=float, default=0.6,
-                      help="seconds between the bots' moves on screen (default 0.6)")
+    play.add_argument("--pace", type=float,
+                      help="seconds between the bots' moves on screen (default 0.6; with"
+                      " --auto none unless given, and --quiet shows no moves)")
     play.add_argument("--autoplay", action="store_true",
                       help="play your move for you when it is the only legal one")
     play.add_argument("--four-colour", action="store_true",
@@ -126,8 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
                              " intervals.")
     arena_p.add_argument("game", choices=sorted(GAMES))
     arena_p.add_argument("--players", required=True, metavar="BOT,BOT,...",
-                         help=f"one bot per seat ({', '.join(BOT_NAMES)}); a searching bot"
-                         " may carry parameters: ismcts-own:c=0.5 (exploration),"
+                         help=f"one bot per seat ({', '.join(EVERYDAY_BOTS)}, or an"
+                         " experimental search of docs/bots.md); a searching bot"
+                         " may carry parameters: ismcts:c=0.5 (exploration),"
                          " ismcts:w=2 (processes), ismcts:i=1 (worlds inferred from the"
                          " bids), ismcts:e=8 (the last 8 moves solved exactly)")
     arena_p.add_argument("--games", type=int, default=10, help="whole games (default 10)")
@@ -154,10 +220,13 @@ def build_parser() -> argparse.ArgumentParser:
     table_p = sub.add_parser(
         "table", help="a secure session per seat plays a game in memory (the mental-poker deck)",
         description="Seat a table session per seat in one process (bots in every seat), play a "
-        "whole game with the mental-poker deck (the proved one, or today's with an audit after "
-        "every deal) and signed messages, and print each deal's verdict.")
+        "whole game with the mental-poker deck (the proved one, or the older lock deck with a "
+        "commit-reveal audit after every deal) and signed messages, and print each deal's"
+        " verdict.")
     table_p.add_argument("game", choices=sorted(GAMES))
-    table_p.add_argument("--seed", type=int, default=1)
+    table_p.add_argument("--seed", type=int, default=1,
+                         help="seed of the seats' keys, secrets and bots (same seed, same game"
+                         " and transcript; default 1)")
     table_p.add_argument("--players", type=int,
                          help="seats (where the game allows; default the game's usual)")
     table_p.add_argument("--bots", default="heuristic", choices=("heuristic", "random"),
@@ -167,7 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
     table_p.add_argument("--deck", default=DEFAULT_DECK, choices=(PROVED_DECK, LOCK_DECK),
                          help="the deck: proved (every step proved, a false one refused before "
                          "any card it made opens; no audit: docs/proved-deck.md; the default)"
-                         " or lock (today's, audited after every deal)")
+                         " or lock (the older commit-reveal deck, every card revealed and"
+                         " audited after each deal)")
     table_p.set_defaults(func=cmd_table)
 
     verify_p = sub.add_parser(
@@ -185,6 +255,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     netcmd.add_parsers(sub, _option_pair)
 
+    rules_p = sub.add_parser(
+        "rules", help="the full rules of a game, in the terminal",
+        description="Print the full rules of a game (or common: what the four games share),"
+        " through the pager when the output is a terminal ($PAGER, else less). At a table's"
+        " prompt: help rules (in brief), help rules full (section by section).")
+    rules_p.add_argument("game", nargs="?", type=rules_word, metavar="GAME",
+                         help=f"{', '.join(helptext.rules_pages())}; without it, the list")
+    rules_p.set_defaults(func=cmd_rules)
+
     bench_p = sub.add_parser("bench", help="measure speed", description="Measure speed.")
     bench_p.add_argument("suite", nargs="?", default="engines", choices=sorted(bench.SUITES))
     bench_p.add_argument("--json", action="store_true", help="print a JSON list of records")
@@ -199,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench_p.add_argument("--games", metavar="GAME[,GAME]",
                          help="net only: these games only (default: every one)")
     bench_p.set_defaults(func=cmd_bench)
+    _games_by_any_name(parser)
     return parser
 
 
@@ -244,7 +324,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     players = args.players if args.players is not None else game.default_players
     problem = ("--think must be more than 0 seconds" if _under(args.think, 0, True) else
                "--iterations must be at least 1" if _under(args.iterations, 1) else
-               "--pace must not be negative" if args.pace < 0 else
+               "--pace must not be negative" if _under(args.pace, 0) else
                "--workers must be at least 1" if _under(args.workers, 1) else "")
     if not args.auto and not 0 <= args.seat < players:
         problem = f"--seat must be a seat of the table: 0 to {players - 1}, not {args.seat}"
@@ -265,13 +345,17 @@ def cmd_play(args: argparse.Namespace) -> int:
         return EXIT_MALFORMED
     if not args.auto:
         return _play_interactive(args, table, seed)
-    say = (lambda line: None) if args.quiet else print
     print(f"seed {seed}")
-    iterations = args.iterations if args.iterations is not None else 200
-    record = table.play(make_bot(args.bots or "heuristic", iterations,
-                                 workers=args.workers or 1), say=say)
+    iterations = args.iterations if args.iterations is not None else \
+        None if args.think is not None else 200
+    bot = make_bot(args.bots or "heuristic", iterations, args.think, workers=args.workers or 1)
     if args.quiet:
-        print(f"totals {table.totals}, winner {table.winner}")
+        record = table.play(bot)
+        print(table.totals_line())
+        print(table.result_line())
+    else:
+        record = table.play(bot, say=lambda line: print(line, flush=True),
+                            pace=args.pace or 0.0, show_pool=True)
     if args.save:
         if not outputs.write("--save", args.save, record.dumps()):
             return outputs.EXIT_OUTPUT
@@ -288,7 +372,7 @@ def _play_interactive(args: argparse.Namespace, table: LocalGame, seed: int) -> 
     hint = SearchBot("ismcts", args.iterations,
                      None if think is None else min(think, SEARCH_SECONDS), workers)
     pool = share_pool([*bots, hint])
-    manner = repl.Manner(pace=args.pace, autoplay=args.autoplay,
+    manner = repl.Manner(pace=0.6 if args.pace is None else args.pace, autoplay=args.autoplay,
                          four_colour=args.four_colour, seed=seed, save_to=args.save,
                          ponder=args.ponder)
     session = repl.Repl(table, args.seat, bots, hint_bot=hint, manner=manner)
@@ -327,7 +411,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             running = [a + b for a, b in zip(running, hand.points, strict=True)]
         dealer = (doc.hands[k].players or names)[doc.hands[k].dealer]
         print(f"deal {k + 1} (dealer {dealer}): {hand.summary}")
-        print("  totals " + " ".join(str(t) for t in running))
+        print("  totals: " + ", ".join(f"{game.unit_name(u, names)} {t}"
+                                       for u, t in enumerate(running)))
     if isinstance(result.winner, list):
         print("shared win: " + ", ".join(game.unit_name(u, names) for u in result.winner))
     elif result.winner is not None:
@@ -354,13 +439,15 @@ def cmd_table(args: argparse.Namespace) -> int:
         print(f"p2pcards: {unwritable}", file=sys.stderr)
         return outputs.EXIT_OUTPUT
     table = MemoryTable(args.game, players, args.seed, [bot] * players,
-                        deck=table_deck(args.deck, set(PROVED_RULES)))  # (one build)
+                        deck=table_deck(args.deck, set(PROVED_RULES)),  # (one build)
+                        names=DEFAULT_NAMES[:players])
     print(describe_deck(args.deck))
     table.play()
     seat = table.sessions[0]
+    names = [entry.name for entry in seat.roster.seats]
     for event in seat.events:
         if not isinstance(event, Moved):
-            print(printable(tell(event, game), 1000))
+            print(printable(tell(event, game, names), 1000))
     for rejection in table.rejected:
         print(printable(f"seat {rejection.at} refused {rejection.rejection}", 1000))
     print(f"{table.messages} messages, {table.bytes_sent // 1024} KiB")
@@ -368,6 +455,23 @@ def cmd_table(args: argparse.Namespace) -> int:
         if not outputs.write("--transcript", args.transcript, seat.export()):
             return outputs.EXIT_OUTPUT
         print(f"transcript written to {args.transcript}")
+    return EXIT_OK
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    if args.game is None:
+        print("The rules: p2pcards rules GAME (through the pager at a terminal)")
+        for page in helptext.rules_pages():
+            title = GAMES[page].title if page in GAMES else "what the four games share"
+            print(f"  {page:<11} {title}")
+        return EXIT_OK
+    try:
+        text = helptext.plain(helptext.full_rules(args.game))
+    except OSError as exc:
+        print(f"p2pcards: the rules of {args.game} are not installed: {exc.strerror or exc}",
+              file=sys.stderr)
+        return EXIT_MALFORMED
+    pydoc.pager(text)  # (a terminal: $PAGER, else less; otherwise printed as it is)
     return EXIT_OK
 
 
@@ -469,10 +573,14 @@ def _round_trips(text: str) -> list[float]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    games = [g.strip() for g in (args.games or "").split(",") if g.strip()]
-    unknown = [g for g in games if g not in GAMES]
+    games, unknown = [], []
+    for word in (g.strip() for g in (args.games or "").split(",") if g.strip()):
+        try:
+            games.append(game_word(word))
+        except argparse.ArgumentTypeError as exc:
+            unknown.append(str(exc))
     if (args.rtt or args.games) and (args.suite != "net" or unknown):
-        problem = (f"unknown game {unknown[0]!r}" if unknown else
+        problem = (f"--games: {unknown[0]}" if unknown else
                    "--rtt goes with net" if args.rtt else "--games goes with net")
         print(f"p2pcards bench: {problem}", file=sys.stderr)
         return EXIT_MALFORMED

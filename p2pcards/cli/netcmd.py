@@ -38,6 +38,7 @@ from p2pcards.cli.netrun import (
     fail,
     game_outputs,
     leaf,
+    positive_seconds,
     run_table,
     show_line,
 )
@@ -107,9 +108,9 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
     host.add_argument("--grace", type=float, default=300.0,
                       help="seconds a seat may keep the table waiting before it forfeits"
                       " the deal (default 300)")
-    host.add_argument("--timer", type=float, default=0.0,
-                      help="turn timer in seconds: a person's move is played for them when"
-                      " it runs out (default: none)")
+    host.add_argument("--timer", type=positive_seconds, default=0.0, metavar="SECONDS",
+                      help="turn timer, more than 0 seconds: a person's move is played for"
+                      " them when it runs out (default: none)")
     host.add_argument("--hint", action="store_true", help="allow 'hint' at this table")
     host.add_argument("--replace", default="heuristic", choices=(*BOT_NAMES, "none"),
                       metavar="KIND",
@@ -119,8 +120,9 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
     host.add_argument("--deck", default=DEFAULT_DECK, choices=(PROVED_DECK, LOCK_DECK),
                       help="the deck every deal uses: proved (each step proved, a cheat refused"
                       " before any card it touched opens, the cards never played kept secret;"
-                      " the default) or lock (today's, audited after every deal: for players"
-                      " whose p2pcards is older and knows only it)")
+                      " the default) or lock (the older commit-reveal deck, every card"
+                      " revealed and audited after each deal: for players whose p2pcards is"
+                      " older and knows only it)")
     host.add_argument("--watchers", type=int, default=DEFAULT_WATCHERS, metavar="N",
                       help="the most people who may watch with no seat (join --watch;"
                       f" default {DEFAULT_WATCHERS}, at most {MAX_WATCHERS}; 0: none)")

@@ -28,6 +28,18 @@ over and verified (or left with quit); over but its transcript does not verify; 
 option, an output that cannot be written, a port that cannot be listened on; refused
 by the host; the game not over, the host or the other player away (the same command
 resumes it).  Stopped by a signal: 128 + its number (130 Ctrl-C, 143 SIGTERM)."""
+def positive_seconds(text: str) -> float:
+    """An option's seconds when given (``host --timer``): a number more than 0 (argparse
+    names the option in its one-line error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
+    return value
+
+
 def fail(message: str) -> int:
     print(f"p2pcards: {message}", file=sys.stderr)
     return EXIT_USAGE

@@ -595,8 +595,7 @@ pool. A number card captures pool number cards that add up to eleven with
 it; a king takes one king, a queen one queen, a jack every jack and number
 card. A card that takes nothing joins the pool. Emptying the pool is a sur
 (not with a jack, not in the last deal). Points each round: most clubs 7,
-10 of diamonds 3, 2 of clubs 2, each ace and jack 1, each sur 5; 62 wins.
-Full rules: p2pcards/rules/pasur.md"""
+10 of diamonds 3, 2 of clubs 2, each ace and jack 1, each sur 5; 62 wins."""
     moves_help = """\
 play 7H take 2C 2D, play JS, play KD take KS; the cards taken in any order.
 A card alone plays it: 7H takes its only capture; when it has several, the

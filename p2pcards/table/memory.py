@@ -59,6 +59,8 @@ class MemoryTable:
     run_by: Mapping[int, int] = field(default_factory=dict)
     """Seat -> the seat whose peer runs it as a bot (the roster says so; the bots in
     ``bots`` decide every seat's moves alike)."""
+    names: Sequence[str] | None = None
+    """The seats' names in the roster (None: ``seat0``, ``seat1``, ...)."""
     sessions: list[Session] = field(default_factory=list)
     rejected: list[Delivery] = field(default_factory=list)
     messages: int = 0
@@ -68,7 +70,7 @@ class MemoryTable:
         keys = [seat_identity(self.seed, s) for s in range(self.players)]
         table = hashlib.sha256(f"p2pcards/test-table/{self.seed}".encode()).digest()[:16]
         roster = make_roster(table, self.game, [public_bytes(k.public_key()) for k in keys],
-                             options=self.options,
+                             options=self.options, names=self.names,
                              bots=["heuristic" if s in self.run_by else ""
                                    for s in range(self.players)], run_by=self.run_by,
                              deck=self.deck)
