@@ -9,6 +9,7 @@ are not in the group."""
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.get_closest_marker("slow") is not None \
                 and item.path.name not in IN_PROCESS:
             item.add_marker(pytest.mark.xdist_group("processes"))
+
+
+@pytest.fixture(autouse=True)
+def _own_data_directory(tmp_path_factory: pytest.TempPathFactory,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test keeps what the program keeps (its identity, the journals, a local game
+    kept to resume) in a directory of its own, never in the home of whoever runs the
+    tests: ``play GAME`` would offer a game another test left unfinished."""
+    if "P2PCARDS_HOME" not in os.environ:
+        monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path_factory.mktemp("home")))
 
 
 @pytest.fixture(autouse=True)

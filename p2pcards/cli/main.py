@@ -25,7 +25,7 @@ from p2pcards.bots import (
     share_pool,
     unsplit_games,
 )
-from p2pcards.cli import helptext, netcmd, netrun, outputs, repl
+from p2pcards.cli import helptext, localsave, netcmd, netrun, outputs, repl
 from p2pcards.games import GAMES, OptionError, get_game
 from p2pcards.local import DEFAULT_NAMES, LocalGame
 from p2pcards.table.events import Moved, tell
@@ -176,6 +176,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help="bots in every seat; print the game as it goes")
     play.add_argument("--save", metavar="FILE", help="write the game's hand history at the end")
     play.add_argument("--quiet", action="store_true", help="--auto: print only the result")
+    kept = play.add_mutually_exclusive_group()
+    kept.add_argument("--resume", action="store_true",
+                      help="resume the unfinished game of GAME without asking (a local game is"
+                      " kept after every move: leaving loses nothing)")
+    kept.add_argument("--new", action="store_true",
+                      help="begin a new game; an unfinished one is set aside (GAME.json.old)")
     play.set_defaults(func=cmd_play)
 
     replay = sub.add_parser("replay", help="check a hand history and print its results",
@@ -335,6 +341,18 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"p2pcards: {problem}", file=sys.stderr)
         return EXIT_MALFORMED
     seed = args.seed if args.seed is not None else secrets.randbits(32)
+    if not args.auto and (args.resume or args.new or localsave.path_for(game.name).exists()):
+        try:
+            saved = localsave.choose(game.name, _ask, new=args.new, resume=args.resume)
+        except localsave.Unanswered as exc:
+            print(f"p2pcards: {exc}", file=sys.stderr)
+            return EXIT_MALFORMED
+        except KeyboardInterrupt:
+            print()  # (the shell's prompt on a line of its own, not after ^C)
+            return EXIT_INTERRUPTED
+        if saved is not None:
+            return _play_interactive(args, saved.table(seed), seed, seat=saved.seat,
+                                     kinds=saved.bots)
     names = None if args.auto else [
         "you" if s == args.seat else name
         for s, name in enumerate(n for n in DEFAULT_NAMES if n != "you")][:players]
@@ -363,19 +381,37 @@ def cmd_play(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _play_interactive(args: argparse.Namespace, table: LocalGame, seed: int) -> int:
+def _ask(question: str) -> str:
+    """A line typed at the terminal (EOFError: none will come)."""
+    if not sys.stdin.isatty():
+        raise EOFError
+    return input(question)
+
+
+def _play_interactive(args: argparse.Namespace, table: LocalGame, seed: int, *,
+                      seat: int | None = None, kinds: Sequence[str | None] | None = None) -> int:
+    """The person at ``seat`` (``--seat``), bots of ``kinds`` (``--bots``) elsewhere; the
+    game kept as it goes for the same command to resume."""
+    seat = args.seat if seat is None else seat
     workers = args.workers or (1 if args.ponder else default_workers(table.game))
     think = None if args.iterations is not None else args.think or default_think(workers)
     kind = args.bots or "ismcts"
-    bots = [None if s == args.seat else make_bot(kind, args.iterations, think, workers=workers)
-            for s in range(table.players)]
+    kinds = kinds or [None if s == seat else kind for s in range(table.players)]
+    try:
+        bots = [None if k is None else make_bot(k, args.iterations, think, workers=workers)
+                for k in kinds]
+    except ValueError as exc:  # (a kept game naming a bot this version lacks)
+        print(f"p2pcards: cannot resume: {exc}", file=sys.stderr)
+        return EXIT_MALFORMED
     hint = SearchBot("ismcts", args.iterations,
                      None if think is None else min(think, SEARCH_SECONDS), workers)
     pool = share_pool([*bots, hint])
     manner = repl.Manner(pace=0.6 if args.pace is None else args.pace, autoplay=args.autoplay,
                          four_colour=args.four_colour, seed=seed, save_to=args.save,
                          ponder=args.ponder)
-    session = repl.Repl(table, args.seat, bots, hint_bot=hint, manner=manner)
+    session = repl.Repl(table, seat, bots, hint_bot=hint, manner=manner)
+    session.keeper = localsave.Keeper(localsave.path_for(table.game.name), seat, list(kinds))
+    session.resume_hint = f"p2pcards play {table.game.name}"
     try:
         return repl.play(session)
     finally:
@@ -501,7 +537,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         from p2pcards.table.explain import explain  # noqa: PLC0415
 
         print(explain(report))
-    print(format_report(report))
+    print(format_report(report, named=True))
     written = True
     if args.history and report.history is not None:
         written = outputs.write("--history", args.history, report.history.dumps())

@@ -24,6 +24,7 @@ from prompt_toolkit.output import Output
 from p2pcards.bots import Bot, SearchBot
 from p2pcards.cli import guest
 from p2pcards.cli.botrun import Pondering, decide
+from p2pcards.cli.localsave import Keeper
 from p2pcards.cli.moves import Turn
 from p2pcards.cli.prompt import LEAVE, Prompt, Quit
 from p2pcards.games import CHANCE, HandState
@@ -83,6 +84,11 @@ class Repl(Prompt):
         """Ctrl-C came with no prompt open and no bot thinking: ask at the next step."""
         self.before_prompt: Callable[[Repl, str], None] | None = None
         """Called as each prompt opens (tests type their answer into the input here)."""
+        self.keeper: Keeper | None = None
+        """Where the game is kept as it goes, for the same command to resume it."""
+        self.resume_hint = ""
+        """The command that resumes this game (said when the person leaves)."""
+        self.rows = [state.points() for state in table.finished]  # (a game resumed)
 
     def current(self) -> HandState | None:
         state = self.table.state
@@ -179,15 +185,26 @@ class Repl(Prompt):
         if wait > 0:
             await trio.sleep(wait)
 
+    def keep(self) -> None:
+        """Keep the game as it stands (every step: a slip loses nothing)."""
+        if self.keeper is not None:
+            trouble = self.keeper.keep(self.table)
+            if trouble is not None:
+                self.error(trouble)
+
     async def play_deal(self) -> None:
         table = self.table
-        self.say(table.start_deal())
+        if table.state is None or table.state.is_terminal():
+            self.say(table.start_deal())
+        else:  # (a game resumed in the middle of a deal)
+            self.echo(f"deal {len(table.history.hands)} resumes where it stopped")
         self.deal = len(table.history.hands)
         self.log = []
         self.undo_stack = []
         while True:
             state = table.state
             assert state is not None
+            self.keep()
             if state.is_terminal():
                 break
             if self.interrupted:
@@ -209,6 +226,7 @@ class Repl(Prompt):
             action = await self.bot_moves(bot, state.view(mover), table.bot_rngs[mover])
             self.record_lines(table.act(mover, action, observer=self.seat))
         self.say(table.end_deal())
+        self.keep()
         self.undo_stack = []
         record = table.record
         if record is not None and not record.void:
@@ -312,6 +330,8 @@ class Repl(Prompt):
         except Quit:
             self.left()
             return 0
+        if self.keeper is not None:
+            self.keeper.finished()
         self.show_result(table.winner)
         if self.save_to:
             self.save(self.save_to)
@@ -325,7 +345,10 @@ class Repl(Prompt):
             self.save(self.save_to)
         elif self.save_to:
             self.echo(f"no deal was finished: nothing was written to {self.save_to}")
-        self.echo("left the game")
+        if self.keeper is not None and self.keeper.broken is None and self.resume_hint:
+            self.echo(f"left the game; {self.resume_hint} resumes it")
+        else:
+            self.echo("left the game")
 
     def _label(self, seat: int) -> str:
         name = self.table.names[seat]

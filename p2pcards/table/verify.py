@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from itertools import takewhile
 from typing import overload
 
+from p2pcards.games.prose import name_seats
 from p2pcards.history import History
 from p2pcards.table.codec import MAX_MESSAGE, CodecError, Envelope, read_envelope
 from p2pcards.table.events import BrokeUp, tell
@@ -280,18 +281,32 @@ def describe(rejection: Rejection) -> str:
     return f"{who}; {rejection.code}: {rejection.reason}"
 
 
-def format_report(report: Report) -> str:
+def format_report(report: Report, *, named: bool = False) -> str:
+    """The report's lines; ``named``: the seats of its deals by their names (a table's
+    report to its players), else by number (``p2pcards verify``)."""
     roster = report.roster
     names = ", ".join(f"{s.name} (seat {i})" for i, s in enumerate(roster.seats))
     lines = [f"{roster.rules.title} at table {roster.table.hex()}: {names}",
              f"safety number {roster.safety_number()}; {report.messages} messages"]
+
+    def who(seat: int) -> str:
+        return printable(roster.seats[seat].name, 32) if named and \
+            0 <= seat < len(roster.seats) else f"seat {seat}"
+
     for deal in report.deals:
+        signers = f"seats {deal.signed}" if not named else \
+            ", ".join(who(seat) for seat in deal.signed) or "no seat"
         signed = "every seat signed it" if len(deal.signed) == roster.players else \
-            f"signed by seats {deal.signed}" + (" (all that were to)"
-                                                 if deal.signed == deal.signers else "")
-        lines.append(f"deal {deal.index + 1} (dealer seat {deal.dealer}): {deal.verdict};"
-                     f" points {' '.join(str(p) for p in deal.points)}; {signed}")
-        lines.extend(f"  dissent: {d}" for d in deal.dissent)
+            f"signed by {signers}" + (" (all that were to)"
+                                      if deal.signed == deal.signers else "")
+        line = (f"deal {deal.index + 1} (dealer {who(deal.dealer)}): {deal.verdict};"
+                f" points {' '.join(str(p) for p in deal.points)}; {signed}")
+        dissent = [f"  dissent: {d}" for d in deal.dissent]
+        if named:  # (the verdict and the dissent name seats as the rules number them)
+            seats = [printable(s.name, 32) for s in roster.seats]
+            line, dissent = name_seats(line, seats), [name_seats(d, seats) for d in dissent]
+        lines.append(line)
+        lines.extend(dissent)
     if report.problem:
         lines.append(f"REFUSED: {report.problem}")
     seats = [s.name for s in roster.seats]
