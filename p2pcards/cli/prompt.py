@@ -77,7 +77,8 @@ class Prompt:
     commands: tuple[str, ...] = ("help", "hint", "hand", "table", "score", "last", "history",
                                  "save", "quit")
     command_help: tuple[tuple[str, str], ...] = (
-        ("help [topic]", "this text; topics: rules, moves, commands"),
+        ("help [topic]", "this text; topics: rules (rules full: section by section), moves,"
+                         " commands"),
         ("hint", "what the bot would do in your place (where the table allows it)"),
         ("hand", "your cards"),
         ("table", "the table: bids, contract, the trick"),
