@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from p2pcards.games import CHANCE, Game, HandState
 from p2pcards.games.core import FULL, SPECTATOR
 from p2pcards.games.display import Cards, Styled
+from p2pcards.games.prose import name_receivers
 from p2pcards.history import HandRecord, History
 
 DEFAULT_NAMES = ("ana", "ben", "cy", "dee", "eve", "fay", "gus")
@@ -152,7 +153,8 @@ class LocalGame:
         before = state.clone()
         state.apply(action)
         record.actions.append((seat, before.format_action(action)))
-        return [f"  {self.names[seat]}: {before.format_action(action, seat=observer)}",
+        told = name_receivers(before.format_action(action, seat=observer), self.names)
+        return [f"  {self.names[seat]}: {told}",
                 *(f"    {line}" for line in state.narrate(before, action, self.names))]
 
     def act_chance(self, observer: int = SPECTATOR) -> list[str]:
