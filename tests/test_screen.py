@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from p2pcards.cli import repl, screen
 from p2pcards.games import HandState, bidwhist, get_game, nullern
 from p2pcards.games.cards import STANDARD
@@ -100,3 +102,34 @@ def test_the_kitty_is_marked_in_the_bidders_hand_until_the_discard() -> None:
         assert "(new: " in line
         assert len(line.split("(new: ")[1].rstrip(")").split()) == 6
     assert "(new: " not in playing_
+
+
+class Sure:
+    """A hint bot whose choice had ``share`` of its search's visits."""
+
+    def __init__(self, share: float | None) -> None:
+        self.share = share
+
+    def choose(self, view: HandState, rng: random.Random) -> tuple[int, float | None]:
+        return view.legal_actions()[0], self.share
+
+
+@pytest.mark.parametrize(("share", "said"), [
+    (0.31, " (the search spent 31% of its time on it)"), (0.004, ""), (None, "")])
+def test_the_hint_says_what_its_share_is_and_never_zero_percent(share: float | None,
+                                                                said: str) -> None:
+    asked = [0]
+
+    def extra(r: repl.Repl, message: str) -> str | None:
+        if message.startswith("your move") and not asked[0]:
+            asked[0] = 1
+            r.hint_bot = Sure(share)  # type: ignore[assignment]
+            return "hint"
+        return None
+
+    with seated("pasur", player(random.Random(1), extra), players=2,
+                options={"target": 1}) as r:
+        repl.play(r)
+    hints = [line for line in r.transcript if line.startswith("hint: ")]
+    assert len(hints) == 1 and hints[0].endswith(said) and " 0%" not in hints[0]
+    assert said or hints[0].count("(") == 0  # (no share named: none in brackets)
