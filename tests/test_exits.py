@@ -176,8 +176,8 @@ def test_headless_peers_leave_on_signals_and_come_back(tmp_path: Path) -> None:
         assert peers.out("j").count("lost the host") == 1  # said once, not at every try
         stranger = peers.join(invite)
         assert stranger.returncode == 3
-        assert stranger.stderr == "p2pcards: the host refused: the game has begun; this" \
-            " identity has no seat at it\n"
+        assert stranger.stderr == "p2pcards: the host refused: the game has begun, and this" \
+            " install (its identity) has no seat at it: join --watch to watch it\n"
         address, _, token = invite.rpartition("/")
         wrong = peers.join(f"{address}/{'A' * len(token)}")
         assert wrong.returncode == 3 and "not invited" in wrong.stderr

@@ -25,8 +25,8 @@ async def test_a_game_over_tls_with_bots_on_two_peers(tmp_path: Path) -> None:
     assert len(histories(host.peer, joiner.peer)) == 1
     roster = host.peer.roster
     assert [(e.name, e.bot, e.run_by) for e in roster.seats] == [
-        ("hosty", "heuristic", 0), ("heuristic-1", "heuristic", 0), ("joe", "heuristic", 2),
-        ("heuristic-3", "heuristic", 2)]
+        ("hosty", "heuristic", 0), ("ben", "heuristic", 0), ("joe", "heuristic", 2),
+        ("cy", "heuristic", 2)]
     said = "\n".join(joiner.say)  # type: ignore[arg-type]
     assert f"safety number: {roster.safety_number()}" in said
     assert "heuristic bot run by seat 2" in said

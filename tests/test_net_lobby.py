@@ -80,8 +80,7 @@ def seated(room: Lobby, name: str, bots: int = 0, version: int = VERSIONS[1]) ->
 def test_the_host_sits_first_with_its_bots() -> None:
     room = lobby(players=4, host_bots=2)
     assert [(e.name, e.bot, e.run_by) for e in room.entries] == [
-        ("hosty", "heuristic", 0), ("heuristic-1", "heuristic", 0),
-        ("heuristic-2", "heuristic", 0)]
+        ("hosty", "heuristic", 0), ("ben", "heuristic", 0), ("cy", "heuristic", 0)]
     assert room.free == 1 and not room.closed
     assert room.seats(public("host")) == {0, 1, 2}
     assert lobby(own_bot="").entries[0] == SeatEntry("hosty", public("host"), "", None)
@@ -94,13 +93,13 @@ def test_a_joiner_asks_then_takes_its_seats() -> None:
     assert request.seat == 1 and room.free == 3  # asked for, not yet taken
     assert room.take(request) == {1, 2}
     assert [(e.name, e.bot, e.run_by) for e in room.entries[1:]] == [
-        ("joe", "random", 1), ("ismcts-2", "ismcts", 1)]
+        ("joe", "random", 1), ("ben", "ismcts", 1)]
     assert room.seats(public("joe")) == {1, 2} and room.free == 1
     assert room.joined == {public("joe"): "joe"}
     assert room.frame() == LobbyFrame(players=4, seats=(
         LobbySeat(name="hosty", id=HOST_ID, bot="heuristic", run_by=0),
         LobbySeat(name="joe", id=device_id(public("joe")), bot="random", run_by=1),
-        LobbySeat(name="ismcts-2", id=device_id(public("joe-bot0")), bot="ismcts",
+        LobbySeat(name="ben", id=device_id(public("joe-bot0")), bot="ismcts",
                   run_by=1)))
 
 
@@ -113,7 +112,7 @@ def test_seats_are_numbered_when_taken() -> None:
     assert room.take(ann) == {1}
     assert room.take(joe) == {2, 3}
     assert [(e.name, e.run_by) for e in room.entries] == [
-        ("hosty", 0), ("ann", None), ("joe", None), ("ismcts-3", 2)]
+        ("hosty", 0), ("ann", None), ("joe", None), ("ben", 2)]
 
 
 REFUSED = [
@@ -175,8 +174,8 @@ def test_a_joiner_who_leaves_frees_its_seats_and_the_rest_move_up() -> None:
     assert room.free == 0
     assert room.leave(public("joe"))
     assert [(e.name, e.bot, e.run_by) for e in room.entries] == [
-        ("hosty", "heuristic", 0), ("heuristic-1", "heuristic", 0), ("ann", "random", 2),
-        ("ismcts-3", "ismcts", 2)]
+        ("hosty", "heuristic", 0), ("ben", "heuristic", 0), ("ann", "random", 2),
+        ("eve", "ismcts", 2)]
     assert room.seats(public("ann")) == {2, 3} and room.seats(public("joe")) == set()
     assert not room.leave(public("joe"))  # once
     assert not room.leave(public("host"))  # the host is not a joiner
@@ -191,7 +190,7 @@ def test_the_roster_once_every_seat_is_taken() -> None:
     assert room.closed and roster.table == TABLE and roster.game == "pasur"
     assert dict(roster.options) == {"target": 20}  # the values that differ from the defaults
     assert list(roster.seats) == room.entries
-    assert describe_roster(roster).startswith("0 hosty (heuristic bot run by seat 0); 1 heur")
+    assert describe_roster(roster).startswith("0 hosty (heuristic bot run by seat 0); 1 ben (heur")
     assert not room.leave(public("joe"))  # the seats are the roster's now
 
 
@@ -239,7 +238,8 @@ def test_after_the_start_only_the_seated_come_back() -> None:
     roster = room.close()
     assert room.admit(auth("joe"), NONCE) == Rejoin(public("joe"), "joe", 1,
                                                     frozenset({1, 2}))
-    with pytest.raises(FrameError, match="the game has begun; this identity has no seat"):
+    with pytest.raises(FrameError, match=r"the game has begun, and this install \(its"
+                       r" identity\) has no seat at it: join --watch to watch it"):
         room.admit(auth("bob"), NONCE)
     with pytest.raises(FrameError, match="the table filled up"):
         room.take(request)

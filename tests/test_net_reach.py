@@ -231,7 +231,8 @@ async def test_when_nothing_answers_each_address_is_named(
     assert str(raised.value) == ("no address of the invite answered: [2001:db8::1]:7: no"
                                  " answer; 192.168.1.20:7: connection refused by 192.168.1.20")
     one = invite_at([("192.168.1.20", 7)], FP, TOKEN)
-    with pytest.raises(OSError, match=r"^connection refused by 192\.168\.1\.20$"):
+    with pytest.raises(OSError,  # (one address: named with its error)
+                       match=r"^192\.168\.1\.20:7: connection refused by 192\.168\.1\.20$"):
         await dial_first(hosts.dial, one, "joining")
 
 

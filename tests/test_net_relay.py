@@ -392,7 +392,7 @@ async def test_a_joiner_who_leaves_the_lobby_frees_its_seats(tmp_path: Path) -> 
         nursery.start_soon(joiner.run)
     assert host.peer is not None and joiner.peer is not None and joiner.peer.over
     assert [(e.name, e.run_by) for e in host.peer.roster.seats] == [
-        ("hosty", 0), ("joe", 1), ("heuristic-2", 1), ("heuristic-3", 1)]
+        ("hosty", 0), ("joe", 1), ("ben", 1), ("cy", 1)]
 
 
 async def test_what_a_seated_joiner_cannot_do_to_the_lobby(tmp_path: Path) -> None:
@@ -431,7 +431,7 @@ async def test_what_a_seated_joiner_cannot_do_to_the_lobby(tmp_path: Path) -> No
                 await trio.sleep(0.01)
         nursery.start_soon(make_joiner(tmp_path, invite, "ann", dial=dial).run)
     assert host.peer is not None and host.peer.over
-    assert [e.name for e in host.peer.roster.seats] == ["hosty", "joe", "heuristic-2", "ann"]
+    assert [e.name for e in host.peer.roster.seats] == ["hosty", "joe", "ben", "ann"]
 
 
 async def test_joiners_arriving_together_get_consistent_seats(tmp_path: Path) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import getpass
 import json
-import os
+import socket
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -26,7 +28,7 @@ from p2pcards.bots import (
     unsplit_games,
 )
 from p2pcards.cli import outputs
-from p2pcards.cli.netrepl import NetPrompt
+from p2pcards.cli.netrepl import PACE, PAUSE, NetPrompt
 from p2pcards.cli.netrun import (
     EXIT_AWAY,
     EXIT_FAILED,
@@ -66,6 +68,8 @@ from p2pcards.net.identity import (
     write_private_text,
 )
 from p2pcards.net.journal import Journal, JournalError
+from p2pcards.net.links import socket_reason
+from p2pcards.net.lobby import arrived
 from p2pcards.net.peer import Peer
 from p2pcards.net.portmap.mapper import PortmapConfig
 from p2pcards.net.series import (
@@ -82,7 +86,7 @@ from p2pcards.net.series import (
 from p2pcards.net.tor import TorError
 from p2pcards.net.watchers import DEFAULT_WATCHERS
 from p2pcards.table.kinds import printable
-from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, PROVED_DECK
+from p2pcards.table.roster import DEFAULT_DECK, LOCK_DECK, MAX_NAME, PROVED_DECK
 
 DEFAULT_PORT = 45450
 
@@ -190,10 +194,18 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--name", default=os.environ.get("USER", "player")[:32] or "player",
-                        help="your name at the table")
+    parser.add_argument("--name", type=seat_name, default=default_name(),
+                        help="your name at the table, 1 to 32 printable characters (default:"
+                        " this computer's user name, else player)")
     parser.add_argument("--bot", choices=BOT_NAMES, metavar="KIND",
                         help="play this peer's own seat with a bot, without a prompt")
+    parser.add_argument("--pace", type=seconds, default=PACE, metavar="SECONDS",
+                        help="at the prompt: seconds between two bot moves as they are shown"
+                        f" (default {PACE:g}; 0: at once); the table does not wait for it")
+    parser.add_argument("--pause", type=seconds, default=PAUSE, metavar="SECONDS",
+                        help="at the prompt: seconds the screen stays on a deal's score before"
+                        f" the next deal shows (default {PAUSE:g}, at most a quarter of the"
+                        " grace period; any key goes on at once; 0: none)")
     parser.add_argument("--think", type=float,
                         help="seconds a searching bot thinks per move (default: one second of"
                         " search shared by two processes where the machine has two cores, so"
@@ -212,6 +224,37 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--once", action="store_true",
                         help="leave after the game: no other game with the same players"
                         " (without it, a person may type again, and a --bot peer agrees)")
+
+
+def default_name() -> str:
+    """A person's name at a table without ``--name``: the system's user name, made a
+    seat's name (printable, one line, at most 32 characters), else "player"."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError, ImportError):  # (no user name: no $USER, no passwd entry)
+        user = ""
+    name = " ".join("".join(c for c in user if c.isprintable()).split())[:MAX_NAME]
+    return name or "player"
+
+
+def seconds(text: str) -> float:
+    """``--pace``, ``--pause``: a number of seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 seconds or more, not {text}")
+    return value
+
+
+def seat_name(text: str) -> str:
+    """``--name``: a seat's name as the roster takes it (1 to 32 printable characters,
+    spaces around it dropped), else argparse's error."""
+    name = " ".join(text.split())
+    if not name or len(name) > MAX_NAME or not name.isprintable():
+        raise argparse.ArgumentTypeError(f"a name of 1 to {MAX_NAME} printable characters")
+    return name
 
 
 class _BotMaker:
@@ -423,6 +466,8 @@ def cmd_host(args: argparse.Namespace) -> int:
         return fail(f"--bots must leave a seat: 0 to {players - 1}")
     if args.grace <= 0 or args.timer < 0 or (args.timer and args.timer >= args.grace):
         return fail("--grace must be positive and longer than --timer")
+    if _no_terminal(args):
+        return fail(_no_terminal(args))
     settings = Settings(args.grace, args.timer, args.hint,
                         "" if args.replace == "none" else args.replace)
     try:
@@ -463,6 +508,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         prompt.node = host
     if prompt is not None:
         prompt.invite_lines = lambda: invite_lines(host)
+        prompt.lobby_line = lambda: arrived(host.lobby.frame())
 
     async def serve() -> None:
         async with trio.open_nursery() as nursery:
@@ -481,7 +527,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         return _play(args, serve, prompt, host, games,
                      expected=[(JournalError, "", EXIT_USAGE),
                                (TorError, "cannot host over tor: ", EXIT_USAGE),
-                               (OSError, "cannot host: ", EXIT_USAGE)],
+                               (OSError, lambda exc: _cannot_listen(exc, args), EXIT_USAGE)],
                      again="hosts a new table, with a new invite")
     finally:
         bots.close()
@@ -519,6 +565,8 @@ def cmd_join(args: argparse.Namespace) -> int:
         invite = table.invite()
     if args.watch:
         return cmd_watch(args, invite, table)
+    if _no_terminal(args):
+        return fail(_no_terminal(args))
     try:
         identity = load_or_create()
         friends = Friends.load()
@@ -558,6 +606,9 @@ def cmd_join(args: argparse.Namespace) -> int:
         return fail(str(exc))
     if prompt is not None and not args.once:
         prompt.node = joiner
+    if prompt is not None:
+        prompt.lobby_line = lambda: None if joiner.lobby_seen is None else \
+            arrived(joiner.lobby_seen)
     try:
         return _play(args, joiner.run, prompt, joiner, games,
                      expected=[(HostLost, "", EXIT_AWAY), (JoinError, "", EXIT_REFUSED),
@@ -565,6 +616,24 @@ def cmd_join(args: argparse.Namespace) -> int:
                      again="sits at the table again")
     finally:
         bots.close()
+
+
+def _cannot_listen(exc: BaseException, args: argparse.Namespace) -> str:
+    """Why the host cannot listen (or host at all), in one line naming where."""
+    where = f"port {args.port} on {args.bind or 'every address'}"
+    code = getattr(exc, "errno", None)
+    if code == errno.EADDRINUSE:
+        return (f"cannot host: {where} is in use (another table, or another program?):"
+                " pick another with --port N")
+    if code == errno.EADDRNOTAVAIL:
+        return (f"cannot host: {args.bind} is not an address of this machine (--bind):"
+                " leave --bind out to listen on every address")
+    if code in (errno.EACCES, errno.EPERM):
+        return f"cannot host: {where} is not allowed here (ports below 1024 need privileges)"
+    if isinstance(exc, socket.gaierror):
+        return f"cannot host: --bind {args.bind}: no such address or host name"
+    reason = socket_reason(exc)
+    return f"cannot host on {where}: {reason or exc}"
 
 
 def _journal_path(token: bytes) -> Path:
@@ -609,7 +678,8 @@ class _Seat(Protocol):
 
 def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
           prompt: NetPrompt | None, seat: _Seat, games: Games, *,
-          expected: list[tuple[type[Exception], str, int]], again: str) -> int:
+          expected: list[tuple[type[Exception], str | Callable[[BaseException], str], int]],
+          again: str) -> int:
     """Play the game and the next ones the players agree to (host or joiner alike),
     then settle the journal and report: each of ``expected`` (found in Trio's exception
     groups) is said as its prefix and its text, and ends with its status.  ``again``:
@@ -620,8 +690,9 @@ def _play(args: argparse.Namespace, play: Callable[[], Awaitable[None]],
         for kind, prefix, status in expected:
             found = leaf(exc, kind)
             if found is not None:
-                print(f"p2pcards: {prefix}{printable(found, MAX_ERROR)}",  # (a router's,
-                      file=sys.stderr)  # tor's or a host's words may be in it)
+                said = prefix(found) if callable(prefix) else f"{prefix}{found}"
+                print(f"p2pcards: {printable(said, MAX_ERROR)}",  # (a router's, tor's or a
+                      file=sys.stderr)  # host's words may be in it)
                 return status
         raise
     finally:
@@ -654,6 +725,16 @@ def _interrupted(name: str, journal: Journal, begun: bool, again: str) -> int:
     return 128 + int(SIGNALS[name])
 
 
+def _no_terminal(args: argparse.Namespace) -> str:
+    """Why this peer cannot seat a person ("": it can): the person's seat is played at
+    a prompt, which needs a terminal (input from a file or a pipe has none)."""
+    if args.bot is not None or sys.stdin.isatty():
+        return ""
+    return ("a seat played by a person needs a terminal, and the input is not one: run it"
+            " in a terminal, or give --bot KIND to let a bot play the seat (join --watch"
+            " watches with no terminal)")
+
+
 def _prompt(args: argparse.Namespace) -> NetPrompt | None:
     """The prompt for a person at this peer's seat (None: a bot plays it, --bot)."""
     if args.bot is not None:
@@ -662,6 +743,7 @@ def _prompt(args: argparse.Namespace) -> NetPrompt | None:
                        hint_bot=SearchBot("ismcts", think=SEARCH_SECONDS))
     prompt.save_to = args.save
     prompt.bell = not args.no_bell
+    prompt.pace, prompt.pause = args.pace, args.pause
     return prompt
 
 

@@ -18,6 +18,7 @@ import contextlib
 import math
 import random
 import signal
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
@@ -29,7 +30,7 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
 
 from p2pcards.bots import SearchBot, heuristic_bot
-from p2pcards.cli import guest
+from p2pcards.cli import guest, screen
 from p2pcards.cli.moves import Turn
 from p2pcards.cli.prompt import LEAVE, Prompt
 from p2pcards.cli.wording import faces, second_person, speak
@@ -58,6 +59,15 @@ SHOWN = 400
 QUEUED_CHAT = 5
 """Lines said before the table is seated, sent once it is."""
 CONFIRM = "Leave the table? [y/N] "
+PACE = 0.6
+"""Seconds between two bot moves as a person's prompt shows them (``--pace``; the local
+table's pace): the moves are taken at once, only their showing waits."""
+PAUSE = 5.0
+"""Seconds the prompt stays on a deal's score before it shows the next deal (``--pause``;
+any key goes on at once), at most a quarter of the grace period."""
+BACKLOG = 8
+"""Events waiting to be shown past which the prompt shows them without pacing (a table
+of bots far ahead of the person's screen catches up)."""
 VOID_REASON = 80
 """Most characters of a reason to void the deal (the table's message holds no more)."""
 
@@ -91,6 +101,9 @@ class NetPrompt(Prompt):
                     ("quit", "leave (asks first; Ctrl-C asks too); after a game: no more"
                      " games, for everyone"))
 
+    welcome = "type help for the commands, help rules for the game; Tab completes moves"
+    """Said once the table is seated."""
+
     def __init__(self, game: str, *, hint_bot: SearchBot | None = None,
                  input: Input | None = None, output: Output | None = None,
                  four_colour: bool = False):
@@ -107,7 +120,8 @@ class NetPrompt(Prompt):
         self.timer = 0.0
         self.hint_allowed = False
         self.real_names: Sequence[str] = ()
-        self.chat: Callable[[str], Awaitable[None]] | None = None
+        self.chat: Callable[[str], Awaitable[bool]] | None = None
+        """How to say a line to the table (whether it was sent; if not, it said why)."""
         self.queued: list[str] = []
         self.roster_text = ""
         self.settings = Settings()
@@ -119,6 +133,8 @@ class NetPrompt(Prompt):
         self.rng = random.Random(random.SystemRandom().getrandbits(64))
         self.node: TableNode | None = None
         """The host or joiner, for another game (None: one game only)."""
+        self.lobby_line: Callable[[], str | None] | None = None
+        """Who has sat so far, before the table is seated (``who``)."""
         self.invite_lines: Callable[[], list[str]] | None = None
         """The host's invite and how the table can be reached (None: not the host)."""
         self.between = False
@@ -149,11 +165,36 @@ class NetPrompt(Prompt):
         self._asking: object = None
         self._status = ""
         """The connection and countdown text the toolbar last showed."""
+        self.pace = 0.0
+        """Seconds between two bot moves as they are shown (the command sets :data:`PACE`;
+        0: each shown as it comes)."""
+        self.pause = 0.0
+        """Seconds the screen stays on a deal's score before the next deal is shown (the
+        command sets :data:`PAUSE`; 0: none)."""
+        self._waiting: deque[tuple[Session, TableEvent]] = deque()
+        """Events the table told that are not shown yet (paced, or held by the pause)."""
+        self._more = trio.Event()
+        self._caught_up = trio.Event()
+        self._showing = False
+        """The task that shows the table's events runs (else they are shown at once)."""
+        self._moved_at = -math.inf
+        """When the last move was shown (Trio's clock)."""
+        self._pausing: float | None = None
+        """When the pause between two deals ends (None: no pause now)."""
+        self._go_on = trio.Event()
+        self._hand_seen = 0
+        """The cards of this seat's hand as last shown (a deal's new cards show it)."""
         bindings = KeyBindings()
 
         @bindings.add(Keys.Any, filter=Condition(lambda: self.back is not None))
         def _any_key(event: KeyPressEvent) -> None:  # (away: any key says back, and types)
             self._come_back()
+            event.current_buffer.insert_text(event.data)
+
+        @bindings.add(Keys.Any, filter=Condition(
+            lambda: self._pausing is not None and self.back is None))
+        def _go_on_key(event: KeyPressEvent) -> None:  # (the pause: any key ends it, and
+            self.go_on()  # types)
             event.current_buffer.insert_text(event.data)
         self.session.key_bindings = merge_key_bindings(
             [b for b in (self.session.key_bindings, bindings) if b is not None])
@@ -186,6 +227,9 @@ class NetPrompt(Prompt):
         if self.chat is None:
             return "waiting for the table to be seated"
         parts = [] if self.connected else ["reconnecting..."]
+        if self._pausing is not None:
+            pause = max(0, math.ceil(self._pausing - trio.current_time()))
+            parts.append(f"next deal in {pause} s (any key: now)")
         if self.back is not None:
             parts.append("away: a stand-in plays your seat (type back)")
         left = self.time_left()
@@ -259,11 +303,13 @@ class NetPrompt(Prompt):
 
     async def move(self, view: HandState) -> int | VoidProposal:
         asking = self._asking = object()
+        await self.shown()  # (the moves before this one, paced, and the pause first)
         self.asked_at = trio.current_time()
         self.seat = view.observer
         self.turn = Turn.of(view, self.names)
         self.choices = None
         self.show_position(view)
+        self._hand_seen = screen.own_hand(view) if view.observer == self.seat else 0
         send, receive = trio.open_memory_channel[int | bool | VoidProposal](1)
         self.chosen = send
         self._refresh()
@@ -287,6 +333,7 @@ class NetPrompt(Prompt):
 
     async def yes_or_no(self, question: str) -> bool:
         """Ask ``question`` at the prompt; True for yes."""
+        self.show_now()
         self.question = question
         self.echo(f"{question} answer yes or no")
         send, receive = trio.open_memory_channel[int | bool | VoidProposal](1)
@@ -300,7 +347,8 @@ class NetPrompt(Prompt):
             self._refresh()
 
     def seated(self, roster: Roster, seat: int, settings: Settings,
-               chat: Callable[[str], Awaitable[None]]) -> None:
+               chat: Callable[[str], Awaitable[bool]]) -> None:
+        self.show_now()
         if self.table is not None and roster.table != self.table.table:  # another game
             self.table, self.rows, self.totals, self.deal, self.log = None, [], [], 0, []
             self.between = False
@@ -320,7 +368,7 @@ class NetPrompt(Prompt):
             team = f", team {s % 2}" if self.game.units == "teams" else ""
             labels.append(f"{printable(entry.name, 32)} ({who}{team})")
         self.echo([("class:title", self.game.title), ("", ": " + ", ".join(labels))])
-        self.echo("type help for the commands, help rules for the game; Tab completes moves")
+        self.echo(self.welcome)
         if self.queued and self._reading is not None:
             self._reading.cancel()  # (the prompt's loop says them: it can await the chat)
 
@@ -356,8 +404,99 @@ class NetPrompt(Prompt):
         self.table = table
         if first and len(events) > 1:  # a resumed game: the deals before are a score table
             events = self._catch_up(table, events)
-        for event in events:
+        if self._showing:
+            self._waiting.extend((table, event) for event in events)
+            if self._waiting:
+                self._caught_up = trio.Event() if self._caught_up.is_set() else \
+                    self._caught_up
+                self._more.set()
+        else:
+            for event in events:
+                self._tell(table, event)
+        self._refresh()
+
+    # ------------------------------------------------ showing the events, paced
+
+    async def _show(self) -> None:
+        """Show the table's events as they come: a bot's move no sooner than
+        :attr:`pace` after the move before it, and after a deal's score (the game going
+        on) a pause of :attr:`pause` that any key ends.  The table is not held: its
+        messages are taken and sent at once, only their showing waits (this seat's
+        own move is asked once they are shown, :meth:`shown`)."""
+        while True:
+            if not self._waiting:
+                self._caught_up.set()
+                await self._more.wait()
+                self._more = trio.Event()
+                continue
+            table, event = self._waiting[0]
+            if self._paced(table, event) and len(self._waiting) <= BACKLOG:
+                await trio.sleep_until(self._moved_at + self.pace)
+            if not self._waiting or self._waiting[0][1] is not event:
+                continue  # (shown meanwhile: show_now)
+            self._waiting.popleft()
             self._tell(table, event)
+            if isinstance(event, Moved):
+                self._moved_at = trio.current_time()
+            self._refresh()
+            if isinstance(event, Scored) and self._goes_on(table, event):
+                await self._pause_between()
+
+    def _paced(self, table: Session, event: TableEvent) -> bool:
+        """Whether ``event`` is a bot's move (at another seat): shown at the pace."""
+        if not self.pace or not isinstance(event, Moved) or event.seat is None or \
+                event.seat == self.seat:
+            return False
+        seats = table.roster.seats
+        return 0 <= event.seat < len(seats) and bool(seats[event.seat].bot)
+
+    def _goes_on(self, table: Session, event: Scored) -> bool:
+        """Whether another deal follows the one ``event`` scored (the game not over),
+        after a deal played (a void one changed no score: no pause)."""
+        run = next((r for r in table.finished if r.index == event.deal), None)
+        if run is None or (run.outcome is not None and run.outcome.void):
+            return False
+        return not (table.over and table.finished[-1].index <= event.deal)
+
+    async def _pause_between(self) -> None:
+        """The screen stays on the deal's score for :attr:`pause` seconds (at most a
+        quarter of the grace period), or until a key is pressed."""
+        length = min(self.pause, self.settings.grace / 4)
+        if length <= 0 or self.session.app.is_done or not self.session.app.is_running:
+            return
+        self._pausing = trio.current_time() + length
+        self._go_on = trio.Event()
+        self.echo(f"(the next deal in {math.ceil(length)} s; press any key to go on now)")
+        self._refresh()
+        try:
+            with trio.move_on_at(self._pausing):
+                await self._go_on.wait()
+        finally:
+            self._pausing = None
+            self._refresh()
+
+    def go_on(self) -> None:
+        """End the pause between two deals (a key, or a line typed)."""
+        if self._pausing is not None:
+            self._pausing = None
+            self._go_on.set()
+            self._refresh()
+
+    async def shown(self) -> None:
+        """Wait until every event told is shown (paced, and past the pause), at most a
+        quarter of the grace period; then show what is left at once."""
+        if self._showing and self._waiting:
+            with trio.move_on_after(max(1.0, self.settings.grace / 4)):
+                await self._caught_up.wait()
+        self.show_now()
+
+    def show_now(self) -> None:
+        """Show every event not shown yet, at once (a question, the game's end)."""
+        self.go_on()
+        while self._waiting:
+            table, event = self._waiting.popleft()
+            self._tell(table, event)
+        self._caught_up.set()
         self._refresh()
 
     def _catch_up(self, table: Session, events: Sequence[TableEvent]
@@ -381,8 +520,8 @@ class NetPrompt(Prompt):
             self._tell_move(event)
         elif isinstance(event, DealBegun):
             self.log = []
-            run = table.run
-            self.deal = (run.index + 1) if run is not None else self.deal + 1
+            self._hand_seen = 0
+            self.deal = event.deal + 1
             self.echo("")
             self.echo(self._line(event))
         elif isinstance(event, Scored):
@@ -394,11 +533,23 @@ class NetPrompt(Prompt):
 
     def _tell_move(self, event: Moved) -> None:
         seat = event.seat
-        if event.before is not None:  # (the session kept this seat's view before it)
-            self.record_lines(self.narrate(event.before, -1 if seat is None else seat,
+        before = event.before
+        if before is not None:  # (the session kept this seat's view before it)
+            self._show_new_cards(before)  # (its view before a move knows its hand exactly)
+            self.record_lines(self.narrate(before, -1 if seat is None else seat,
                                            event.action, "chance" if seat is None else None))
             return
         self.record_lines([f"  {self._line(event)}"])
+
+    def _show_new_cards(self, view: HandState) -> None:
+        """This seat's hand, shown when cards have come to it (dealt, drawn, passed) by
+        the time of the move told next: not only at its turn."""
+        if self.seat < 0 or view.observer != self.seat:
+            return  # (a watcher, or a stand-in's hand)
+        hand = screen.own_hand(view)
+        if hand & ~self._hand_seen and not view.is_terminal():
+            self.show_hand(view)
+        self._hand_seen = hand
 
     def _tell_result(self, table: Session, event: Scored) -> None:
         run = next((r for r in table.finished if r.index == event.deal), None)
@@ -415,7 +566,7 @@ class NetPrompt(Prompt):
             if run.verdict != "ok":
                 self.echo(f"  verdict: {self._named(run.verdict)}")
             self.rows.append(list(run.points))
-        self.totals = list(table.totals)
+        self.totals = list(event.totals)  # (the table may be further on: paced)
         self.echo("  totals: " + ", ".join(
             f"{self.game.unit_name(u, self.names)} {t}" for u, t in enumerate(self.totals)))
         if self.rows:
@@ -447,7 +598,16 @@ class NetPrompt(Prompt):
             return self.move_message()
         if self.question is not None:
             return "yes or no> "
-        return "> "
+        if self._pausing is not None:
+            return "next deal (any key)> "
+        if self.chat is None:
+            return "lobby> "
+        view = self.current()
+        if view is not None and not view.is_terminal():
+            mover = view.current_player()
+            if 0 <= mover < len(self.names) and mover != self.seat:
+                return f"waiting for {self.names[mover]}> "
+        return "table> "
 
     async def run(self) -> None:
         """The prompt, until the person leaves (:class:`Left`) or the task is cancelled.
@@ -460,13 +620,25 @@ class NetPrompt(Prompt):
             for stop in (signal.SIGTERM, signal.SIGHUP):
                 loop.add_signal_handler(stop, token.run_sync_soon, self._terminate, stop.name)
         try:
-            await self._lines()
+            left: Left | None = None
+            async with trio.open_nursery() as nursery:  # (the events shown beside the reading)
+                self._showing = True
+                nursery.start_soon(self._show)
+                try:
+                    await self._lines()
+                except Left as exc:  # (raised as itself, not in the nursery's group)
+                    left = exc
+                nursery.cancel_scope.cancel()
+            if left is not None:
+                raise left
         except Left:
             if self.between and self.node is not None:  # (after a game: no more games)
                 with trio.move_on_after(5):
                     await self.node.leave()
             raise
         finally:
+            self._showing = False
+            self.show_now()  # (nothing the table told is lost when the prompt closes)
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                     loop.remove_signal_handler(stop)
@@ -517,6 +689,7 @@ class NetPrompt(Prompt):
                 raise Left
             self.echo("staying at the table")
             return
+        self.go_on()  # (a line typed in the pause between two deals ends it)
         if self.back is not None:
             self._come_back()  # (a line typed while away: the person is back)
             if lower == "back":
@@ -554,7 +727,8 @@ class NetPrompt(Prompt):
             if self.match:
                 self.echo("\n".join(self.match))
         elif word == "who":
-            self.echo(self.roster_text or "the table is not seated yet")
+            lobby = self.lobby_line() if self.lobby_line is not None else None
+            self.echo(self.roster_text or lobby or "the table is not seated yet")
             if self.watchers:
                 self.echo("watching (no seat): " + ", ".join(self.watchers))
         elif word == "say":
@@ -604,6 +778,7 @@ class NetPrompt(Prompt):
     def game_over(self, match: Sequence[str], *, goes_on: bool) -> None:
         """The game is over: the match score, and (the table staying for another game)
         what may be typed now."""
+        self.show_now()
         self.match = list(match)
         if match:
             self.echo("\n".join(match))
@@ -635,8 +810,8 @@ class NetPrompt(Prompt):
         if not text:
             self.echo("say TEXT: what to say to the table")
         elif self.chat is not None:
-            await self.chat(text)
-            self.echo(f"you: {text}")
+            if await self.chat(text):
+                self.echo(f"you: {printable(text, SHOWN)}")
         elif len(self.queued) < QUEUED_CHAT:
             self.queued.append(text)
             self.echo("(the table is not seated yet: said once it is)")

@@ -52,7 +52,7 @@ def game_outputs(args: argparse.Namespace, transcript: bytes, number: int,
     verified, and whether every output was written (one that cannot be is said, and the
     others are still written)."""
     report = verify(transcript)
-    say(format_report(report))
+    say(format_report(report, named=True))
     written = True
     if args.transcript:
         path = numbered(args.transcript, number)
@@ -69,11 +69,17 @@ def game_outputs(args: argparse.Namespace, transcript: bytes, number: int,
 
 
 def ask_yes(question: str) -> bool:
-    """Whether the person types yes (no input left, as from /dev/null: no)."""
+    """Whether the person types yes (no input left, as from /dev/null: no).  Ctrl-C
+    (KeyboardInterrupt, raised on) or the end of input ends the question's line first,
+    so that what is printed next starts a line of its own."""
     try:
         return input(question).strip().lower() == "yes"
     except EOFError:
+        print(flush=True)
         return False
+    except KeyboardInterrupt:
+        print(flush=True)
+        raise
 
 
 SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM, "SIGHUP": signal.SIGHUP}

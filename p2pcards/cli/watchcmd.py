@@ -69,6 +69,7 @@ def cmd_watch(args: argparse.Namespace, invite: Invite, heard: lan.Heard | None)
     prompt = WatchPrompt("", hint_bot=None) if sys.stdin.isatty() else None
     if prompt is not None:
         prompt.save_to = args.save
+        prompt.pace, prompt.pause = args.pace, args.pause
     say = prompt.show if prompt is not None else show_line
     statuses: list[int] = []
     results: list[GameResult] = []

@@ -38,6 +38,18 @@ class WatchPrompt(NetPrompt):
         ("quit", "stop watching (the table goes on)"),
     )
 
+    welcome = ("you are watching: the moves are the players'; type help for what you may"
+               " type, help rules for the game")
+
+    def help(self, topic: str) -> str:
+        if topic.strip().lower() in ("", "commands"):
+            width = max(len(name) for name, _ in self.command_help) + 2
+            return "\n".join(["You are watching (the moves are the players'); type one of"
+                              " these commands:",
+                              *(f"  {name:<{width}}{text}" for name, text in self.command_help),
+                              "Tab completes the commands; Up/Down recall what you typed."])
+        return super().help(topic)
+
     def status(self) -> str:
         state = super().status()
         return f"watching{' | ' + state if state else ''}"

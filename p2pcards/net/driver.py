@@ -63,7 +63,7 @@ class Person(Protocol):
     async def answer(self, question: str) -> bool: ...
 
     def seated(self, roster: Roster, seat: int, settings: Settings,
-               chat: Callable[[str], Awaitable[None]]) -> None:
+               chat: Callable[[str], Awaitable[bool]]) -> None:
         """The table is seated: its roster, this person's seat, its settings, and how
         to chat to it."""
 

@@ -133,6 +133,6 @@ async def race(dial: tls.Dial, candidates: Sequence[Address], check: Check,
     if refused and len(refused) == len(order):
         raise refused[0]  # every address answered, none as the host pinned
     if len(order) == 1:
-        raise NoAnswer(errors.get(order[0], "no answer"))
+        raise NoAnswer(f"{show_address(*order[0])}: {errors.get(order[0], 'no answer')}")
     raise NoAnswer("no address of the invite answered: " + "; ".join(
         f"{show_address(*c)}: {errors.get(c, 'no answer')}" for c in order))

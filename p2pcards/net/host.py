@@ -483,7 +483,8 @@ class Host:
         self.interval.leave()
         return True
 
-    async def chat(self, text: str) -> None:
-        """Say ``text`` to the table (signed by this peer's identity, seat 0)."""
+    async def chat(self, text: str) -> bool:
+        """Say ``text`` to the table (signed by this peer's identity, seat 0): sent."""
         self.relay.broadcast(self.relay.chats.frame(self.identity.key, self.lobby.table, 0,
                                                     text))
+        return True

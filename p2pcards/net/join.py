@@ -96,6 +96,8 @@ class Joiner:
     """Where this game stands in the table's series of games."""
     once: bool = False
     """Leave after the game (no other game with the same players)."""
+    lobby_seen: LobbyFrame | None = None
+    """The lobby as the host last showed it (who has sat, before the game)."""
 
     def __post_init__(self) -> None:
         self.connected = trio.Event()
@@ -305,6 +307,7 @@ class Joiner:
             if self.driver is not None:
                 self.driver.post("msg", frame.wire)
         elif isinstance(frame, LobbyFrame):
+            self.lobby_seen = frame
             self.say(f"lobby: {len(frame.seats)} of {frame.players} seats taken: "
                      + ", ".join(links.printable(s.name, MAX_NAME) for s in frame.seats))
         elif isinstance(frame, Start):
@@ -455,14 +458,17 @@ class Joiner:
         except LinkClosed:
             pass
 
-    async def chat(self, text: str) -> None:
-        """Say ``text`` to the table (signed by this peer's identity)."""
+    async def chat(self, text: str) -> bool:
+        """Say ``text`` to the table (signed by this peer's identity): whether it was
+        sent (if not, why is said)."""
         if self.link is None or self.peer is None:
             self.say("not connected to the host: nothing was said")
-            return
+            return False
         seat = min(self.peer.sessions)
         try:
             await self.link.send(self.chats.frame(self.identity.key, self.peer.roster.table,
                                                   seat, text))
         except (LinkClosed, FrameError):
             self.say("the link to the host broke: nothing was said")
+            return False
+        return True

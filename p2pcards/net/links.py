@@ -5,9 +5,11 @@ how text from another peer is printed.  The frames themselves are in
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Iterable
 
+import trio
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
@@ -39,9 +41,33 @@ def printable(value: object, most: int = 200) -> str:
 
 def why_lost(exc: BaseException) -> str:
     """Why the link to the host failed, for "cannot reach the host: ..." and "lost the
-    host (...)": the error in one line, without the link's own name before it (a link
-    to the host is named "the host"), or "no answer"."""
+    host (...)": the error in one line, in words (:func:`socket_reason`), without the
+    link's own name before it (a link to the host is named "the host"), or "no
+    answer"."""
+    reason = socket_reason(exc)
+    if reason is not None:
+        return reason
     return printable(str(exc).removeprefix("the host: ") or "no answer")
+
+
+def socket_reason(exc: BaseException) -> str | None:
+    """What a failed dial or lookup means, in words, not ``[Errno N]`` (None: not a
+    failure of the system's: its own text says it).  Trio's "all attempts to connect
+    ... failed" is read through the attempts' own errors."""
+    if isinstance(exc, BaseExceptionGroup):
+        reasons = [socket_reason(inner) for inner in exc.exceptions]
+        return next((r for r in reasons if r is not None), None)
+    if isinstance(exc, socket.gaierror):
+        return "no such host name (its lookup failed: is the invite's address right?)"
+    if isinstance(exc, ConnectionRefusedError):
+        return "nothing listens there (connection refused: is the table still hosted?)"
+    if isinstance(exc, (TimeoutError, trio.TooSlowError)):
+        return "no answer"
+    if isinstance(exc, OSError) and exc.errno is None and exc.__cause__ is not None:
+        return socket_reason(exc.__cause__)  # (Trio's "all attempts to connect")
+    if isinstance(exc, OSError) and exc.strerror:
+        return printable(exc.strerror[:1].lower() + exc.strerror[1:])
+    return None
 
 
 def negotiate(frame: Frame) -> int:

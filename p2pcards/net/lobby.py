@@ -31,7 +31,7 @@ from __future__ import annotations
 import hmac
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from p2pcards.bots import BOT_NAMES
 from p2pcards.games import GAMES
@@ -49,6 +49,10 @@ from p2pcards.table.codec import CodecError, identity_key
 from p2pcards.table.kinds import printable
 from p2pcards.table.roster import DEFAULT_DECK, MAX_NAME, Roster, SeatEntry, table_deck
 
+BOT_NAMES_GIVEN = ("ben", "cy", "dee", "eve", "fay", "gus", "hal", "ivy", "jo", "kit", "lu",
+                   "max", "ned")
+"""The names the lobby gives bots (a seat's kind of bot is shown beside its name), the
+first not taken by another seat; past these, ``KIND-SEAT``."""
 BOT_PROOF = b"bot"
 """What a bot's key signs with the nonce, in place of the token."""
 
@@ -144,8 +148,14 @@ class Lobby:
     def add_bot(self, kind: str, identity: bytes, run_by: int = 0) -> int:
         """A bot the host runs: the next seat."""
         seat = len(self.entries)
-        self.entries.append(SeatEntry(f"{kind}-{seat}", identity, kind, run_by))
+        self.entries.append(SeatEntry(self._bot_name(kind, seat), identity, kind, run_by))
         return seat
+
+    def _bot_name(self, kind: str, seat: int, also: Sequence[str] = ()) -> str:
+        """A bot's name: the first of :data:`BOT_NAMES_GIVEN` no seat has (nor ``also``),
+        else its kind and seat."""
+        taken = {same_name(e.name) for e in self.entries} | {same_name(n) for n in also}
+        return next((n for n in BOT_NAMES_GIVEN if n not in taken), f"{kind}-{seat}")
 
     @property
     def free(self) -> int:
@@ -165,7 +175,8 @@ class Lobby:
         if self.roster is not None:  # the game has begun: only a seated identity comes back
             own = own_seat(self.roster.seats, auth.key)
             if own is None:
-                raise FrameError("the game has begun; this identity has no seat at it")
+                raise FrameError("the game has begun, and this install (its identity) has no"
+                                 " seat at it: join --watch to watch it")
             return Rejoin(auth.key, auth.name, own, seats_of(self.roster.seats, auth.key),
                           auth.bot)
         if auth.key in self.joined:
@@ -218,7 +229,7 @@ class Lobby:
                 raise FrameError(str(exc)) from exc
             if not proven:
                 raise FrameError(f"auth: bot {i}'s key is not proven")
-            entries.append(SeatEntry(f"{bot.kind}-{seat + 1 + i}", bot.key, bot.kind, seat))
+            entries.append(SeatEntry(bot.kind, bot.key, bot.kind, seat))  # (named when taken)
         keys = {e.identity for e in self.entries}
         if any(e.identity in keys for e in entries) or \
                 len({e.identity for e in entries}) != len(entries):
@@ -228,8 +239,10 @@ class Lobby:
 
     def _check_name(self, name: str) -> None:
         """Two seats are never called alike (a name is compared without case, width
-        or accents of composition): a second "ana" could pass for the first."""
-        taken = {same_name(e.name): i for i, e in enumerate(self.entries)}
+        or accents of composition): a second "ana" could pass for the first.  A bot's
+        name gives way to a person's (:meth:`take` names the bot anew)."""
+        taken = {same_name(e.name): i for i, e in enumerate(self.entries) if not e.bot
+                 or e.run_by == i}
         if same_name(name) in taken:
             raise FrameError(f"the name {name!r} is taken (seat {taken[same_name(name)]}):"
                              " join under another (join --name)")
@@ -243,14 +256,23 @@ class Lobby:
         if {e.identity for e in self.entries} & {e.identity for e in entries}:
             raise FrameError("an identity already at the table")  # sat meanwhile
         base = len(self.entries)
-        seated = [SeatEntry(e.name if i == 0 else f"{e.bot}-{base + i}", e.identity, e.bot,
-                            None if e.run_by is None else base) for i, e in enumerate(entries)]
-        for entry in seated:  # (another may have sat under one of these names meanwhile)
-            self._check_name(entry.name)
+        self._check_name(entries[0].name)  # (another may have sat under it meanwhile)
+        self._rename_bots(entries[0].name)
+        seated = [replace(entries[0], run_by=None if entries[0].run_by is None else base)]
+        for i, e in enumerate(entries[1:], 1):
+            seated.append(SeatEntry(self._bot_name(e.bot, base + i, [s.name for s in seated]),
+                                    e.identity, e.bot, base))
         self.entries.extend(seated)
         self.joined[request.key] = request.name
         self.versions[request.key] = version
         return frozenset(range(base, base + len(entries)))
+
+    def _rename_bots(self, name: str) -> None:
+        """A person sits under ``name``: a bot called alike takes another name."""
+        for i, entry in enumerate(self.entries):
+            if entry.bot and entry.run_by != i and same_name(entry.name) == same_name(name):
+                self.entries[i] = SeatEntry(self._bot_name(entry.bot, i, [name]),
+                                            entry.identity, entry.bot, entry.run_by)
 
     def leave(self, key: bytes) -> bool:
         """A joiner left: before the game its seats (and its bots') are free again and
@@ -265,9 +287,7 @@ class Lobby:
         for old in keep:
             entry = self.entries[old]
             run_by = None if entry.run_by is None else moved[entry.run_by]
-            name = f"{entry.bot}-{moved[old]}" if entry.bot and run_by != moved[old] \
-                else entry.name
-            entries.append(SeatEntry(name, entry.identity, entry.bot, run_by))
+            entries.append(SeatEntry(entry.name, entry.identity, entry.bot, run_by))
         self.entries = entries
         return True
 
@@ -301,6 +321,17 @@ class Lobby:
         self.roster = Roster(self.table, self.game, options, tuple(self.entries),
                              table_deck(self.deck, self.known()))
         return self.roster
+
+
+def arrived(frame: LobbyFrame) -> str:
+    """Who has sat so far, as a lobby frame shows it (``who`` before the table is
+    seated): its names made safe, each bot marked as one."""
+    names = [printable(s.name, MAX_NAME) + (f" ({printable(s.bot, 16)} bot)" if s.bot and
+                                            s.run_by != i else "")
+             for i, s in enumerate(frame.seats)]
+    free = frame.players - len(frame.seats)
+    return (f"the table is not seated yet: {len(frame.seats)} of {frame.players} seats"
+            f" taken ({', '.join(names) or 'none'}); waiting for {free} more")
 
 
 def describe_roster(roster: Roster) -> str:

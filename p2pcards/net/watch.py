@@ -71,7 +71,7 @@ class Onlooker(Protocol):
     """A person watching (the read-only prompt)."""
 
     def seated(self, roster: Roster, seat: int, settings: Settings,
-               chat: Callable[[str], Awaitable[None]]) -> None: ...
+               chat: Callable[[str], Awaitable[bool]]) -> None: ...
 
     def report(self, table: Session, events: Sequence[TableEvent]) -> None: ...
 
@@ -274,16 +274,20 @@ class Watch:
         for event in events:
             self.say(printable(tell(event, session.roster.rules, names), SHOWN_LINE))
 
-    async def chat(self, text: str) -> None:
-        """Say ``text`` to the table, where the host lets watchers chat."""
+    async def chat(self, text: str) -> bool:
+        """Say ``text`` to the table, where the host lets watchers chat: whether it was
+        sent (if not, why is said)."""
         if not self.may_chat:
-            self.say("this table's watchers do not chat (its host did not allow it)")
-            return
+            self.say("this table's watchers do not chat (its host did not allow it):"
+                     " nothing was said")
+            return False
         if self.link is None:
             self.say("not connected to the host: nothing was said")
-            return
+            return False
         try:
             await self.link.send(WatchChat(text=text[:MAX_CHAT]))
         except (LinkClosed, FrameError):
             self.say("the link to the host broke: nothing was said")
+            return False
+        return True
 

@@ -28,6 +28,21 @@ from p2pcards.net.frames import (
 )
 
 
+def broken(exc: BaseException) -> str:
+    """Why a link broke, in a few words: the system's reason (a reset, a timeout), else
+    the error's own words, else that the connection was cut (Trio's errors of a broken
+    TLS stream carry no text)."""
+    chain: list[BaseException] = []
+    error: BaseException | None = exc
+    while error is not None and error not in chain and len(chain) < 5:
+        chain.append(error)
+        error = error.__cause__ or error.__context__
+    for error in chain:
+        if isinstance(error, OSError) and error.strerror:
+            return error.strerror[:1].lower() + error.strerror[1:]
+    return str(exc) or "the connection was cut"
+
+
 class LinkClosed(Exception):
     """The other end closed the link (between frames)."""
 
@@ -52,8 +67,7 @@ class Link:
             try:
                 chunk = await self.stream.receive_some(65536)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                raise LinkClosed(f"{self.peer}: the link broke ({exc or type(exc).__name__})"
-                                 ) from exc
+                raise LinkClosed(f"{self.peer}: the link broke ({broken(exc)})") from exc
             if not chunk:
                 return False
             self.buffer += chunk
@@ -96,8 +110,7 @@ class Link:
             try:
                 await self.stream.send_all(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                raise LinkClosed(f"{self.peer}: the link broke ({exc or type(exc).__name__})"
-                                 ) from exc
+                raise LinkClosed(f"{self.peer}: the link broke ({broken(exc)})") from exc
         self.sent += 1
 
     async def aclose(self) -> None:
