@@ -238,12 +238,12 @@ shares); a later rule of the deck must leave it verifying as it does."""
 AGREED_REPORT = """\
 Pasur at table 4c9583dafd3923d5df10cf8386319365: seat0 (seat 0), seat1 (seat 1)
 safety number 01619 10775 94411 96944; 336 messages
-deal 1 (dealer seat 0): ok; points 6 14; every seat signed it
-deal 2 (dealer seat 1): void: jacks in the opening pool; points 0 0; every seat signed it
-deal 3 (dealer seat 1): ok; points 4 16; every seat signed it
-deal 4 (dealer seat 0): ok; points 12 18; every seat signed it
-deal 5 (dealer seat 1): ok; points 18 7; every seat signed it
-deal 6 (dealer seat 0): ok; points 2 23; every seat signed it
+deal 1 (dealer seat0): ok; points 6 14; every seat signed it
+deal 2 (dealer seat1): void: jacks in the opening pool; points 0 0; every seat signed it
+deal 3 (dealer seat1): ok; points 4 16; every seat signed it
+deal 4 (dealer seat0): ok; points 12 18; every seat signed it
+deal 5 (dealer seat1): ok; points 18 7; every seat signed it
+deal 6 (dealer seat0): ok; points 2 23; every seat signed it
 totals 42 78; winner: seat1
 verified
 """

@@ -376,12 +376,12 @@ kept for the third; a later rule of the deck must leave it verifying as it does.
 AHEAD_REPORT = """\
 Pasur at table 4c9583dafd3923d5df10cf8386319365: seat0 (seat 0), seat1 (seat 1)
 safety number 83714 93342 21468 44617; 402 messages
-deal 1 (dealer seat 0): ok; points 6 14; every seat signed it
-deal 2 (dealer seat 1): void: jacks in the opening pool; points 0 0; every seat signed it
-deal 3 (dealer seat 1): ok; points 13 7; every seat signed it
-deal 4 (dealer seat 0): ok; points 7 18; every seat signed it
-deal 5 (dealer seat 1): ok; points 18 7; every seat signed it
-deal 6 (dealer seat 0): ok; points 2 23; every seat signed it
+deal 1 (dealer seat0): ok; points 6 14; every seat signed it
+deal 2 (dealer seat1): void: jacks in the opening pool; points 0 0; every seat signed it
+deal 3 (dealer seat1): ok; points 13 7; every seat signed it
+deal 4 (dealer seat0): ok; points 7 18; every seat signed it
+deal 5 (dealer seat1): ok; points 18 7; every seat signed it
+deal 6 (dealer seat0): ok; points 2 23; every seat signed it
 totals 46 69; winner: seat1
 verified
 """
@@ -397,9 +397,9 @@ is left behind)."""
 AHEAD_CHEAT_REPORT = """\
 Pasur at table 4c9583dafd3923d5df10cf8386319365: seat0 (seat 0), seat1 (seat 1), seat2 (seat 2)
 safety number 11288 85725 89351 59739; 94 messages
-deal 1 (dealer seat 0): ok; points 6 11 3; every seat signed it
-deal 2 (dealer seat 1): seat 1 forfeits the deal: refused step (its pmove refused: ahead\
- shuffle: its shuffle proof: t1 does not hold); points 0 0 0; signed by seats [0, 2]\
+deal 1 (dealer seat0): ok; points 6 11 3; every seat signed it
+deal 2 (dealer seat1): seat1 forfeits the deal: refused step (its pmove refused: ahead\
+ shuffle: its shuffle proof: t1 does not hold); points 0 0 0; signed by seat0, seat2\
  (all that were to)
 REFUSED: the transcript stops with pkey from seat 1 due: the game is not finished
 totals 6 11 3; the game is not over

@@ -182,8 +182,8 @@ seat 1 cheats in the middle of the round's shuffles, and the deal ended at its s
 OLD_REPORT = """\
 Pasur at table 4c9583dafd3923d5df10cf8386319365: seat0 (seat 0), seat1 (seat 1), seat2 (seat 2)
 safety number 32364 26930 66530 94397; 20 messages
-deal 1 (dealer seat 0): seat 1 forfeits the deal: refused step (its pshuffle refused:\
- shuffle: its shuffle proof: t1 does not hold); points 0 0 0; signed by seats [0, 2]\
+deal 1 (dealer seat0): seat1 forfeits the deal: refused step (its pshuffle refused:\
+ shuffle: its shuffle proof: t1 does not hold); points 0 0 0; signed by seat0, seat2\
  (all that were to)
 REFUSED: the transcript stops with hello from seat 1 due: the game is not finished
 totals 0 0 0; the game is not over
@@ -212,11 +212,11 @@ FILE``): a later rule of the deck must leave it verifying as it does."""
 PIPELINED_REPORT = """\
 Pasur at table 4c9583dafd3923d5df10cf8386319365: seat0 (seat 0), seat1 (seat 1)
 safety number 66404 85165 86551 96906; 410 messages
-deal 1 (dealer seat 0): ok; points 6 14; every seat signed it
-deal 2 (dealer seat 1): ok; points 27 3; every seat signed it
-deal 3 (dealer seat 0): ok; points 20 5; every seat signed it
-deal 4 (dealer seat 1): ok; points 6 14; every seat signed it
-deal 5 (dealer seat 0): ok; points 7 18; every seat signed it
+deal 1 (dealer seat0): ok; points 6 14; every seat signed it
+deal 2 (dealer seat1): ok; points 27 3; every seat signed it
+deal 3 (dealer seat0): ok; points 20 5; every seat signed it
+deal 4 (dealer seat1): ok; points 6 14; every seat signed it
+deal 5 (dealer seat0): ok; points 7 18; every seat signed it
 totals 66 54; winner: seat0
 verified
 """
@@ -242,8 +242,8 @@ same, and the verdict comes at the round's end."""
 PIPELINED_CHEAT_REPORT = """\
 Pasur at table 4c9583dafd3923d5df10cf8386319365: seat0 (seat 0), seat1 (seat 1), seat2 (seat 2)
 safety number 81968 12603 57885 75455; 21 messages
-deal 1 (dealer seat 0): seat 1 forfeits the deal: refused step (its pshuffle refused:\
- shuffle: its shuffle proof: t1 does not hold); points 0 0 0; signed by seats [0, 2]\
+deal 1 (dealer seat0): seat1 forfeits the deal: refused step (its pshuffle refused:\
+ shuffle: its shuffle proof: t1 does not hold); points 0 0 0; signed by seat0, seat2\
  (all that were to)
 REFUSED: the transcript stops with hello from seat 1 due: the game is not finished
 totals 0 0 0; the game is not over
