@@ -28,7 +28,7 @@ from p2pcards.bots import (
     unsplit_games,
 )
 from p2pcards.cli import outputs
-from p2pcards.cli.netrepl import PACE, PAUSE, NetPrompt
+from p2pcards.cli.netrepl import NetPrompt
 from p2pcards.cli.netrun import (
     EXIT_AWAY,
     EXIT_FAILED,
@@ -44,6 +44,7 @@ from p2pcards.cli.netrun import (
     run_table,
     show_line,
 )
+from p2pcards.cli.netshow import PACE, PAUSE
 from p2pcards.cli.reachopts import (
     dial_of,
     invite_lines,
