@@ -4,7 +4,8 @@ With a terminal, the read-only prompt (:mod:`p2pcards.cli.watchrepl`); without
 one (input from a file or a pipe), headless: the table's events are printed.
 At the end of each game the watcher's own watching session's transcript is
 verified, and ``--save`` and ``--transcript`` are written as a player's are
-(the same hand history, byte for byte).
+(the same hand history, byte for byte), and the match score shows: the games
+watched, and the ones before the watcher came as the host told them.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from p2pcards.cli.watchrepl import WatchPrompt
 from p2pcards.net import lan
 from p2pcards.net.identity import Friends, IdentityError, load_or_create, show_id
 from p2pcards.net.invite import Invite
-from p2pcards.net.series import GameResult, match_lines
 from p2pcards.table.session import Session
 
 RECORD_VARIABLE = "P2PCARDS_WATCH_RECORD"
@@ -72,17 +72,12 @@ def cmd_watch(args: argparse.Namespace, invite: Invite, heard: lan.Heard | None)
         prompt.pace, prompt.pause = args.pace, args.pause
     say = prompt.show if prompt is not None else show_line
     statuses: list[int] = []
-    results: list[GameResult] = []
 
     async def over(session: Session, number: int) -> None:
         ok, written = game_outputs(args, session.export(), number, say)
         statuses.append(EXIT_FAILED if not ok else EXIT_OK if written
                         else outputs.EXIT_OUTPUT)
-        winner = session.winner
-        results.append(GameResult(session.home.game, tuple(e.name for e in session.home.seats),
-                                  tuple(session.totals),
-                                  tuple(winner) if isinstance(winner, list) else winner))
-        match = match_lines(results)
+        match = watch.match()
         if prompt is not None:
             prompt.game_over(match, goes_on=True)
         else:

@@ -12,7 +12,9 @@ On the wire a frame is a big-endian u32 length, then one msgpack map whose
                        sig], ...] for bots the joiner runs
 ``welcome`` host       ``seat``: the joiner's seat; ``resume``
 ``lobby``   host       ``players``, ``seats`` [[name, id, bot, run_by], ...]
-``start``   host       ``roster`` (bytes), ``settings``
+``start``   host       ``roster`` (bytes), ``settings``; to a watcher that
+                       comes in, ``match`` [game, [[game, totals, winner],
+                       ...]]: the match so far (optional)
 ``msg``     both       ``wire``: one table message (relayed by the host)
 ``chat``    both       ``seat``, ``n`` (rising), ``text``, ``sig`` (the seat's)
 ``notice``  host       ``text``: a join or a leave
@@ -123,6 +125,12 @@ MAX_FIELDS = 32
 MAX_PROTOCOL = 32
 MAX_WATCHERS = 16
 """The most watchers a host takes (host --watchers) and a ``watchers`` frame lists."""
+MAX_SERIES = 1 << 16
+"""Games of one series are numbered below this (a ``start``'s ``match.game``; a series
+has at most 99: :data:`p2pcards.net.again.MAX_GAMES`)."""
+MAX_TOLD = 99
+"""The most earlier games a watcher's ``start`` tells (``match.results``); the host
+tells fewer where the frame would pass the cap of its kind."""
 MAX_OPTIONS = 8
 """Options a proposal of another game names (a game has three at most)."""
 MAX_OPTION_NAME = 16
@@ -229,11 +237,36 @@ class LobbyFrame:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Told:
+    """A game of the series over, as the host tells a watcher: its game, its final
+    totals (per team or per seat, as the game scores) and its winner (a unit, the units
+    of a shared win, or None: it did not finish).  The names are the roster's."""
+
+    game: str
+    totals: tuple[int, ...]
+    winner: int | tuple[int, ...] | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchSoFar:
+    """The match so far, as the host tells a watcher that comes in: the number of the
+    game its ``start`` begins (1 for the first), and how the latest games before it
+    ended, oldest first (the games before those are not told: the host keeps the
+    ``start`` within its cap)."""
+
+    game: int
+    results: tuple[Told, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Start:
-    """Every seat is taken: the roster every seat signs, and the table settings."""
+    """Every seat is taken: the roster every seat signs, and the table settings; to a
+    watcher that comes in, the match so far (``match``, optional: an older peer skips
+    it; never sent to a seat)."""
 
     roster: Roster
     settings: Settings
+    match: MatchSoFar | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -415,6 +448,39 @@ def _options(value: Any, what: str) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(value.items()))
 
 
+def _winner(value: Any, what: str) -> int | tuple[int, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        units = _list(_int(0, MAX_SEATS), MAX_SEATS)(value, what)
+        if not units:
+            raise FrameError(f"{what} must name at least one unit, or be null")
+        return cast(tuple[int, ...], units)
+    return cast(int, _int(0, MAX_SEATS)(value, what))
+
+
+def _totals(value: Any, what: str) -> tuple[int, ...]:
+    totals = _list(_int(-UINT_END, UINT_END), MAX_SEATS)(value, what)
+    if not totals:
+        raise FrameError(f"{what} must hold a total per unit")
+    return cast(tuple[int, ...], totals)
+
+
+def _match(value: Any, what: str) -> MatchSoFar:
+    if not isinstance(value, list) or len(value) != 2:
+        raise FrameError(f"{what} must be [game, results]")
+    game = _int(1, MAX_SERIES)(value[0], f"{what}.game")
+    results = _list(_TOLD[0], MAX_TOLD)(value[1], f"{what}.results")
+    if len(results) >= game:
+        raise FrameError(f"{what}.results must tell at most the {game - 1} games before"
+                         f" game {game}")
+    return MatchSoFar(game=game, results=results)
+
+
+def _match_wire(match: MatchSoFar) -> list[Any]:
+    return [match.game, [_TOLD[1](told) for told in match.results]]
+
+
 def _settings(value: Any, what: str) -> Settings:
     try:
         return Settings.from_wire(value)
@@ -454,6 +520,10 @@ _WATCHER = _record(WatcherSeen, Field("name", _text(MAX_NAME)), Field("id", _byt
 _LOBBY_SEAT = _record(LobbySeat, Field("name", _text(MAX_NAME)), Field("id", _bytes(ID_BYTES)),
                       Field("bot", _text(MAX_BOT_KIND)),
                       Field("run_by", _or_none(_int(0, MAX_SEATS))))
+
+
+_TOLD = _record(Told, Field("game", _text(MAX_GAME)), Field("totals", _totals, list),
+                Field("winner", _winner, lambda w: list(w) if isinstance(w, tuple) else w))
 
 
 def _records(codec: tuple[Decoder, Encoder], most: int) -> tuple[Decoder, Encoder]:
@@ -498,7 +568,8 @@ SPECS: dict[FrameKind, FrameSpec] = {spec.kind: spec for spec in (
         Field("seats", *_records(_LOBBY_SEAT, MAX_SEATS), nested=True))),
     FrameSpec(FrameKind.START, Start, 3072, (
         Field("roster", _roster, Roster.encode),
-        Field("settings", _settings, Settings.to_wire, nested=True))),
+        Field("settings", _settings, Settings.to_wire, nested=True),
+        Field("match", _match, _match_wire, optional=True, nested=True))),
     FrameSpec(FrameKind.MSG, Msg, MAX_MESSAGE + 16, (
         Field("wire", _blob(MAX_MESSAGE)),)),
     FrameSpec(FrameKind.CHAT, ChatLine, 2048, (

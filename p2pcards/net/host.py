@@ -70,7 +70,7 @@ from p2pcards.net.reach import Found, Plan
 from p2pcards.net.referee import Referee
 from p2pcards.net.relay import LinkLog, Seated, TableRelay
 from p2pcards.net.seating import Seating
-from p2pcards.net.series import GameOver, Place
+from p2pcards.net.series import GameOver, Place, match_so_far
 from p2pcards.net.settings import Settings
 from p2pcards.net.tor import ControlAddress
 from p2pcards.net.watchers import DEFAULT_WATCHERS, Watchers
@@ -373,10 +373,14 @@ class Host:
 
     def _catch_up(self) -> list[Frame]:
         """What brings a new watcher up to date: the lobby, or the game's ``start`` and
-        what it has seen since (as a seat that comes back is sent it)."""
+        what it has seen since (as a seat that comes back is sent it); its ``start``
+        tells it the match so far (the game's number, the earlier games' results)."""
         if self.peer is None:
             return [self.lobby.frame()]
-        return [self.start_frame(), *self.played()]
+        series = self.interval.series
+        start = match_so_far(self.start_frame(), series.results if series else [],
+                             self.number)
+        return [start, *self.played()]
 
     # ================================================================== serving
 

@@ -3,7 +3,8 @@
 Each game has its own table id, journal, transcript and hand history; what
 ties them together is kept here, sans sockets: the record on disk of which
 games the series has played and how each ended (:class:`Series`), the match
-score across them (:func:`match_lines`), and where each game's files go
+score across them (:func:`match_lines`), what a watcher that comes in is told of
+it (:func:`match_so_far`, :func:`result_told`), and where each game's files go
 (:func:`numbered`).
 
 The record is a small JSON file beside the first game's journal
@@ -18,24 +19,41 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from p2pcards.games import GAMES
+from p2pcards.net.frames import (
+    MAX_TOLD,
+    SPECS,
+    FrameError,
+    FrameKind,
+    MatchSoFar,
+    Start,
+    Told,
+    pack,
+)
 from p2pcards.net.journal import JournalError
 
 if TYPE_CHECKING:
     from p2pcards.net.driver import Driver
     from p2pcards.net.journal import Journal
     from p2pcards.net.peer import Peer
+    from p2pcards.table.roster import Roster
+    from p2pcards.table.session import Session
 
 GameOver = Callable[["Peer", "Driver", int], Awaitable[None]]
 """Called when a game of the table is over, with its peer, its driver and its number in
 the series (the command writes its outputs and shows the match there)."""
 
 FORMAT = "p2pcards-series/1"
+TOLD_BYTES = SPECS[FrameKind.START].most // 2
+"""The most bytes of a ``start`` that tells a watcher the match so far (its framing
+included): half the cap of its kind, as any frame's honest size is, so that however
+long the series, an older watcher (which skips the field) reads it within the cap it
+enforces.  The largest roster leaves room for a few results; a usual one for dozens."""
 
 
 def numbered(path: str, number: int) -> str:
@@ -123,35 +141,119 @@ class GameResult:
         return [self.names[u] for u in self.units if u < len(self.names)]
 
 
-def match_lines(results: Sequence[GameResult]) -> list[str]:
+def match_lines(results: Sequence[GameResult | None], told: Collection[int] = ()
+                ) -> list[str]:
     """The match score: one line per game (its game, its winner, its final scores),
     then the games won, by partnership when every game so far was played in
     partnerships, else by player (a partnership's win counts for both partners, a
-    shared win for each)."""
+    shared win for each).
+
+    ``results[i]`` is game ``i + 1``'s; a watcher's list may hold None for a game it
+    does not know (it came in later, and the host did not tell it: the games known are
+    then counted alone), and ``told`` numbers the games the host told it of (it did not
+    watch them: their lines say so)."""
     if not results:
         return []
     lines = [f"match after {len(results)} game{'s' if len(results) > 1 else ''}:"]
+    unknown: list[int] = []
     for number, result in enumerate(results, 1):
+        if result is None:
+            unknown.append(number)
+            continue
+        lines += _unknown(unknown)
+        unknown = []
         rules = GAMES[result.game]
         names = list(result.names)
         won = ", ".join(rules.unit_name(u, names) for u in result.units) or "nobody"
         shared = " (shared)" if len(result.units) > 1 else ""
         scores = ", ".join(f"{rules.unit_name(u, names)} {t}"
                            for u, t in enumerate(result.totals))
-        lines.append(f"  game {number}, {rules.title}: won by {won}{shared}; final {scores}")
-    names = list(results[-1].names)
-    if all(GAMES[r.game].units == "teams" for r in results):
-        teams = GAMES[results[-1].game]
-        tally = [sum(u in r.units for r in results) for u in range(2)]
-        lines.append("  games won: " + ", ".join(
+        source = " (as the host told it)" if number in told else ""
+        lines.append(f"  game {number}, {rules.title}: won by {won}{shared}; final"
+                     f" {scores}{source}")
+    lines += _unknown(unknown)
+    known = [r for r in results if r is not None]
+    if not known:
+        return lines
+    won = "  games won: " if len(known) == len(results) else \
+        f"  games won, of the {len(known)} known here: "
+    names = list(known[-1].names)
+    if all(GAMES[r.game].units == "teams" for r in known):
+        teams = GAMES[known[-1].game]
+        tally = [sum(u in r.units for r in known) for u in range(2)]
+        lines.append(won + ", ".join(
             f"{teams.unit_name(u, names)} {n}" for u, n in enumerate(tally)))
     else:
         counts = {name: 0 for name in names}
-        for result in results:
+        for result in known:
             for name in result.winners():
                 counts[name] = counts.get(name, 0) + 1
-        lines.append("  games won: " + ", ".join(f"{n} {c}" for n, c in counts.items()))
+        lines.append(won + ", ".join(f"{n} {c}" for n, c in counts.items()))
     return lines
+
+
+def _unknown(numbers: Sequence[int]) -> list[str]:
+    """The line for games a watcher does not know (none, one, or a run of them)."""
+    if not numbers:
+        return []
+    which = f"game {numbers[0]}" if len(numbers) == 1 else \
+        f"games {numbers[0]} to {numbers[-1]}"
+    return [f"  {which}: not known here (watched by no one here, and not told by the"
+            " host)"]
+
+
+def session_result(session: Session) -> GameResult:
+    """How the game of a (watching) session ended, for the match score."""
+    winner = session.winner
+    return GameResult(session.home.game, tuple(e.name for e in session.home.seats),
+                      tuple(session.totals),
+                      tuple(winner) if isinstance(winner, list) else winner)
+
+
+def match_so_far(start: Start, results: Sequence[GameResult | None], number: int) -> Start:
+    """``start`` (game ``number``'s) as a watcher that comes in is sent it: with the
+    match so far, the game's number and the results of the latest games before it
+    (``results[i]``: game ``i + 1``'s), as many as the record holds without a gap, at
+    most :data:`~p2pcards.net.frames.MAX_TOLD`, and as keep the frame within
+    :data:`TOLD_BYTES` (half the cap of its kind, which an older watcher enforces too,
+    and skips the field): the games before are not told."""
+    told: list[Told] = []
+    for result in reversed(results[:max(number - 1, 0)]):
+        if result is None or len(told) == MAX_TOLD:
+            break
+        told.append(Told(game=result.game, totals=result.totals, winner=result.winner))
+    told.reverse()
+    while True:
+        frame = replace(start, match=MatchSoFar(game=number, results=tuple(told)))
+        try:
+            size = len(pack(frame))
+        except FrameError:  # (over the cap of its kind)
+            if not told:
+                return start  # (not even the number fits: nothing is told)
+            size = SPECS[FrameKind.START].most
+        if size <= TOLD_BYTES or not told:
+            return frame
+        del told[:max(1, (size - TOLD_BYTES) // 64)]  # (the oldest first)
+
+
+def result_told(told: Told, roster: Roster) -> GameResult:
+    """A result the host told, read against the roster of the game now (the same
+    players): ValueError if it does not fit them."""
+    rules = GAMES.get(told.game)
+    if rules is None:
+        raise ValueError(f"names a game this build does not know ({told.game[:32]!r})")
+    if roster.players not in rules.player_counts:
+        raise ValueError(f"{rules.title} is not played by this table's {roster.players}"
+                         " seats")
+    units = 2 if rules.units == "teams" else roster.players
+    if len(told.totals) != units:
+        raise ValueError(f"{rules.title} here scores {units} totals, not"
+                         f" {len(told.totals)}")
+    winner = told.winner
+    won = [] if winner is None else list(winner) if isinstance(winner, tuple) else [winner]
+    if any(u >= units for u in won) or len(set(won)) != len(won):
+        raise ValueError(f"its winner is not one of the {units} units of {rules.title}")
+    return GameResult(told.game, tuple(e.name for e in roster.seats), told.totals, winner)
 
 
 @dataclass

@@ -19,6 +19,13 @@ the game from the start (what it holds already is skipped).  The link itself
 (:class:`~p2pcards.net.client.HostLink`).  When one game
 ends and the players agree to another, it follows the next game; the host's
 ``end`` ends its watch.
+
+The match score it shows after each game counts the games the players count: a
+watcher that comes in after the first game (or comes back after missing one) is
+told by the host, in the ``start`` it is sent, the game's number and how the
+latest games before it ended (``start.match``), which it reads against the
+roster and shows as the host's word (it did not watch them); a game it watched
+counts as it saw it.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from p2pcards.net.frames import (
     Frame,
     FrameError,
     LobbyFrame,
+    MatchSoFar,
     Msg,
     Notice,
     Start,
@@ -54,6 +62,7 @@ from p2pcards.net.frames import (
 from p2pcards.net.identity import Friends, Identity, show_id
 from p2pcards.net.invite import Invite, proof
 from p2pcards.net.lobby import describe_roster
+from p2pcards.net.series import GameResult, match_lines, result_told, session_result
 from p2pcards.net.settings import Settings
 from p2pcards.net.wire import Link, LinkClosed
 from p2pcards.table.events import TableEvent, tell
@@ -114,6 +123,11 @@ class Watch:
         self.done: set[bytes] = set()
         """The tables whose game is over here (its outputs written)."""
         self.watching: list[str] = []
+        self.results: dict[int, GameResult] = {}
+        """How the games of the series ended, by number: as watched here, or as the host
+        told them (:attr:`told`)."""
+        self.told: set[int] = set()
+        """The games whose result the host told (not watched here)."""
         self.host_link = HostLink(self, WATCHING, self.tap)
         """The link to the host: dialled, pinned, signed in, dialled again."""
 
@@ -182,7 +196,7 @@ class Watch:
         if isinstance(frame, Msg):
             await self._message(frame.wire)
         elif isinstance(frame, Start):
-            self._started(frame.roster, frame.settings)
+            self._started(frame.roster, frame.settings, frame.match)
         elif isinstance(frame, LobbyFrame):
             self.say(f"lobby: {len(frame.seats)} of {frame.players} seats taken: "
                      + ", ".join(links.printable(s.name, MAX_NAME) for s in frame.seats))
@@ -215,11 +229,14 @@ class Watch:
         else:
             raise FrameError(f"a {kind_of(frame)!r} frame is not expected by a watcher")
 
-    def _started(self, roster: Roster, settings: Settings) -> None:
+    def _started(self, roster: Roster, settings: Settings, match: MatchSoFar | None
+                 ) -> None:
+        told = self._read_match(match, roster)
         if self.session is not None and roster.table == self.session.table:
             if roster != self.session.home:
                 raise JoinError("the host now shows another roster than the one it showed")
-            return  # (sent again after the link came back)
+            self._take_told(told)  # (sent again after the link came back)
+            return
         if roster.table in self.done and self.session is not None:
             return
         try:
@@ -230,7 +247,11 @@ class Watch:
         self.session, self.settings, self.shown = session, settings, 0
         self.known = set()
         self._chats = links.Chat()
-        self.number += 1
+        self.number = match.game if match is not None else self.number + 1
+        for number in [n for n in self.results if n >= self.number]:
+            del self.results[number]  # (a number again: a series begun anew)
+            self.told.discard(number)
+        self._take_told(told)
         if self.number > 1:
             self.say(f"game {self.number}: {roster.rules.title}, the same players")
         self.say(f"roster: {describe_roster(roster)}")
@@ -240,6 +261,36 @@ class Watch:
         if self.person is not None:
             self.person.seated(roster, WATCHER, settings, self.chat)
             self.person.watched(self.watching)
+
+    def _read_match(self, match: MatchSoFar | None, roster: Roster
+                    ) -> dict[int, GameResult]:
+        """The results the host tells in a ``start``, by game number, read against its
+        roster (FrameError naming the field if one does not fit it)."""
+        if match is None:
+            return {}
+        first = match.game - len(match.results)
+        told: dict[int, GameResult] = {}
+        for i, result in enumerate(match.results):
+            try:
+                told[first + i] = result_told(result, roster)
+            except ValueError as exc:
+                raise FrameError(f"start.match.results[{i}] (game {first + i}): {exc}",
+                                 "start") from None
+        return told
+
+    def _take_told(self, told: dict[int, GameResult]) -> None:
+        """The results the host told, of the games before this one not watched here."""
+        for number, result in told.items():
+            if number < self.number and number not in self.results:
+                self.results[number] = result
+                self.told.add(number)
+
+    def match(self) -> list[str]:
+        """The match score after the game watched now (:func:`match_lines`): the games
+        watched here as they were seen, the others as the host told them, or not known
+        here."""
+        return match_lines([self.results.get(n) for n in range(1, self.number + 1)],
+                           self.told)
 
     async def _message(self, wire: bytes) -> None:
         session = self.session
@@ -259,6 +310,8 @@ class Watch:
         self._report(session)
         if session.over and session.table not in self.done:
             self.done.add(session.table)
+            self.results[self.number] = session_result(session)
+            self.told.discard(self.number)
             if self.on_over is not None:
                 await self.on_over(session, self.number)
 
