@@ -26,6 +26,7 @@ from p2pcards.net.frames import (
     FrameError,
     FrameKind,
     HelloFrame,
+    LobbyChat,
     LobbyFrame,
     LobbySeat,
     Msg,
@@ -66,9 +67,9 @@ SETTINGS = Settings(grace=60.0, timer=0.5, hint=True)
 
 # (the frame as this module builds it, the map as the host and joiner built it before)
 CASES: list[tuple[Frame, dict[str, Any]]] = [
-    (HelloFrame(), {"t": "hello", "proto": "p2pcards", "versions": [2, 7]}),
+    (HelloFrame(), {"t": "hello", "proto": "p2pcards", "versions": [2, 8]}),
     (HelloFrame(nonce=b"n" * 32, game="pasur", name="hosty", free=1),
-     {"t": "hello", "proto": "p2pcards", "versions": [2, 7], "nonce": b"n" * 32,
+     {"t": "hello", "proto": "p2pcards", "versions": [2, 8], "nonce": b"n" * 32,
       "game": "pasur", "name": "hosty", "free": 1}),
     (Auth(key=public("j"), name="joe", token=b"t" * 16, bot="heuristic", sig=b"s" * 64,
           bots=(BotClaim(kind="ismcts", key=public("b1"), sig=b"p" * 64),)),
@@ -92,6 +93,9 @@ CASES: list[tuple[Frame, dict[str, Any]]] = [
       "sig": b"s" * 64}),
     (Notice(text="joe (ABCD-EFGH-IJKL-MNOP) sits at seat 1"),
      {"t": "notice", "text": "joe (ABCD-EFGH-IJKL-MNOP) sits at seat 1"}),
+    (LobbyChat(text="hi"), {"t": "lchat", "text": "hi"}),
+    (LobbyChat(text="hi", name="joe", id=b"i" * 32),
+     {"t": "lchat", "text": "hi", "name": "joe", "id": b"i" * 32}),
     (Error(reason="not invited: the token is not this table's"),
      {"t": "error", "reason": "not invited: the token is not this table's"}),
 ]
@@ -109,9 +113,9 @@ def test_frames_are_the_bytes_peers_have_always_sent(frame: Frame, before: dict[
 
 def test_a_few_frames_byte_for_byte() -> None:
     """Pinned bytes (as the link wrote them before frames were dataclasses; the hello
-    as version 1 wrote it, but for the versions: [2, 7])."""
+    as version 1 wrote it, but for the versions: [2, 8])."""
     assert pack(HelloFrame()).hex() == ("0000002483a174a568656c6c6fa570726f746fa870327063617264"
-                                   "73a876657273696f6e73920207")
+                                   "73a876657273696f6e73920208")
     assert pack(Welcome(seat=1, resume=False)).hex() == \
         "0000001983a174a777656c636f6d65a47365617401a6726573756d65c2"
     assert pack(Msg(wire=b"\x01\x02")).hex() == "0000001082a174a36d7367a477697265c4020102"
@@ -191,26 +195,27 @@ def test_a_wrong_field_is_named_with_its_frame(raw: dict[str, Any], reason: str)
 def test_fields_a_kind_does_not_declare_are_ignored_and_defaults_fill_in() -> None:
     assert from_map({"t": "msg", "wire": b"x", "later": [1, 2]}) == Msg(wire=b"x")
     assert from_map({"t": "welcome", "seat": 3}) == Welcome(seat=3, resume=False)
-    assert to_map(HelloFrame()) == {"t": "hello", "proto": "p2pcards", "versions": [2, 7]}
+    assert to_map(HelloFrame()) == {"t": "hello", "proto": "p2pcards", "versions": [2, 8]}
     with pytest.raises(FrameError, match="cap"):
         pack(Msg(wire=b"x" * (MAX_FRAME + 1)))
 
 
 def test_the_hello_names_what_does_not_match() -> None:
-    assert links.negotiate(HelloFrame()) == 7
-    assert links.negotiate(HelloFrame(versions=(0, 8))) == 7
+    assert links.negotiate(HelloFrame()) == 8
+    assert links.negotiate(HelloFrame(versions=(0, 9))) == 8
     assert links.negotiate(HelloFrame(versions=(2, 2))) == 2  # a peer of the lock deck alone
     assert links.negotiate(HelloFrame(versions=(2, 3))) == 3  # a peer without watchers
     assert links.negotiate(HelloFrame(versions=(2, 4))) == 4  # without the pipelined rule
     assert links.negotiate(HelloFrame(versions=(2, 5))) == 5  # without shuffle ahead
     assert links.negotiate(HelloFrame(versions=(2, 6))) == 6  # without shares on agreeing
+    assert links.negotiate(HelloFrame(versions=(2, 7))) == 7  # without lobby chat
     with pytest.raises(FrameError, match="expected hello first, got 'auth'"):
         links.negotiate(from_map(auth()))
     with pytest.raises(FrameError, match=r"not a p2pcards peer \(protocol 'other'\)"):
         links.negotiate(HelloFrame(proto="other"))
-    with pytest.raises(FrameError, match="speaks 2 to 7, the other 8 to 9"):
-        links.negotiate(HelloFrame(versions=(8, 9)))
-    with pytest.raises(FrameError, match="speaks 2 to 7, the other 1 to 1"):
+    with pytest.raises(FrameError, match="speaks 2 to 8, the other 9 to 10"):
+        links.negotiate(HelloFrame(versions=(9, 10)))
+    with pytest.raises(FrameError, match="speaks 2 to 8, the other 1 to 1"):
         links.negotiate(HelloFrame(versions=(1, 1)))  # a peer of the first claim rule
 
 
@@ -246,6 +251,7 @@ def largest_honest() -> list[Frame]:
         f.WatchersFrame(watchers=tuple(f.WatcherSeen(name=name, id=b"i" * 32)
                                        for _ in range(16))),
         f.WatchChat(text=W * f.MAX_CHAT, name=name),
+        f.LobbyChat(text=W * f.MAX_CHAT, name=name, id=b"i" * f.ID_BYTES),
     ]
 
 

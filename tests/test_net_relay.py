@@ -86,7 +86,7 @@ async def uninvited(host: Host, tmp_path: Path) -> str:
 
 async def wrong_version(host: Host, tmp_path: Path) -> str:
     link = raw_link(host)
-    await link.send_map({"t": "hello", "proto": "p2pcards", "versions": [8, 9]})
+    await link.send_map({"t": "hello", "proto": "p2pcards", "versions": [9, 10]})
     return await refused_with(link)
 
 

@@ -510,6 +510,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     if prompt is not None:
         prompt.invite_lines = lambda: invite_lines(host)
         prompt.lobby_line = lambda: arrived(host.lobby.frame())
+        prompt.lobby_chat = host.lobby_chat
 
     async def serve() -> None:
         async with trio.open_nursery() as nursery:
@@ -610,6 +611,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     if prompt is not None:
         prompt.lobby_line = lambda: None if joiner.lobby_seen is None else \
             arrived(joiner.lobby_seen)
+        prompt.lobby_chat = joiner.lobby_chat
     try:
         return _play(args, joiner.run, prompt, joiner, games,
                      expected=[(HostLost, "", EXIT_AWAY), (JoinError, "", EXIT_REFUSED),

@@ -46,7 +46,8 @@ from p2pcards.table.kinds import printable
 from p2pcards.table.roster import Roster, describe_deck
 
 QUEUED_CHAT = 5
-"""Lines said before the table is seated, sent once it is."""
+"""Lines said before the table is seated at a host that takes no chat in the lobby (an
+older build), sent once it is."""
 CONFIRM = "Leave the table? [y/N] "
 VOID_REASON = 80
 """Most characters of a reason to void the deal (the table's message holds no more)."""
@@ -72,7 +73,7 @@ class NetPrompt(ShowingPrompt):
     command_help = (*Prompt.command_help[:-1],
                     ("who", "the roster, its safety number and the table's settings"),
                     ("invite", "the host's invite again, and how the table can be reached"),
-                    ("say TEXT", "chat to the table"),
+                    ("say TEXT", "chat to the table (in the lobby: to who has come)"),
                     ("void REASON", "propose, at your move, to void the deal (all must agree)"),
                     ("again [GAME] [N=V]", "once the game is over: another game with the same"
                      " players (all must agree)"),
@@ -101,6 +102,9 @@ class NetPrompt(ShowingPrompt):
         self.hint_allowed = False
         self.chat: Callable[[str], Awaitable[bool]] | None = None
         """How to say a line to the table (whether it was sent; if not, it said why)."""
+        self.lobby_chat: Callable[[str], Awaitable[bool | None]] | None = None
+        """How to say a line in the lobby, before the table is seated: whether it was sent
+        (if not, it said why); None: the host takes no lobby chat (the line waits)."""
         self.queued: list[str] = []
         self.roster_text = ""
         self.connected = True
@@ -578,10 +582,21 @@ class NetPrompt(ShowingPrompt):
     async def _say(self, text: str) -> None:
         if not text:
             self.echo("say TEXT: what to say to the table")
-        elif self.chat is not None:
+            return
+        if self.chat is not None:
             if await self.chat(text):
                 self.echo(f"you: {printable(text, SHOWN)}")
-        elif len(self.queued) < QUEUED_CHAT:
+            return
+        said = None if self.lobby_chat is None else await self.lobby_chat(text)
+        if said is None:  # (a host that takes no lobby chat: the line waits)
+            self._hold(text)
+        elif said:  # (else not sent: it said why)
+            self.echo(f"you (in the lobby): {printable(text, SHOWN)}")
+
+    def _hold(self, text: str) -> None:
+        """A line said before the table is seated, at a host that takes no lobby chat:
+        said once the table is seated (at most :data:`QUEUED_CHAT` wait)."""
+        if len(self.queued) < QUEUED_CHAT:
             self.queued.append(text)
             self.echo("(the table is not seated yet: said once it is)")
         else:

@@ -29,6 +29,9 @@ On the wire a frame is a big-endian u32 length, then one msgpack map whose
                        every link that speaks version 4)
 ``wchat``   both       a watcher's chat line: ``text`` from the watcher; the
                        host relays it with the watcher's ``name``
+``lchat``   both       a chat line in the lobby (version 8): ``text`` from the
+                       joiner; the host relays it with its sayer's ``name``
+                       and ``id`` (device id), to links of version 8
 ==========  =========  ====================================================
 
 A watcher's ``auth`` carries ``watch`` true (version 4: docs/networking.md,
@@ -74,7 +77,7 @@ from p2pcards.table.codec import (
 from p2pcards.table.roster import MAX_NAME, MAX_ROSTER, Roster, decode_roster
 
 PROTOCOL = "p2pcards"
-VERSIONS = (2, 7)
+VERSIONS = (2, 8)
 """The link protocol versions this node speaks (lowest, highest).  1: the first.
 2: claims of silence count only the seats of the other peers (docs/protocol.md,
 "Claims of silence"), so that the two rules never meet at one table.  3: the node
@@ -94,7 +97,9 @@ knows the shuffle-ahead rule that sends the next deal's shares on this deal's ag
 (a roster may name ``proved-ahead-2``: each signer's ``pagree`` but the first carries
 them, and no ``opened`` reports, docs/protocol.md "Shares on the agreement"); a host
 names it only when every seat's peer speaks 7, and a table whose roster names it admits
-only links of 7."""
+only links of 7.  8: chat in the lobby (the frame ``lchat``, before every seat is taken,
+relayed by the host in its own word); a link below 8 is never sent one (it hears the
+line in a ``notice``), and a joiner at a host below 8 holds its lines until the game."""
 PROVED_VERSION = 3
 """The lowest link version whose peers know the proved deck."""
 WATCH_VERSION = 4
@@ -106,6 +111,8 @@ AHEAD_VERSION = 6
 AGREED_VERSION = 7
 """The lowest link version whose peers know the shuffle-ahead rule with the next deal's
 shares sent on the agreement."""
+LOBBY_CHAT_VERSION = 8
+"""The first version with chat in the lobby (``lchat``)."""
 
 # ------------------------------------------------------------------ the limits
 
@@ -166,6 +173,7 @@ class FrameKind(StrEnum):
     WATCHING = "watching"
     WATCHERS = "watchers"
     WCHAT = "wchat"
+    LCHAT = "lchat"
 
 
 # ------------------------------------------------------------------ the frames
@@ -356,8 +364,20 @@ class WatchChat:
     name: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyChat:
+    """A chat line in the lobby, before every seat is taken (version 8): from a joiner,
+    its ``text`` alone; relayed by the host with who said it, its ``name`` and device
+    ``id`` (unsigned: no roster holds the joiners' keys yet, so the host vouches for who
+    said it, as for a watcher's line)."""
+
+    text: str
+    name: str | None = None
+    id: bytes | None = None
+
+
 Frame = HelloFrame | Auth | Welcome | LobbyFrame | Start | Msg | ChatLine | Notice | Again | End \
-    | Error | Watching | WatchersFrame | WatchChat
+    | Error | Watching | WatchersFrame | WatchChat | LobbyChat
 
 # ------------------------------------------------------------------ field codecs
 
@@ -598,6 +618,10 @@ SPECS: dict[FrameKind, FrameSpec] = {spec.kind: spec for spec in (
     FrameSpec(FrameKind.WCHAT, WatchChat, 2048, (
         Field("text", _text(MAX_CHAT)),
         Field("name", _text(MAX_NAME), optional=True))),
+    FrameSpec(FrameKind.LCHAT, LobbyChat, 2048, (
+        Field("text", _text(MAX_CHAT)),
+        Field("name", _text(MAX_NAME), optional=True),
+        Field("id", _bytes(ID_BYTES), optional=True))),
 )}
 KIND_OF: dict[type[Any], FrameKind] = {spec.cls: spec.kind for spec in SPECS.values()}
 MAX_FRAME = max(spec.most for spec in SPECS.values())

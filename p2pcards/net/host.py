@@ -63,6 +63,7 @@ from p2pcards.net.interval import TABLE_ID_BYTES, Interval
 from p2pcards.net.invite import TOKEN_BYTES, Invite, invite_at
 from p2pcards.net.journal import Journal, JournalError, damaged
 from p2pcards.net.lobby import Lobby, describe_roster
+from p2pcards.net.lobbychat import clean
 from p2pcards.net.outreach import Outreach, Reaching
 from p2pcards.net.peer import Peer
 from p2pcards.net.portmap.mapper import PortmapConfig
@@ -491,4 +492,14 @@ class Host:
         """Say ``text`` to the table (signed by this peer's identity, seat 0): sent."""
         self.relay.broadcast(self.relay.chats.frame(self.identity.key, self.lobby.table, 0,
                                                     text))
+        return True
+
+    async def lobby_chat(self, text: str) -> bool:
+        """Say ``text`` in the lobby, before every seat is taken (in this host's word, to
+        every joiner there: :mod:`p2pcards.net.lobbychat`): whether it was said (once the
+        game has begun, chat is signed: :meth:`chat`)."""
+        line = clean(text)
+        if self.begun or not line:
+            return False
+        self.relay.lobby_say(self.config.name, self.identity.id, line)
         return True

@@ -20,11 +20,13 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pcards.bots import MakeBot
-from p2pcards.net import links, tls
+from p2pcards.net import links, lobbychat, tls
 from p2pcards.net.again import LEAVE, Agreement, tell
 from p2pcards.net.client import HostLink, JoinError, Wording
 from p2pcards.net.driver import Driver, Person
 from p2pcards.net.frames import (
+    LOBBY_CHAT_VERSION,
+    MAX_CHAT,
     Again,
     Auth,
     BotClaim,
@@ -33,6 +35,7 @@ from p2pcards.net.frames import (
     Error,
     Frame,
     FrameError,
+    LobbyChat,
     LobbyFrame,
     Msg,
     Notice,
@@ -98,6 +101,8 @@ class Joiner:
     """Leave after the game (no other game with the same players)."""
     lobby_seen: LobbyFrame | None = None
     """The lobby as the host last showed it (who has sat, before the game)."""
+    version: int = 0
+    """The link version this joiner and its host speak (0: not linked yet)."""
 
     def __post_init__(self) -> None:
         self.connected = trio.Event()
@@ -248,7 +253,9 @@ class Joiner:
     # ============================================================ the link's questions
 
     def speaks(self, version: int) -> None:
-        """A joiner sits at a host of any version it speaks."""
+        """A joiner sits at a host of any version it speaks (which says, for one, whether
+        it may chat in the lobby)."""
+        self.version = version
 
     def auth(self, nonce: bytes, host_id: bytes, token: bytes) -> Auth:
         """Its identity's proof, and each bot key's (each signs the nonce too)."""
@@ -328,6 +335,9 @@ class Joiner:
             if watched is not None:
                 watched([f"{links.printable(w.name, MAX_NAME)} ({show_id(w.id, 4)})"
                          for w in frame.watchers])
+        elif isinstance(frame, LobbyChat):
+            if self.peer is None:  # (one that crossed the start is not shown)
+                self.say(lobbychat.shown(frame, self.invite.fingerprint))
         elif isinstance(frame, WatchChat):
             self.say(f"{links.printable(frame.name or '?', MAX_NAME)} (watching):"
                      f" {links.printable(frame.text)}")
@@ -457,6 +467,24 @@ class Joiner:
                 await link.send(Msg(wire=wire))
         except LinkClosed:
             pass
+
+    async def lobby_chat(self, text: str) -> bool | None:
+        """Say ``text`` in the lobby, before every seat is taken (the host relays it in
+        its word: :mod:`p2pcards.net.lobbychat`): whether it was sent (if not, why is
+        said); None at a host below version 8, which takes no lobby chat (the line waits
+        for the game)."""
+        link = self.link
+        if link is None or self.peer is not None:
+            self.say("not connected to the host: nothing was said")
+            return False
+        if self.version < LOBBY_CHAT_VERSION:
+            return None
+        try:
+            await link.send(LobbyChat(text=text[:MAX_CHAT]))
+        except (LinkClosed, FrameError):
+            self.say("the link to the host broke: nothing was said")
+            return False
+        return True
 
     async def chat(self, text: str) -> bool:
         """Say ``text`` to the table (signed by this peer's identity): whether it was

@@ -6,8 +6,9 @@ remembers of the link (:class:`~p2pcards.net.referee.Conduct`) and its
 :class:`~p2pcards.net.pump.Pump`.  What a seated link sends is judged here,
 against the host's own sessions (:class:`~p2pcards.net.referee.Referee`, no
 I/O): a table message the sessions keep is relayed to every other link, and
-a chat line signed by one of the link's seats; anything else closes that link,
-never the host.  Whatever goes to the seats goes to the watchers too
+a chat line signed by one of the link's seats; before the game, a line said in
+the lobby (:mod:`p2pcards.net.lobbychat`: relayed in the host's word); anything
+else closes that link, never the host.  Whatever goes to the seats goes to the watchers too
 (:class:`~p2pcards.net.watchers.Watchers`): a watcher is sent exactly what
 the seats are.  Nothing waits for a link: each frame goes into its queue.
 
@@ -28,15 +29,19 @@ from p2pcards.net import links
 from p2pcards.net.door import Door
 from p2pcards.net.driver import Driver, Person
 from p2pcards.net.frames import (
+    LOBBY_CHAT_VERSION,
     WATCH_VERSION,
     ChatLine,
     Error,
     Frame,
     FrameError,
+    LobbyChat,
     Msg,
     Notice,
 )
+from p2pcards.net.identity import device_id
 from p2pcards.net.lobby import Lobby
+from p2pcards.net.lobbychat import LobbyTalk
 from p2pcards.net.peer import Peer
 from p2pcards.net.pump import DRAIN_SECONDS, Pump
 from p2pcards.net.referee import Conduct, Referee
@@ -106,6 +111,8 @@ class TableRelay:
                                  tell_seats=self.tell_seats, log=log.log, closed=log.closed)
         self.chats = links.Chat()
         """This host's chat: the lines it signs, and the last number taken from each seat."""
+        self.lobby_talk = LobbyTalk()
+        """The lobby's chat, before the game: its lines counted per identity."""
         self.referee: Referee | None = None
         self.driver: Driver | None = None
         self.before: bytes | None = None
@@ -148,6 +155,28 @@ class TableRelay:
             raise
         self.broadcast(line, but=seated)
         self.log.say(f"{self.referee.peer.roster.seats[seat].name}: {text}")
+
+    def lobby_chat(self, seated: Seated, line: LobbyChat) -> None:
+        """A line said in the lobby by a joiner: relayed to every other link and shown
+        here; FrameError for a flood, or from a link below version 8.  One that crossed
+        the ``start`` (the game began meanwhile) is counted, and dropped."""
+        if seated.link.version < LOBBY_CHAT_VERSION:
+            raise FrameError(f"an 'lchat' frame on a link of version {seated.link.version}")
+        text = self.lobby_talk.take(seated.key, line.text, trio.current_time())
+        if self.referee is None and text:
+            self.lobby_say(seated.name, device_id(seated.key), text, but=seated)
+            self.log.say(f"{links.printable(seated.name, 32)}: {text}")
+
+    def lobby_say(self, name: str, id: bytes, text: str, but: Seated | None = None) -> None:
+        """A line said in the lobby (``text``: made one printable line), to every seat's
+        link but ``but``'s: an ``lchat`` to a link of version 8, else a ``notice``.
+        Watchers are not sent it."""
+        line, older = LobbyTalk.frames(name, id, text)
+        for seated in list(self.links):
+            if seated is not but:
+                with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                    seated.pump.put(line if seated.link.version >= LOBBY_CHAT_VERSION
+                                    else older)
 
     def _said_before(self, line: ChatLine, before: bytes) -> bool:
         """Whether a chat line is signed for the game ``before`` this one."""

@@ -13,9 +13,10 @@ the ``start``, every table message so far, the players' words, the end.  A
 watcher is handed to the watchers (:class:`~p2pcards.net.watchers.Watchers`).
 
 Then the link's pump (:class:`~p2pcards.net.pump.Pump`) hands each frame it
-reads to the relay (a table message, a chat line) or to the interval between
-games (a word about another game); anything else closes the link.  A link that
-closes before the game frees its seats, and the seats after them move up.
+reads to the relay (a table message, a chat line, a line said in the lobby) or to
+the interval between games (a word about another game); anything else closes the
+link.  A link that closes before the game frees its seats, and the seats after them
+move up.
 Whatever a link does, only it is closed: nothing raised here reaches the
 listener.
 """
@@ -40,6 +41,7 @@ from p2pcards.net.frames import (
     Frame,
     FrameError,
     HelloFrame,
+    LobbyChat,
     Msg,
     Start,
     Welcome,
@@ -206,6 +208,8 @@ class Seating:
             self.relay.table_message(seated, frame.wire)
         elif isinstance(frame, ChatLine):
             self.relay.chat(seated, frame)
+        elif isinstance(frame, LobbyChat):
+            self.relay.lobby_chat(seated, frame)
         elif isinstance(frame, Again):
             self.interval.word(seated, frame)
         else:
