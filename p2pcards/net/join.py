@@ -73,8 +73,81 @@ def known_host(journal: Journal) -> bytes | None:
     return host if isinstance(host, bytes) and len(host) == ID_BYTES else None
 
 
+def seat_keys(roster: Roster, public: bytes, key: Ed25519PrivateKey,
+              bot_keys: list[Ed25519PrivateKey]) -> tuple[int, dict[int, Ed25519PrivateKey]]:
+    """This peer's seat in ``roster`` (its identity's ``public`` key) and the key of each
+    seat it plays (its own ``key``, its bots'); :class:`JoinError` when the roster does
+    not seat this peer and its bots exactly as they are."""
+    own = [i for i, e in enumerate(roster.seats) if e.identity == public]
+    if len(own) != 1:
+        raise JoinError("the roster does not seat this identity exactly once")
+    keys = {own[0]: key}
+    by_public = {k.public_key().public_bytes_raw(): k for k in bot_keys}
+    for seat, entry in enumerate(roster.seats):
+        if entry.identity in by_public:
+            if entry.run_by != own[0]:
+                raise JoinError(f"the roster says seat {entry.run_by}'s peer runs this"
+                                " peer's bot")
+            keys[seat] = by_public[entry.identity]
+    if len(keys) != 1 + len(bot_keys):
+        raise JoinError("the roster leaves out a bot this peer runs")
+    claimed = {i for i, e in enumerate(roster.seats) if e.run_by == own[0]} - set(keys)
+    if claimed:
+        raise JoinError(f"the roster says this peer runs seat(s) {sorted(claimed)}, whose"
+                        " keys it does not hold")
+    return own[0], keys
+
+
+class Talking:
+    """A joiner's lines of chat: in the lobby (relayed by the host) and at the table
+    (signed); :class:`Joiner` has the link, the game and the identity they need."""
+
+    peer: Peer | None
+    version: int
+    identity: Identity
+    chats: links.Chat
+    say: Callable[[str], None]
+
+    @property
+    def link(self) -> Link | None:
+        raise NotImplementedError
+
+    async def lobby_chat(self, text: str) -> bool | None:
+        """Say ``text`` in the lobby, before every seat is taken (the host relays it in
+        its word: :mod:`p2pcards.net.lobbychat`): whether it was sent (if not, why is
+        said); None at a host below version 8, which takes no lobby chat (the line waits
+        for the game)."""
+        if self.link is not None and self.peer is None and self.version < LOBBY_CHAT_VERSION:
+            return None
+        return await self._to_host(self.peer is None, lambda: LobbyChat(text=text[:MAX_CHAT]))
+
+    async def chat(self, text: str) -> bool:
+        """Say ``text`` to the table (signed by this peer's identity): whether it was
+        sent (if not, why is said)."""
+        def signed() -> Frame:
+            assert self.peer is not None
+            return self.chats.frame(self.identity.key, self.peer.roster.table,
+                                    min(self.peer.sessions), text)
+        return await self._to_host(self.peer is not None, signed)
+
+    async def _to_host(self, now: bool, frame: Callable[[], Frame]) -> bool:
+        """Send a line of chat: False, said, without a link to the host or before
+        (``now`` False) its time."""
+        link = self.link
+        if link is None or not now:
+            self.say("not connected to the host: nothing was said")
+            return False
+        try:
+            await link.send(frame())
+        except (LinkClosed, FrameError):
+            self.say("the link to the host broke: nothing was said")
+            return False
+        return True
+
+
+
 @dataclass
-class Joiner:
+class Joiner(Talking):
     identity: Identity
     invite: Invite
     name: str
@@ -392,30 +465,14 @@ class Joiner:
                 return
             raise JoinError("the host now shows another roster than the one this seat"
                             " signed")
-        own = [i for i, e in enumerate(roster.seats) if e.identity == self.identity.public]
-        if len(own) != 1:
-            raise JoinError("the roster does not seat this identity exactly once")
-        keys = {own[0]: self.identity.key}
-        by_public = {k.public_key().public_bytes_raw(): k for k in self.bot_keys}
-        for seat, entry in enumerate(roster.seats):
-            if entry.identity in by_public:
-                if entry.run_by != own[0]:
-                    raise JoinError(f"the roster says seat {entry.run_by}'s peer runs this"
-                                    " peer's bot")
-                keys[seat] = by_public[entry.identity]
-        if len(keys) != 1 + len(self.bot_keys):
-            raise JoinError("the roster leaves out a bot this peer runs")
-        claimed = {i for i, e in enumerate(roster.seats) if e.run_by == own[0]} - set(keys)
-        if claimed:
-            raise JoinError(f"the roster says this peer runs seat(s) {sorted(claimed)}, whose"
-                            " keys it does not hold")
+        own, keys = seat_keys(roster, self.identity.public, self.identity.key, self.bot_keys)
         if self.place.series is not None:
             self.place.series.begin(roster.table)
         self.peer = Peer(roster, keys, secrets.token_bytes(32), self.journal,
                          {"table": settings.to_wire(), "host": self.invite.fingerprint})
         if self.friends is not None:
             for seat, entry in enumerate(roster.seats):
-                if not entry.bot and seat != own[0]:
+                if not entry.bot and seat != own:
                     warning = self.friends.check(entry.name, device_id(entry.identity))
                     if warning:
                         self.say(warning)
@@ -467,36 +524,3 @@ class Joiner:
                 await link.send(Msg(wire=wire))
         except LinkClosed:
             pass
-
-    async def lobby_chat(self, text: str) -> bool | None:
-        """Say ``text`` in the lobby, before every seat is taken (the host relays it in
-        its word: :mod:`p2pcards.net.lobbychat`): whether it was sent (if not, why is
-        said); None at a host below version 8, which takes no lobby chat (the line waits
-        for the game)."""
-        link = self.link
-        if link is None or self.peer is not None:
-            self.say("not connected to the host: nothing was said")
-            return False
-        if self.version < LOBBY_CHAT_VERSION:
-            return None
-        try:
-            await link.send(LobbyChat(text=text[:MAX_CHAT]))
-        except (LinkClosed, FrameError):
-            self.say("the link to the host broke: nothing was said")
-            return False
-        return True
-
-    async def chat(self, text: str) -> bool:
-        """Say ``text`` to the table (signed by this peer's identity): whether it was
-        sent (if not, why is said)."""
-        if self.link is None or self.peer is None:
-            self.say("not connected to the host: nothing was said")
-            return False
-        seat = min(self.peer.sessions)
-        try:
-            await self.link.send(self.chats.frame(self.identity.key, self.peer.roster.table,
-                                                  seat, text))
-        except (LinkClosed, FrameError):
-            self.say("the link to the host broke: nothing was said")
-            return False
-        return True
