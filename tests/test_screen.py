@@ -4,13 +4,16 @@ and the cards just received marked, each trump shown once."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
+import pexpect
 import pytest
 
 from p2pcards.cli import repl, screen
 from p2pcards.games import HandState, bidwhist, get_game, nullern
 from p2pcards.games.cards import STANDARD
 from p2pcards.games.display import Row, Styled, trick_rows
+from tests.test_prompt_pty import ANSI, MOVE, spawn, terminal_env
 from tests.test_repl import player, seated
 
 NAMES = ["ana", "ben", "you", "dee"]
@@ -133,3 +136,30 @@ def test_the_hint_says_what_its_share_is_and_never_zero_percent(share: float | N
     hints = [line for line in r.transcript if line.startswith("hint: ")]
     assert len(hints) == 1 and hints[0].endswith(said) and " 0%" not in hints[0]
     assert said or hints[0].count("(") == 0  # (no share named: none in brackets)
+
+
+@pytest.mark.slow
+def test_the_trick_and_the_hand_in_a_real_terminal(tmp_path: Path) -> None:
+    """In a pseudo-terminal, a Bid Whist deal (seed 5, rule-based bots): the trick drawn
+    around the table from the person's chair, the card winning it named, the hand with
+    its trumps (diamonds) first; Ctrl-D then leaves with the way back said."""
+    child, seen = spawn(["play", "bidwhist", "--seed", "5", "--bots", "heuristic",
+                         "--pace", "0"], terminal_env(tmp_path), tmp_path)
+    try:
+        child.expect(MOVE)
+        child.sendline("pass")
+        child.expect("winning: ")
+        child.expect(MOVE)
+        screen_now = ANSI.sub("", seen.getvalue()).replace("\r", "")
+        drawn = screen_now[screen_now.index("trick: cy led"):].split("\n")
+        assert drawn[1].strip() == "cy BJ"  # the partner, opposite
+        assert drawn[2].split() == ["ben", "·", "dee", "7♦"]  # the next to play on the left
+        assert drawn[3].strip() == "you ·"
+        assert drawn[4].strip() == "winning: cy BJ"
+        assert drawn[5].startswith("your hand: A♦ K♦ 4♦   A♠ 8♠ 7♠   8♥   A♣")
+        child.sendcontrol("d")
+        child.expect("left the game; p2pcards play bidwhist resumes it")
+        child.expect(pexpect.EOF, timeout=20)
+    finally:
+        child.close()
+    assert child.exitstatus == 0 and "Traceback" not in seen.getvalue()
