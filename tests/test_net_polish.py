@@ -181,7 +181,22 @@ def test_the_report_names_the_dealer_and_the_signers() -> None:
     named = format_report(report, named=True)
     assert "deal 1 (dealer cy): ben forfeits the deal: silent;" in named
     assert "signed by ana, cy (all that were to)" in named
-    assert "dealer seat 2" in format_report(report)  # (p2pcards verify: as numbered)
+    assert "dealer seat 2" in format_report(report)  # (named=False: as numbered)
+
+
+def test_a_name_that_reads_like_a_seat_never_stands_for_another_seat() -> None:
+    """A player named "seat 0" at seat 1 deals and signs as itself: the rules' prose is
+    named before the names go in, so no name is read again as a seat number."""
+    roster = make_roster(bytes(16), "pasur", [public("a"), public("b"), public("c")],
+                         names=["ana", "seat 0", "cy"])
+    report = Report(roster=roster, messages=1)
+    report.deals.append(DealReport(0, 1, "seat 2 forfeits the deal: silent", [0, 0, 0],
+                                   [1], ["seat 0 says seat 2 went silent"], [0, 1]))
+    named = format_report(report, named=True)
+    assert "deal 1 (dealer seat 0): cy forfeits the deal: silent;" in named
+    assert "; signed by seat 0\n" in named
+    assert "  dissent: ana says cy went silent" in named
+    assert "ana (seat 0), seat 0 (seat 1), cy (seat 2)" in named  # (who is who)
 
 
 # ------------------------------------------------------------------ errors

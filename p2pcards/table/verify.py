@@ -282,16 +282,22 @@ def describe(rejection: Rejection) -> str:
 
 
 def format_report(report: Report, *, named: bool = False) -> str:
-    """The report's lines; ``named``: the seats of its deals by their names (a table's
-    report to its players), else by number (``p2pcards verify``)."""
+    """The report's lines; ``named``: the seats of its deals by their names (``p2pcards
+    verify`` and a table's report to its players), else by number.  A name that reads
+    like a seat's number (``seat 0``) is never read again as one: the rules' prose is
+    named first, the names put in after; the first line pairs each name with its seat."""
     roster = report.roster
     names = ", ".join(f"{s.name} (seat {i})" for i, s in enumerate(roster.seats))
     lines = [f"{roster.rules.title} at table {roster.table.hex()}: {names}",
              f"safety number {roster.safety_number()}; {report.messages} messages"]
 
+    seats = [printable(s.name, 32) for s in roster.seats]
+
     def who(seat: int) -> str:
-        return printable(roster.seats[seat].name, 32) if named and \
-            0 <= seat < len(roster.seats) else f"seat {seat}"
+        return seats[seat] if named and 0 <= seat < len(seats) else f"seat {seat}"
+
+    def told(text: str) -> str:  # (the rules' prose numbers the seats; named before the
+        return name_seats(text, seats) if named else text  # names join the line)
 
     for deal in report.deals:
         signers = f"seats {deal.signed}" if not named else \
@@ -299,14 +305,9 @@ def format_report(report: Report, *, named: bool = False) -> str:
         signed = "every seat signed it" if len(deal.signed) == roster.players else \
             f"signed by {signers}" + (" (all that were to)"
                                       if deal.signed == deal.signers else "")
-        line = (f"deal {deal.index + 1} (dealer {who(deal.dealer)}): {deal.verdict};"
-                f" points {' '.join(str(p) for p in deal.points)}; {signed}")
-        dissent = [f"  dissent: {d}" for d in deal.dissent]
-        if named:  # (the verdict and the dissent name seats as the rules number them)
-            seats = [printable(s.name, 32) for s in roster.seats]
-            line, dissent = name_seats(line, seats), [name_seats(d, seats) for d in dissent]
-        lines.append(line)
-        lines.extend(dissent)
+        lines.append(f"deal {deal.index + 1} (dealer {who(deal.dealer)}): {told(deal.verdict)};"
+                     f" points {' '.join(str(p) for p in deal.points)}; {signed}")
+        lines.extend(f"  dissent: {told(d)}" for d in deal.dissent)
     if report.problem:
         lines.append(f"REFUSED: {report.problem}")
     seats = [s.name for s in roster.seats]
