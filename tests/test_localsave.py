@@ -104,6 +104,9 @@ def test_choose_asks_and_sets_aside_what_it_does_not_resume(home: Path) -> None:
     (lambda doc: json.dumps({**doc, "kind": "other"}), "not a kept game of this version"),
     (lambda doc: json.dumps({**doc, "seat": 7}), "'seat' is not a seat"),
     (lambda doc: json.dumps({**doc, "bots": ["x", "y"]}), "'bots' does not name"),
+    (lambda doc: json.dumps({**doc, "bots": [None, "nonsense"]}), "unknown bot 'nonsense'"),
+    (lambda doc: json.dumps({**doc, "history": {**doc["history"], "hands": [
+        {**doc["history"]["hands"][0], "public": True}]}}), "do not replay"),
     (lambda doc: json.dumps({**doc, "history": {**doc["history"], "hands": [
         {**doc["history"]["hands"][0], "actions": [[1, "play AS"]]}]}}), "do not replay"),
 ])
@@ -121,6 +124,26 @@ def test_a_damaged_kept_game_is_named_and_set_aside_and_a_new_game_begins(
     assert localsave.choose("pasur", lambda q: "", say=said.append) is None
     assert len(said) == 1 and str(path) in said[0] and why in said[0]
     assert "\n" not in said[0] and path.with_name("pasur.json.unreadable").exists()
+    path.write_text("{not json")  # a second one: the first stays where it was put
+    assert localsave.choose("pasur", lambda q: "", say=said.append) is None
+    assert path.with_name("pasur.json.unreadable.2").exists()
+
+
+def test_a_kept_game_of_another_game_is_not_resumed_as_this_one(home: Path) -> None:
+    with seated("bidwhist", leave_after(2, random.Random(6)), options={"target": 1}) as r:
+        r.keeper = localsave.Keeper(localsave.path_for("bidwhist"), 0,
+                                    [None, "heuristic", "heuristic", "heuristic"])
+        repl.play(r)
+    localsave.path_for("bidwhist").rename(localsave.path_for("pasur"))
+    with pytest.raises(localsave.SavedGameError, match="a game of bidwhist, not pasur"):
+        localsave.read(localsave.path_for("pasur"))
+
+
+def test_resume_with_nothing_kept_says_so(home: Path) -> None:
+    said: list[str] = []
+    assert localsave.choose("pasur", lambda q: "", resume=True, say=said.append) is None
+    assert said == [f"no unfinished game of pasur is kept ({localsave.path_for('pasur')}):"
+                    " a new game begins"]
 
 
 @pytest.mark.slow

@@ -10,8 +10,10 @@ played to its end removes it.  The file holds the cards of the deal in
 progress: it is the person's own machine and the bots' game, as an open hand
 history would be (docs/playing.md).
 
-A file that cannot be read (damaged, another version, a deal the rules refuse)
-is said in one line naming the file and what is wrong, and left as it is.
+A file that cannot be resumed (damaged, another version, another game, a bot
+this version lacks, a deal the rules refuse) is said in one line naming the
+file and what is wrong, and moved aside (``GAME.json.unreadable``, numbered so
+that nothing earlier is overwritten); a new game begins.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from p2pcards.bots import make_bot
 from p2pcards.games import GAMES
 from p2pcards.history import History, HistoryFormatError, ReplayError, from_json, replay
 from p2pcards.local import LocalGame
@@ -100,6 +103,8 @@ def read(path: Path) -> SavedGame:
         history = from_json(doc.get("history"))
     except HistoryFormatError as exc:
         raise SavedGameError(f"{path}: its hand history: {exc}") from None
+    if history.game != path.stem:
+        raise SavedGameError(f"{path}: it keeps a game of {history.game}, not {path.stem}")
     players = len(history.players)
     seat, bots = doc.get("seat"), doc.get("bots")
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
@@ -108,9 +113,15 @@ def read(path: Path) -> SavedGame:
             (b is None) == (s == seat) and (b is None or (isinstance(b, str) and len(b) < 200))
             for s, b in enumerate(bots)):
         raise SavedGameError(f"{path}: 'bots' does not name a bot for each other seat")
+    for kind in bots:
+        if kind is not None:
+            try:
+                make_bot(kind)
+            except ValueError as exc:
+                raise SavedGameError(f"{path}: {exc}") from None
     try:
         result = replay(history)
-    except ReplayError as exc:
+    except (ReplayError, HistoryFormatError) as exc:
         raise SavedGameError(f"{path}: its deals do not replay: {exc}") from None
     if result.winner is not None:
         raise SavedGameError(f"{path}: its game is over")
@@ -171,8 +182,13 @@ class Unanswered(Exception):
 
 
 def set_aside(path: Path, suffix: str) -> Path:
-    """Move a kept game out of the way (nothing is deleted): ``GAME.json.SUFFIX``."""
+    """Move a kept game out of the way, deleting nothing: ``GAME.json.SUFFIX``, or
+    ``GAME.json.SUFFIX.2`` and on when that is taken."""
     aside = path.with_name(f"{path.name}.{suffix}")
+    number = 1
+    while aside.exists():
+        number += 1
+        aside = path.with_name(f"{path.name}.{suffix}.{number}")
     os.replace(path, aside)
     return aside
 
@@ -185,12 +201,14 @@ def choose(game: str, ask: Callable[[str], str], *, new: bool = False, resume: b
     said, and a new game begins."""
     path = path_for(game)
     if not path.exists():
+        if resume:
+            say(f"no unfinished game of {game} is kept ({path}): a new game begins")
         return None
     try:
         saved = read(path)
     except SavedGameError as exc:
-        aside = set_aside(path, "unreadable")
-        say(f"p2pcards: cannot resume the kept game: {exc}; moved to {aside}; a new game begins")
+        say(f"p2pcards: cannot resume the kept game: {exc}; moved to "
+            f"{set_aside(path, 'unreadable')}; a new game begins")
         return None
     if new:
         say(f"the unfinished game ({saved.describe()}) is set aside in {set_aside(path, 'old')}")
@@ -205,4 +223,5 @@ def choose(game: str, ask: Callable[[str], str], *, new: bool = False, resume: b
             say(f"a new game begins; the unfinished one is set aside in "
                 f"{set_aside(path, 'old')}")
             return None
+    say(f"resuming: {saved.describe()} (its seats, bots and options)")
     return saved

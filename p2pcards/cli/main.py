@@ -347,6 +347,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         except localsave.Unanswered as exc:
             print(f"p2pcards: {exc}", file=sys.stderr)
             return EXIT_MALFORMED
+        except OSError as exc:  # (a kept game that cannot be moved aside)
+            print(f"p2pcards: the kept game {localsave.path_for(game.name)}: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
+            return outputs.EXIT_OUTPUT
         except KeyboardInterrupt:
             print()  # (the shell's prompt on a line of its own, not after ^C)
             return EXIT_INTERRUPTED
