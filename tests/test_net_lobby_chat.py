@@ -183,6 +183,23 @@ async def test_a_flood_in_the_lobby_cuts_its_link_and_frees_its_seat(tmp_path: P
         nursery.cancel_scope.cancel()
 
 
+async def test_a_fast_typist_is_told_to_wait_and_keeps_the_seat(tmp_path: Path) -> None:
+    """Lines typed faster than the host allows are refused at the joiner, said, and never
+    sent: the link stays and the seat stays."""
+    host = make_host(tmp_path, players=4)
+    async with trio.open_nursery() as nursery:
+        invite = await nursery.start(host.run)
+        joe = make_joiner(tmp_path, invite, "joe", dial=memory_dial(host))
+        await joined(host, joe, nursery, free=2)
+        sent = [await joe.lobby_chat(f"line {i}") for i in range(LOBBY_CHATS + 2)]
+        assert sent == [True] * LOBBY_CHATS + [False, False]
+        assert sum(line.startswith("not said: at most") for line in joe.say) == 2
+        await until(lambda: sum(f"line {i}" in " ".join(host.say)
+                                for i in range(LOBBY_CHATS)) == LOBBY_CHATS)
+        assert host.free == 2 and joe.link is not None  # (still seated, still linked)
+        nursery.cancel_scope.cancel()
+
+
 async def test_a_joiner_at_an_older_host_holds_its_lines(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch
                                                        ) -> None:

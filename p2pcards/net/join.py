@@ -107,6 +107,9 @@ class Talking:
     identity: Identity
     chats: links.Chat
     say: Callable[[str], None]
+    own_talk: lobbychat.LobbyTalk | None = None
+    """This joiner's own count of its lobby lines: it refuses a line the host would
+    count as a flood rather than lose its seat."""
 
     @property
     def link(self) -> Link | None:
@@ -119,6 +122,16 @@ class Talking:
         for the game)."""
         if self.link is not None and self.peer is None and self.version < LOBBY_CHAT_VERSION:
             return None
+        if self.peer is None and self.link is not None:
+            if self.own_talk is None:  # (a second to spare: the host counts lines as they
+                self.own_talk = lobbychat.LobbyTalk(lobbychat.LOBBY_CHAT_WINDOW + 1)
+            talk = self.own_talk  # arrive, and a flood there cuts the link)
+            try:
+                talk.take(b"", text, trio.current_time())
+            except FrameError:
+                self.say(f"not said: at most {talk.most} lines in the lobby in"
+                         f" {lobbychat.LOBBY_CHAT_WINDOW:g} s; wait a moment")
+                return False
         return await self._to_host(self.peer is None, lambda: LobbyChat(text=text[:MAX_CHAT]))
 
     async def chat(self, text: str) -> bool:
