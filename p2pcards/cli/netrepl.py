@@ -265,8 +265,9 @@ class NetPrompt(ShowingPrompt):
 
     async def move(self, view: HandState) -> int | VoidProposal:
         asking = self._asking = object()
+        self.asked_at = trio.current_time()  # (the turn timer runs from the table's asking,
+        # as the other seats' count of silence does, the showing below included)
         await self.shown()  # (the moves before this one, paced, and the pause first)
-        self.asked_at = trio.current_time()
         self.seat = view.observer
         self.turn = Turn.of(view, self.names)
         self.choices = None
