@@ -27,6 +27,7 @@ from p2pcards.bots import (
 )
 from p2pcards.cli import helptext, localsave, netcmd, netrun, outputs, repl
 from p2pcards.games import GAMES, OptionError, get_game
+from p2pcards.games.prose import name_seats
 from p2pcards.local import DEFAULT_NAMES, LocalGame
 from p2pcards.table.events import Moved, tell
 from p2pcards.table.kinds import printable
@@ -489,7 +490,8 @@ def cmd_table(args: argparse.Namespace) -> int:
         if not isinstance(event, Moved):
             print(printable(tell(event, game, names), 1000))
     for rejection in table.rejected:
-        print(printable(f"seat {rejection.at} refused {rejection.rejection}", 1000))
+        print(printable(name_seats(f"seat {rejection.at} refused {rejection.rejection}",
+                                   names), 1000))
     print(f"{table.messages} messages, {table.bytes_sent // 1024} KiB")
     if args.transcript:
         if not outputs.write("--transcript", args.transcript, seat.export()):

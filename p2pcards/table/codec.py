@@ -49,7 +49,7 @@ _CAPS = {
     "opened": 2048, "alarm": 2048, "void": 2048, "agree": 2048, "act": 2048, "pact": 2048,
     # the seats that change hands: seven seats of 32-character names (1,417 bytes at most)
     "seat": 3072,
-    # today's deck: 2,913 (shuffle), 5,645 (lock), 1,599 (unlock), 1,408 (remix),
+    # the lock deck: 2,913 (shuffle), 5,645 (lock), 1,599 (unlock), 1,408 (remix),
     # 3,221 (keys), 3,634 (audit) bytes at most in the games
     "shuffle": 6 * 1024, "lock": 12 * 1024, "unlock": 4 * 1024, "remix": 3 * 1024,
     "keys": 8 * 1024, "audit": 8 * 1024,

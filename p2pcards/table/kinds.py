@@ -412,7 +412,7 @@ class Agree:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProvedShares:
     """The proved deck's decryption shares a deal step grants (the ``keys`` step of
-    today's deck): one ``Shares`` per recipient (``to`` None: everyone), in the step's
+    the lock deck): one ``Shares`` per recipient (``to`` None: everyone), in the step's
     grant order, each with its proofs."""
 
     party: int

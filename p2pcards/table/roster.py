@@ -62,7 +62,7 @@ PROVED_RULES = (PROVED_DECK, PIPELINED_DECK, AHEAD_DECK, AGREED_DECK)
 """The proved deck's rules, oldest first: each needs a later link version than the one
 before it (:func:`table_deck`)."""
 DEFAULT_DECK = PROVED_DECK
-"""The deck a new table is asked for (``--deck lock`` picks today's, for peers of an
+"""The deck a new table is asked for (``--deck lock`` picks the lock deck, for peers of an
 earlier build); the roster names the latest rule of the proved deck every peer knows
 (:func:`table_deck`)."""
 _PROVED_LINE = "proved (cheating refused at once; unplayed cards stay secret)"
@@ -119,8 +119,8 @@ class Roster:
     deck: str = LOCK_DECK
     """Which deck every deal of the table uses: :data:`LOCK_DECK`, :data:`PROVED_DECK` or
     :data:`PIPELINED_DECK` (the proved deck, shuffle proofs checked by a round's end).
-    On the wire only when it is not today's, so that an old roster's hash is unchanged
-    (hence today's deck here, the meaning of a roster that names none; a new table
+    On the wire only when it is not the lock deck, so that an old roster's hash is unchanged
+    (hence the lock deck here, the meaning of a roster that names none; a new table
     names :data:`DEFAULT_DECK`: :func:`make_roster`, the host's lobby)."""
     keys: list[Ed25519PublicKey] = field(compare=False, repr=False, default_factory=list)
 
@@ -220,7 +220,7 @@ def decode_roster(data: bytes) -> Roster:
     table, game, options, seats = raw[:4]
     deck = raw[4] if len(raw) == 5 else LOCK_DECK
     if len(raw) == 5 and deck == LOCK_DECK:
-        raise CodecError("roster: today's deck is named by leaving the deck out")
+        raise CodecError("roster: the lock deck is named by leaving the deck out")
     if not isinstance(deck, str):
         raise CodecError("roster: the deck must be a name")
     if not isinstance(options, dict) or not isinstance(seats, list) \

@@ -72,7 +72,7 @@ def build(ciphertext: bytes | None = None) -> dict[str, Any]:
     table = _seed("table")[:16]
     roster = make_roster(table, "bidwhist", [public_bytes(k.public_key()) for k in keys],
                          names=["ana", "ben", "cy", "dee"], bots=["", "", "", "heuristic"],
-                         deck=LOCK_DECK)  # (the vectors are today's deck's: its roster's bytes)
+                         deck=LOCK_DECK)  # (the vectors are the lock deck's: its roster's bytes)
     out: dict[str, Any] = {"format": FORMAT}
     out["identities"] = [{"seed": _seed(f"identity/{i}"), "public": public_bytes(k.public_key())}
                          for i, k in enumerate(keys)]

@@ -1,6 +1,6 @@
 """The two decks a table can deal with, as the session sees them.
 
-The roster names the table's deck (:data:`~p2pcards.table.roster.LOCK_DECK`, today's
+The roster names the table's deck (:data:`~p2pcards.table.roster.LOCK_DECK`, the lock
 commutative-lock deck audited after the deal, or the proved deck, whose every step
 carries a proof checked on arrival: docs/proved-deck.md; under its name
 :data:`~p2pcards.table.roster.PROVED_DECK` each shuffle's proof too, under
@@ -36,7 +36,7 @@ class Flavor:
     act: Kind
     """The kind of a move."""
     audited: bool
-    """Whether every seat reveals its secrets after the deal (today's deck) or none
+    """Whether every seat reveals its secrets after the deal (the lock deck) or none
     (the proved deck: every step was checked on arrival)."""
     remix_shares: bool
     """Whether a re-mix's new slots need every other seat's shares (the proved deck:
@@ -46,7 +46,7 @@ class Flavor:
     it by the end of its round (the verdict of a bad one there), rather than on
     arrival (the verdict at the shuffle): docs/protocol.md, "Pipelined shuffles"."""
     hellos: bool = True
-    """Whether each deal begins with every seat's ``hello`` (its sealing key: today's deck
+    """Whether each deal begins with every seat's ``hello`` (its sealing key: the lock deck
     seals the keys it deals; the proved deck seals nothing, and its shuffle-ahead rule
     leaves the hellos out)."""
     ahead: bool = False
