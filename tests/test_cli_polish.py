@@ -19,6 +19,7 @@ import pytest
 
 from p2pcards import local
 from p2pcards.cli import main as cli
+from p2pcards.cli import playcmd
 from p2pcards.cli.helptext import full_rules, plain, rules_pages, sections
 from p2pcards.games import GAMES
 
@@ -212,14 +213,14 @@ def test_the_readme_gives_control_nuts_default_target() -> None:
 def test_auto_thinks_for_the_time_given(monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     made: list[tuple[object, ...]] = []
-    make_bot = cli.make_bot
+    make_bot = playcmd.make_bot
 
     def recording(kind: str, iterations: int | None = None, think: float | None = None,
                   workers: int = 1) -> object:
         made.append((kind, iterations, think))
         return make_bot("random")
 
-    monkeypatch.setattr(cli, "make_bot", recording)
+    monkeypatch.setattr(playcmd, "make_bot", recording)
     assert cli.main(["play", "pasur", "--auto", "--quiet", "--seed", "1", "--players", "2",
                      "--bots", "ismcts", "--think", "0.25"]) == 0
     assert cli.main(["play", "pasur", "--auto", "--quiet", "--seed", "1", "--players", "2",
