@@ -220,3 +220,25 @@ async def test_a_joiner_at_an_older_host_holds_its_lines(tmp_path: Path,
         assert "[host] hosty said in the lobby: hi, older peers" in joe.say
         assert isinstance(joe.lobby_seen, LobbyFrame)
         nursery.cancel_scope.cancel()
+
+
+def test_a_link_that_reads_nothing_misses_lobby_lines_past_its_backlog() -> None:
+    """A seat's queue has no bound (the table waits for its seats), so the lobby's lines
+    stop going to a link once LOBBY_BACKLOG frames wait for it; the others get each."""
+    from types import SimpleNamespace  # noqa: PLC0415
+
+    from p2pcards.net.lobbychat import LOBBY_BACKLOG  # noqa: PLC0415
+    from p2pcards.net.pump import Pump  # noqa: PLC0415
+    from p2pcards.net.relay import TableRelay  # noqa: PLC0415
+
+    def seat() -> SimpleNamespace:
+        return SimpleNamespace(pump=Pump.open(None), link=SimpleNamespace(  # type: ignore[arg-type]
+            version=LOBBY_CHAT_VERSION))
+
+    idle, reading = seat(), seat()
+    relay = SimpleNamespace(links=[idle, reading])
+    for i in range(LOBBY_BACKLOG + 40):
+        TableRelay.lobby_say(relay, "hal", b"h" * 32, f"line {i}")  # type: ignore[arg-type]
+        while reading.pump.queued.statistics().current_buffer_used:  # (it reads)
+            reading.pump.queued.receive_nowait()
+    assert idle.pump.out.statistics().current_buffer_used == LOBBY_BACKLOG

@@ -26,6 +26,10 @@ LOBBY_CHATS = 5
 """Lobby chat lines one identity may send in LOBBY_CHAT_WINDOW seconds, across its
 links: more is a flood, and cuts its link (its seats are free again)."""
 LOBBY_CHAT_WINDOW = 10.0
+LOBBY_BACKLOG = 64
+"""Frames a seat's link may have waiting to go out and still be sent a lobby line: a
+link that reads nothing misses the lines past them (a seat's queue has no bound, for
+the table waits for its seats; the lobby has no end in time)."""
 LOBBY_SENDERS = 64
 """Identities whose lines of the last window the host remembers (the oldest forgotten
 first): far more than ever sit in one lobby."""

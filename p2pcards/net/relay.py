@@ -41,7 +41,7 @@ from p2pcards.net.frames import (
 )
 from p2pcards.net.identity import device_id
 from p2pcards.net.lobby import Lobby
-from p2pcards.net.lobbychat import LobbyTalk
+from p2pcards.net.lobbychat import LOBBY_BACKLOG, LobbyTalk
 from p2pcards.net.peer import Peer
 from p2pcards.net.pump import DRAIN_SECONDS, Pump
 from p2pcards.net.referee import Conduct, Referee
@@ -173,7 +173,10 @@ class TableRelay:
         Watchers are not sent it."""
         line, older = LobbyTalk.frames(name, id, text)
         for seated in list(self.links):
-            if seated is not but:
+            if seated is not but and \
+                    seated.pump.out.statistics().current_buffer_used < LOBBY_BACKLOG:
+                # (a link that reads nothing misses lines past its backlog: a seat's queue
+                # is unbounded, and the lobby has no end in time)
                 with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
                     seated.pump.put(line if seated.link.version >= LOBBY_CHAT_VERSION
                                     else older)
