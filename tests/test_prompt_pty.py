@@ -182,13 +182,20 @@ class Host:
             self.proc.wait()
 
 
+def shown(child: pexpect.spawn, pattern: str) -> bool:
+    """Whether ``pattern`` has shown on the terminal so far (its colours aside)."""
+    seen = child.logfile_read
+    return isinstance(seen, io.StringIO) and re.search(pattern, ANSI.sub("", seen.getvalue())
+                                                      ) is not None
+
+
 def play_until(child: pexpect.spawn, pattern: str, moves: int = 400) -> int:
     """Play the first legal move at every turn until ``pattern`` shows; moves made."""
     made = 0
     while True:
         which = child.expect([MOVE, pattern, OVER], timeout=120)
-        if which == 1:
-            return made
+        if which == 1 or shown(child, pattern):  # (or read past by an expect of a move:
+            return made  # the table's lines and the prompt's come in either order)
         assert which == 0, f"the game ended before {pattern!r} showed"
         move = first_legal(child)
         child.expect(MOVE)
