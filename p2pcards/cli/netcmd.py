@@ -109,7 +109,8 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
     host.add_argument("--bots", type=int, default=0, metavar="K", help="bots this peer runs")
     host.add_argument("--bots-kind", default="ismcts", choices=BOT_NAMES, metavar="KIND",
                       help="the kind of the --bots this peer runs (default ismcts;"
-                      f" {', '.join(BOT_NAMES)})")
+                      " ismcts, heuristic, random or pimc; the experimental searches:"
+                      " docs/bots.md)")
     host.add_argument("--grace", type=float, default=300.0,
                       help="seconds a seat may keep the table waiting before it forfeits"
                       " the deal (default 300)")
@@ -168,7 +169,8 @@ def add_parsers(sub: Any, option_pair: Callable[[str], tuple[str, int]]) -> None
     join.add_argument("--bots", type=int, default=0, metavar="K", help="bots this peer runs")
     join.add_argument("--bots-kind", default="ismcts", choices=BOT_NAMES, metavar="KIND",
                       help="the kind of the --bots this peer runs (default ismcts;"
-                      f" {', '.join(BOT_NAMES)})")
+                      " ismcts, heuristic, random or pimc; the experimental searches:"
+                      " docs/bots.md)")
     join.add_argument("--wait", type=float, default=10.0,
                       help="with --lan: seconds to wait for the table's beacon (default 10)")
     join.add_argument("--yes", action="store_true",
