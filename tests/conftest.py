@@ -19,7 +19,8 @@ import pytest
 
 from p2pcards.net.journal import Journal
 
-IN_PROCESS = frozenset({"test_table.py", "test_deck.py", "test_verify_explain.py"})
+IN_PROCESS = frozenset({"test_table.py", "test_deck.py", "test_verify_explain.py",
+                        "test_net_watch_match.py"})
 """Test modules whose ``slow`` tests start no process and no terminal."""
 
 
