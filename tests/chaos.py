@@ -399,6 +399,8 @@ class Game:
         once = ["--once"] if plan.persons else []
         if person:  # (the first person hears the bell with the warnings)
             common += once + (["--no-bell"] if name != plan.persons[0] else [])
+            common += ["--pace", "0", "--pause", "0"]  # (the screen's pacing is not this
+            # run's subject: tests/test_net_polish.py)
         if name == "host":
             return [sys.executable, "-m", "p2pcards", "host", plan.game, "--bind", "127.0.0.1",
                     "--port", str(self.port), "--players", "4", "--grace", f"{plan.grace:g}",

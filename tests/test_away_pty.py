@@ -80,7 +80,8 @@ def test_a_person_who_steps_away_is_warned_stood_in_for_and_comes_back(
         tmp_path: Path) -> None:
     peers = Peers(tmp_path)
     peers.host()
-    child, seen = spawn(["join", peers.invite.read_text().strip(), "--name", "pat"],
+    child, seen = spawn(["join", peers.invite.read_text().strip(), "--name", "pat",
+                         "--pace", "0", "--pause", "0"],  # (tests/test_net_polish.py)
                         terminal_env(tmp_path / "pat"), tmp_path)
     try:
         peers.start("cy", ["join", peers.invite.read_text().strip()])

@@ -40,6 +40,7 @@ def test_again_at_a_real_terminal_with_headless_joiners(tmp_path: Path) -> None:
     host = pexpect.spawn(str(script), [
         "host", "pasur", "--players", "3", "--bind", "127.0.0.1", "--port", str(free_port()),
         "-o", "target=1", "--timer", "0.05", "--name", "ana", "--invite-file", str(invite),
+        "--pace", "0", "--pause", "0",  # (the screen's pacing: tests/test_net_polish.py)
         *outputs("ana")], env=env, dimensions=(50, 200), encoding="utf-8", timeout=90,
         cwd=str(tmp_path))
     joiners: list[subprocess.Popen[bytes]] = []

@@ -210,7 +210,7 @@ def test_a_person_at_a_networked_table(tmp_path: Path) -> None:
     host.start()
     env = terminal_env(tmp_path / "pat")
     args = ["join", host.invite.read_text().strip(), "--name", "pat",
-            "--pause", "0"]  # (the pause between deals: tests/test_net_polish.py)
+            "--pause", "0", "--pace", "0"]  # (the pause and the pace: test_net_polish.py)
     saved = tmp_path / "pat.json"
     outputs: list[str] = []
     try:
