@@ -117,9 +117,12 @@ def test_bench_infer_json_records(capsys):
     code, out, _ = run(capsys, "bench", "infer", "--json", "--seconds", "0.2")
     assert code == 0
     records = {r["name"]: r for r in json.loads(out)}
-    figures = ("placed_uniform", "placed_inferred", "loglik_uniform", "loglik_inferred", "gain",
-               "gain_low", "gain_high", "deal_gain", "deal_gain_low", "deal_gain_high",
-               "effective_share", "positions")
+    figures = ("placed_uniform", "placed_inferred", "placed_plays", "loglik_uniform",
+               "loglik_inferred", "loglik_plays", "effective_share", "effective_share_plays",
+               "positions",
+               *(f"{figure}{end}" for figure in ("gain", "deal_gain", "gain_plays",
+                                                  "deal_gain_plays", "plays_over_bids")
+                 for end in ("", "_low", "_high")))
     assert set(records) == {f"infer.{game}.{kind}.{figure}" for game in ("bidwhist", "nullern")
                             for kind in ("heuristic", "ismcts") for figure in figures}
     for game in ("bidwhist", "nullern"):
@@ -128,6 +131,9 @@ def test_bench_infer_json_records(capsys):
                 return float(records[f"{prefix}.{figure}"]["value"])
             assert value("positions") >= 4
             assert 0 < value("placed_uniform") < 1 and 0 < value("placed_inferred") < 1
+            assert 0 < value("placed_plays") < 1
+            assert value("plays_over_bids_low") <= value("plays_over_bids") \
+                <= value("plays_over_bids_high")
             assert value("deal_gain_low") <= value("deal_gain") <= value("deal_gain_high")
             assert 0 < value("effective_share") <= 1
 

@@ -221,7 +221,7 @@ def test_bot_parameters_for_inference_and_endgames():
     bot = make_bot("ismcts:c=1;i=1;e=8;w=2", iterations=100)
     assert isinstance(bot, SearchBot)
     assert (bot.exploration, bot.infer, bot.endgame, bot.workers) == (1.0, True, 8, 2)
-    for bad, why in [("ismcts:i=2", "i must be 0 or 1, not '2'"),
+    for bad, why in [("ismcts:i=3", "i must be 0, 1 or 2, not '3'"),
                      ("ismcts:e=61", "e must be a whole number from 0 to 60, not '61'"),
                      ("ismcts:e=-1", "e must be a whole number"),
                      ("ismcts:x=1", "the parameters are c=NUMBER.*e=N")]:

@@ -57,9 +57,10 @@ class BotSpec:
     exploration: float = EXPLORATION
     share: int = 1
     """The processes the move's budget is spread over (``w=N``)."""
-    infer: bool | None = None
-    """Worlds sampled by what the other players' bids say (``i=1``), or not (``i=0``);
-    None: as the game's playbook says (``Playbook.infers``)."""
+    infer: int | None = None
+    """Worlds sampled by what the other players' bids say (``i=1``), their bids and
+    plays (``i=2``), or not (``i=0``); None: as the game's playbook says
+    (``Playbook.infers``)."""
     endgame: int = 0
     """Solve exactly once at most this many moves are left (``e=N``; 0: never)."""
 
@@ -68,8 +69,8 @@ MAX_ENDGAME = 60
 """The most moves ``e=N`` may name."""
 
 PARAMETERS = ("c=NUMBER, the exploration constant; w=N, the processes sharing the move's"
-              " budget; i=1 or i=0, worlds sampled by inference from the other players' bids"
-              " or not (default: the game's);"
+              " budget; i=1, i=2 or i=0, worlds sampled by inference from the other players'"
+              " bids, from their bids and plays, or not (default: the game's);"
               f" e=N, the last N moves (up to {MAX_ENDGAME}) solved exactly")
 
 
@@ -79,7 +80,7 @@ def parse_options(spec: str) -> BotSpec:
     name, colon, params = spec.partition(":")
     if name not in BOT_NAMES:
         raise ValueError(f"unknown bot {name!r} (bots: {', '.join(BOT_NAMES)})")
-    found: dict[str, float | int | bool] = {}
+    found: dict[str, float | int] = {}
     if colon:
         if name not in SEARCHING:
             raise ValueError(f"bot {name!r} takes no parameters (in {spec!r})")
@@ -92,10 +93,10 @@ def parse_options(spec: str) -> BotSpec:
             found[key] = _parameter(spec, key, value)
     infer = found.get("i")
     return BotSpec(name, float(found.get("c", EXPLORATION)), int(found.get("w", 1)),
-                   None if infer is None else bool(infer), int(found.get("e", 0)))
+                   None if infer is None else int(infer), int(found.get("e", 0)))
 
 
-def _parameter(spec: str, key: str, value: str) -> float | int | bool:
+def _parameter(spec: str, key: str, value: str) -> float | int:
     if key == "c":
         try:
             exploration = float(value)
@@ -105,13 +106,13 @@ def _parameter(spec: str, key: str, value: str) -> float | int | bool:
             raise ValueError(f"bot {spec!r}: c must be from 0 to 100, not {value}")
         return exploration
     most, what = {"w": (MAX_SHARE, "w must be a whole number from 1 to"),
-                  "i": (1, "i must be 0 or 1, not"),
+                  "i": (2, "i must be 0, 1 or 2, not"),
                   "e": (MAX_ENDGAME, "e must be a whole number from 0 to")}[key]
     least = 1 if key == "w" else 0
     if not value.isascii() or not value.isdigit() or not least <= int(value) <= most:
         bound = f"{what} {most}, not" if key != "i" else what
         raise ValueError(f"bot {spec!r}: {bound} {value!r}")
-    return bool(int(value)) if key == "i" else int(value)
+    return int(value)
 
 
 def parse_spec(spec: str) -> tuple[str, float, int]:

@@ -6,7 +6,7 @@ well is the bots' business.  A :class:`Playbook` gives, for one game, the
 searching (``model``) or searches among (``candidates``), the search
 policy (``policy``: how a rollout plays, which moves of other seats are sampled
 from a model), and the model of the other players' past bids that weighs the
-worlds of a bot that infers (``belief``).  A game without a playbook is still
+worlds of a bot that infers (``belief``: bids, and plays).  A game without a playbook is still
 played by every bot: its ``heuristic`` is then a random legal move and the
 search uses the engine's own rollout.  ``register`` adds one (the built-in games' are registered by
 :mod:`p2pcards.bots.heuristics`; a new game registers its own).
@@ -36,7 +36,7 @@ def no_model(view: HandState, rng: random.Random) -> None:
     return None
 
 
-def no_belief(view: HandState) -> None:
+def no_belief(view: HandState, plays: bool = False) -> None:
     return None
 
 
@@ -51,12 +51,14 @@ class Playbook:
     """The moves the searching bot searches among (None: every legal move)."""
     policy: Policy | None = None
     """The search's rollout and sampled moves (None: the engine's own)."""
-    belief: Callable[[HandState], Belief | None] = no_belief
-    """A model of the other players' past actions for ``view``, which weighs the
-    worlds of a bot that infers (``i=1``; None: no model, worlds drawn uniformly)."""
-    infers: bool = False
-    """Whether the game's searching bots infer unless told (``i=`` not given): the
-    default search of ``play`` and ``host`` in this game (docs/bots.md)."""
+    belief: Callable[[HandState, bool], Belief | None] = no_belief
+    """A model of the other players' past bids for ``view``, and with the flag set of
+    their plays too, which weighs the worlds of a bot that infers (``i=1``: bids,
+    ``i=2``: bids and plays; None: no model, worlds drawn uniformly)."""
+    infers: int = 0
+    """How the game's searching bots infer unless told (``i=`` not given: 0 not at all,
+    1 from bids, 2 from bids and plays): the default search of ``play`` and ``host``
+    in this game (docs/bots.md)."""
 
 
 DEFAULT = Playbook()

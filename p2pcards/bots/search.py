@@ -61,8 +61,9 @@ class SearchBot:
     budget ``ismcts`` and ``ismcts-full`` play the same moves in the same games.
     ``variant``: how the search models the other players (``ai.ismcts.VARIANTS``);
     ``exploration``: its UCB constant; ``infer``: draw the worlds by the playbook's
-    ``belief`` (:class:`~p2pcards.ai.inference.Inferred`), or not, or as the
-    playbook says when None (:meth:`infers`); ``endgame``: solve each
+    ``belief`` (:class:`~p2pcards.ai.inference.Inferred`) of the other players' bids
+    (1), of their bids and plays (2), or not (0), or as the playbook says when None
+    (:meth:`infers`); ``endgame``: solve each
     world exactly once at most that many moves are left (0: never;
     :class:`~p2pcards.ai.endgame.Exact`).
     """
@@ -80,12 +81,13 @@ class SearchBot:
     pool: RootParallel | None = None
     variant: str = "single"
     exploration: float = EXPLORATION
-    infer: bool | None = None
+    infer: int | None = None
     endgame: int = 0
 
-    def infers(self, view: HandState) -> bool:
-        """Whether this bot draws its worlds by inference at ``view``'s game (``infer``,
-        or when it is None the game's playbook: ``Playbook.infers``)."""
+    def infers(self, view: HandState) -> int:
+        """How this bot draws its worlds at ``view``'s game: 0 uniformly, 1 by inference
+        from the bids, 2 from the bids and plays (``infer``, or when it is None the
+        game's playbook: ``Playbook.infers``)."""
         return playbook(view).infers if self.infer is None else self.infer
 
     def search_inputs(self, view: HandState) -> tuple[SearchView[SearchState], Policy | None]:
@@ -99,7 +101,8 @@ class SearchBot:
             policy = Exact(self.endgame, policy)
         if self.variant != "single":
             policy = HeuristicPolicy(book.heuristic, policy)
-        belief = book.belief(view) if self.infers(view) else None
+        depth = self.infers(view)
+        belief = book.belief(view, depth >= 2) if depth else None
         return (view if belief is None else Inferred(view, belief)), policy
 
     def __call__(self, view: HandState, rng: random.Random) -> int:

@@ -184,7 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
                          " experimental search of docs/bots.md); a searching bot"
                          " may carry parameters: ismcts:c=0.5 (exploration),"
                          " ismcts:w=2 (processes), ismcts:i=1 (worlds inferred from the"
-                         " bids), ismcts:e=8 (the last 8 moves solved exactly)")
+                         " bids; i=2 from the bids and plays), ismcts:e=8 (the last 8"
+                         " moves solved exactly)")
     arena_p.add_argument("--games", type=int, default=10, help="whole games (default 10)")
     arena_p.add_argument("--deals", type=int,
                          help="play N duplicate deal pairs instead of whole games")

@@ -140,8 +140,8 @@ class BidWhistState(HandState):
     """One Bid Whist hand."""
 
     __slots__ = ("bidder", "bids", "books", "dealer", "downtown", "high", "kind", "kitty_size",
-                 "last_trick", "leader", "led", "level", "penalty", "phase", "tables", "trick",
-                 "tricks_played", "trump", "turn", "win_key", "win_seat", "won")
+                 "last_trick", "leader", "led", "level", "past", "penalty", "phase", "tables",
+                 "trick", "tricks_played", "trump", "turn", "win_key", "win_seat", "won")
 
     notation = STANDARD
     game = "bidwhist"
@@ -171,6 +171,9 @@ class BidWhistState(HandState):
     won: list[int]
     tricks_played: int
     last_trick: tuple[int, tuple[int, ...]] | None
+    past: tuple[tuple[int, tuple[int, ...]], ...]
+    """The deal's finished tricks in order, each as (leader, cards): public, read by the
+    bots' beliefs (docs/bots.md); the fast playouts leave it as it was."""
     penalty: tuple[int, str] | None
 
     def clone(self) -> BidWhistState:
@@ -197,6 +200,7 @@ class BidWhistState(HandState):
         new.won = self.won[:]
         new.tricks_played = self.tricks_played
         new.last_trick = self.last_trick
+        new.past = self.past
         new.penalty = self.penalty
         return new
 
@@ -476,6 +480,7 @@ class BidWhistState(HandState):
         self.books[team] += 1
         self.won[team] |= (1 << trick[0]) | (1 << trick[1]) | (1 << trick[2]) | (1 << trick[3])
         self.last_trick = (self.leader, tuple(trick))
+        self.past += (self.last_trick,)
         self.tricks_played += 1
         self.leader = winner  # after the last trick too: who won the last trick
         if self.tricks_played == HAND_SIZE:
@@ -758,6 +763,7 @@ Cards: rank then suit; T or 10; suits S H D C or the symbols; jokers BJ LJ."""
         state.won = [0, 0]
         state.tricks_played = 0
         state.last_trick = None
+        state.past = ()
         state.penalty = None
         places = [(dealer + 1 + i) % 4 if i < 48 else KITTY for i in range(len(deck))]
         state._place_deck(deck, places, 0, DECK_MASK[kitty_size])

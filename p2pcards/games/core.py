@@ -234,7 +234,7 @@ class HandState(Places, DealHooks):
                 self.step(actions[int(rng.random() * len(actions))])
 
 
-PAST = frozenset({"last_trick", "moves", "proofs", "played_by", "observer"})
+PAST = frozenset({"last_trick", "past", "moves", "proofs", "played_by", "observer"})
 """The slots that record the past and play no part in what follows: left out of
 :meth:`HandState.solve_key`."""
 

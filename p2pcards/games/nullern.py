@@ -93,9 +93,9 @@ class NullernState(HandState):
     """One Nullern round."""
 
     __slots__ = ("bids", "bids_made", "blind", "cards", "dealer", "keys", "last_trick", "leader",
-                 "led_trump", "penalty", "phase", "played", "round_index", "trick", "tricks",
-                 "tricks_played", "trump", "trump_card", "trump_mask", "turn", "win_key",
-                 "win_seat")
+                 "led_trump", "past", "penalty", "phase", "played", "round_index", "trick",
+                 "tricks", "tricks_played", "trump", "trump_card", "trump_mask", "turn",
+                 "win_key", "win_seat")
 
     notation = NULLERN
     game = "nullern"
@@ -123,6 +123,9 @@ class NullernState(HandState):
     played: int
     tricks_played: int
     last_trick: tuple[int, tuple[int, ...]] | None
+    past: tuple[tuple[int, tuple[int, ...]], ...]
+    """The deal's finished tricks in order, each as (leader, cards): public, read by the
+    bots' beliefs (docs/bots.md); the fast playouts leave it as it was."""
     penalty: tuple[int, str] | None
 
     def clone(self) -> NullernState:
@@ -149,6 +152,7 @@ class NullernState(HandState):
         new.played = self.played
         new.tricks_played = self.tricks_played
         new.last_trick = self.last_trick
+        new.past = self.past
         new.penalty = self.penalty
         return new
 
@@ -288,6 +292,7 @@ class NullernState(HandState):
         winner = self.win_seat
         self.tricks[winner] += 1
         self.last_trick = (self.leader, tuple(trick))
+        self.past += (self.last_trick,)
         self.tricks_played += 1
         self.trick = []
         self.led_trump = False
@@ -516,6 +521,7 @@ Cards: colour then rank 1-20: R red, Y yellow, G green, B blue (R12 is the red
         state.played = 0
         state.tricks_played = 0
         state.last_trick = None
+        state.past = ()
         state.penalty = None
         if observer == FULL:
             may = state.may

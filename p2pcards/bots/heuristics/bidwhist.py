@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from p2pcards.ai.protocol import SearchState
+from p2pcards.bots.evidence import ALL, Play, Trick, later_cards, play_log_weight
 from p2pcards.bots.registry import Playbook, register
 from p2pcards.games import bidwhist
 from p2pcards.games.bidwhist import (
@@ -29,6 +30,7 @@ from p2pcards.games.bidwhist import (
     DISCARD_PHASE,
     DOWNTOWN,
     JOKERS,
+    NO_SUIT,
     NOTRUMP_BID,
     PASS,
     PLAY,
@@ -193,6 +195,11 @@ FLOOR = 0.05
 """The least likelihood the belief gives any bid: a player who bids against the model
 flattens the weights, and no world is ruled out."""
 
+PLAY_FLOOR = 0.3
+"""How likely a player is to go against what the heuristic means with a trick, when it
+could have done it (:mod:`p2pcards.bots.evidence`; chosen on seed 2 of ``bench
+infer``: docs/bots.md)."""
+
 
 def _agree(margin: float) -> float:
     """The likelihood of a choice the model favours by ``margin`` books: logistic."""
@@ -206,16 +213,19 @@ class BidWhistBelief:
     the lowest bid open to it, naming uptown (``cards``) or downtown (``special``) as
     its books lean.  Each bid is scored on the twelve cards the world gives the
     bidder at the auction (those it holds and has played; a declarer's are the twelve
-    it kept after the kitty, an approximation)."""
+    it kept after the kitty, an approximation); and, when it reads plays, the tricks
+    other players let the opponents keep or took from their partner
+    (:func:`play_evidence`)."""
 
     bids: tuple[tuple[int, int, tuple[int, int]], ...]
     """(seat, bid code or PASS, the lowest level then open to a bid of each kind,
     cards and special: 8 where none was)."""
+    plays: tuple[Play, ...] = ()
 
     def log_weight(self, world: SearchState) -> float:
         deal = cast(BidWhistState, world)
         counted: dict[int, tuple[float, float]] = {}
-        total = 0.0
+        total = play_log_weight(self.plays, deal.may, PLAY_FLOOR) if self.plays else 0.0
         for seat, code, lowest in self.bids:
             if seat not in counted:
                 hand = deal.may[seat] | deal.played_by[seat]
@@ -233,8 +243,49 @@ class BidWhistBelief:
         return total
 
 
-def belief(view: HandState) -> BidWhistBelief | None:
-    """The belief of ``view``'s player about the others' bids (None: none bid yet)."""
+def play_evidence(view: BidWhistState) -> tuple[Play, ...]:
+    """The cards other players have played this hand against what the heuristic means
+    (:func:`_trick_card`: take a trick the opponents hold when a card can, leave one
+    the partner holds), each with the cards that would have done it: a card that beats
+    the trick so far, or one that does not (leads say nothing).  From the public
+    record: the finished tricks and the trick on the table."""
+    if view.phase < PLAY:
+        return ()
+    keys, suits, follow = view.tables.keys, view.tables.suits, view.tables.follow
+    tricks: list[Trick] = [*view.past]
+    if view.trick:
+        tricks.append((view.leader, view.trick))
+    later = later_cards(tricks, 4)
+    notrump = view.kind == NOTRUMP_BID
+    everything = (1 << len(keys)) - 1
+    out: list[Play] = []
+    win_seat = -1  # as the state: a trick's first winner is the last trick's until a card wins
+    for t, (leader, cards) in enumerate(tricks):
+        led, win_key = -1, -1000
+        for i, card in enumerate(cards):
+            seat = (leader + i) & 3
+            beats = _beats(keys, suits, card, led, win_key)
+            if i and seat != view.observer and beats == ((win_seat - seat) % 2 == 0):
+                within = ALL
+                if led >= 0 and follow[led] >> card & 1:
+                    within = follow[led]
+                elif led >= 0 and notrump and seat != view.bidder and JOKERS >> card & 1:
+                    within = JOKERS
+                winners = sum(1 << c for c in range(len(keys))
+                              if _beats(keys, suits, c, led, win_key))
+                out.append(Play(seat, later[t][i], within, everything & ~winners if beats
+                                else winners))
+            suit, key = suits[card], keys[card]
+            if led < 0 and suit != NO_SUIT:
+                led = suit
+            if (suit == led or key >= 100) and key > win_key:
+                win_key, win_seat = key, seat
+    return tuple(out)
+
+
+def belief(view: HandState, plays: bool = False) -> BidWhistBelief | None:
+    """The belief of ``view``'s player about the others' bids, and with ``plays`` their
+    plays too (None: none bid yet)."""
     assert isinstance(view, BidWhistState)
     seat = view.observer
     high = -1
@@ -248,7 +299,9 @@ def belief(view: HandState) -> BidWhistBelief | None:
             bids.append((bidder, code, cast(tuple[int, int], lowest)))
         if code != PASS:
             high = max(high, STRENGTH[code])
-    return BidWhistBelief(tuple(bids)) if bids else None
+    if not bids:
+        return None
+    return BidWhistBelief(tuple(bids), play_evidence(view) if plays else ())
 
 
 def heuristic(view: HandState, rng: random.Random) -> int:

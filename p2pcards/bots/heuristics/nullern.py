@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from p2pcards.ai.protocol import SearchState
+from p2pcards.bots.evidence import ALL, Play, Trick, later_cards, play_log_weight
 from p2pcards.bots.registry import Playbook, register
 from p2pcards.games import nullern
 from p2pcards.games.cards import bits
@@ -51,21 +52,30 @@ FLOOR = 0.05
 """The least likelihood the belief gives any bid (no world is ruled out)."""
 
 
+PLAY_FLOOR = 0.15
+"""How likely a player is to go against what the heuristic means with a trick, when it
+could have done it (:mod:`p2pcards.bots.evidence`; chosen on seed 2 of ``bench
+infer``: docs/bots.md)."""
+
+
 @dataclass(frozen=True, slots=True)
 class NullernBelief:
     """The other players' bids under the heuristic's count of tricks (the playbook's
     ``belief``): a bid of ``b`` is likely as ``exp(-((b - count) / SPREAD)^2 / 2)`` among the bids
     from 0 to the round's cards, on the cards the world gives the bidder at the
-    auction (those it holds and has played this round), mixed with a floor."""
+    auction (those it holds and has played this round), mixed with a floor; and,
+    when it reads plays, the tricks other players let go while short of their bid or
+    won once it was made (:func:`play_evidence`)."""
 
     bids: tuple[tuple[int, int], ...]
     """(seat, tricks bid)."""
     cards: int
+    plays: tuple[Play, ...] = ()
 
     def log_weight(self, world: SearchState) -> float:
         deal = cast(NullernState, world)
         keys = deal.keys
-        total = 0.0
+        total = play_log_weight(self.plays, deal.may, PLAY_FLOOR) if self.plays else 0.0
         for seat, bid in self.bids:
             count = _strength(deal.may[seat] | deal.played_by[seat], keys)
             scores = [math.exp(-((b - count) / SPREAD) ** 2 / 2) for b in range(self.cards + 1)]
@@ -73,14 +83,52 @@ class NullernBelief:
         return total
 
 
-def belief(view: HandState) -> NullernBelief | None:
-    """The belief of ``view``'s player about the others' bids (None: no bid to read,
-    or the blind round, where nobody saw the card they bid on)."""
+def play_evidence(view: NullernState) -> tuple[Play, ...]:
+    """The cards other players have played this round against what the heuristic means
+    (:func:`nullern_action`: win while short of the bid, let tricks go once it is
+    made), each with the cards that would have done it: a card that beats the trick
+    so far, or one that does not (leads say nothing).  From the public record: the
+    finished tricks and the trick on the table."""
+    players, keys = view.players, view.keys
+    tricks: list[Trick] = [*view.past]
+    if view.trick:
+        tricks.append((view.leader, view.trick))
+    later = later_cards(tricks, players)
+    beating: dict[int, int] = {}
+    won = [0] * players
+    out: list[Play] = []
+    for t, (leader, cards) in enumerate(tricks):
+        led_trump, win_key, win_seat = False, -1, -1
+        for i, card in enumerate(cards):
+            seat = (leader + i) % players
+            key = keys[card]
+            if i and seat != view.observer and (key > win_key) != (view.bids[seat] > won[seat]):
+                if win_key not in beating:
+                    beating[win_key] = sum(1 << c for c, k in enumerate(keys) if k > win_key)
+                winners = beating[win_key]
+                against = nullern.DECK_MASK & ~winners if key > win_key else winners
+                within = view.trump_mask if led_trump and key >= nullern.TRUMP_KEY else ALL
+                out.append(Play(seat, later[t][i], within, against))
+            if not i:
+                led_trump = key >= nullern.TRUMP_KEY
+            if key > win_key:
+                win_key, win_seat = key, seat
+        if len(cards) == players:
+            won[win_seat] += 1
+    return tuple(out)
+
+
+def belief(view: HandState, plays: bool = False) -> NullernBelief | None:
+    """The belief of ``view``'s player about the others' bids, and with ``plays`` their
+    plays too (None: no bid to read, or the blind round, where nobody saw the card
+    they bid on and the table played it)."""
     assert isinstance(view, NullernState)
     if view.blind:
         return None
     bids = tuple((s, b) for s, b in enumerate(view.bids) if b >= 0 and s != view.observer)
-    return NullernBelief(bids, view.cards) if bids else None
+    if not bids:
+        return None
+    return NullernBelief(bids, view.cards, play_evidence(view) if plays else ())
 
 
 def heuristic(view: HandState, rng: random.Random) -> int:
@@ -88,5 +136,5 @@ def heuristic(view: HandState, rng: random.Random) -> int:
     return nullern_action(view, rng)
 
 
-PLAYBOOK = Playbook(heuristic=heuristic, belief=belief, infers=True)
+PLAYBOOK = Playbook(heuristic=heuristic, belief=belief, infers=1)
 register("nullern", PLAYBOOK)
