@@ -197,7 +197,7 @@ def test_a_bot_that_infers_searches_the_inferred_view(monkeypatch):
     default = make_bot("ismcts", iterations=30)
     assert isinstance(infers, SearchBot) and isinstance(plain, SearchBot)
     assert isinstance(default, SearchBot)
-    assert (infers.infer, plain.infer, default.infer) == (True, False, None)
+    assert (infers.infer, plain.infer, default.infer) == (1, 0, None)
     assert full.is_legal(infers(full.view(seat), random.Random(1)))
     assert isinstance(seen[-1], Inferred) and seen[-1].generations >= 1
     assert full.is_legal(plain(full.view(seat), random.Random(1)))
@@ -214,13 +214,13 @@ def test_a_bot_that_infers_searches_the_inferred_view(monkeypatch):
 
 
 def test_bot_parameters_for_inference_and_endgames():
-    assert parse_options("ismcts:i=1;e=12") == BotSpec("ismcts", 0.7, 1, True, 12)
+    assert parse_options("ismcts:i=1;e=12") == BotSpec("ismcts", 0.7, 1, 1, 12)
     assert parse_options("pimc:e=8") == BotSpec("pimc", endgame=8)
     assert parse_options("ismcts") == BotSpec("ismcts")
-    assert parse_options("ismcts:i=0") == BotSpec("ismcts", infer=False)
+    assert parse_options("ismcts:i=0") == BotSpec("ismcts", infer=0)
     bot = make_bot("ismcts:c=1;i=1;e=8;w=2", iterations=100)
     assert isinstance(bot, SearchBot)
-    assert (bot.exploration, bot.infer, bot.endgame, bot.workers) == (1.0, True, 8, 2)
+    assert (bot.exploration, bot.infer, bot.endgame, bot.workers) == (1.0, 1, 8, 2)
     for bad, why in [("ismcts:i=3", "i must be 0, 1 or 2, not '3'"),
                      ("ismcts:e=61", "e must be a whole number from 0 to 60, not '61'"),
                      ("ismcts:e=-1", "e must be a whole number"),

@@ -17,7 +17,7 @@ from p2pcards.bots.evidence import ALL, Play, later_cards, play_log_weight
 from p2pcards.bots.heuristics import bidwhist as bidwhist_book
 from p2pcards.bots.heuristics import nullern as nullern_book
 from p2pcards.bots.registry import random_bot
-from p2pcards.games import CHANCE, GAMES, HandState, nullern
+from p2pcards.games import CHANCE, GAMES, HandState, bidwhist, nullern
 
 Chooser = Callable[[HandState, random.Random], int]
 
@@ -148,3 +148,37 @@ def test_a_bot_reading_plays_searches_worlds_weighed_by_them(monkeypatch):
     assert full.is_legal(bids(full.view(seat), random.Random(1)))
     assert isinstance(seen[-1], Inferred)
     assert seen[-1].belief.plays == ()  # type: ignore[attr-defined]
+
+
+def test_notrump_tricks_are_read_as_the_rules_play_them():
+    """Bid Whist in notrump, which the heuristic never bids: the first bidder bids four
+    notrump and the rest pass, then the heuristic plays, but for a leader holding a
+    joker, who leads it (a lead is never read).  Jokers never win there, a joker led
+    leaves the suit to the next card, and a player void in the suit led must play a
+    joker while it holds one: the real hands still explain every play read."""
+    game = GAMES["bidwhist"]
+    options = game.resolve_options({})
+    rng = random.Random(21)
+    jokers_led = misses = read = 0
+    for number in range(30):
+        full = game.deal(game.shuffled_deck(4, options, rng), number % 4, 4, options)
+        full.apply(bidwhist.bid_code(4, bidwhist.NOTRUMP_BID))
+        while full.phase == bidwhist.BID:
+            full.apply(bidwhist.PASS)
+        while not full.is_terminal():
+            seat = full.current_player()
+            view = full.view(seat)
+            belief = playbook(view).belief(view, True)
+            if belief is not None:
+                plays = belief.plays  # type: ignore[attr-defined]
+                read += len(plays)
+                misses += round(play_log_weight(plays, full.may, bidwhist_book.PLAY_FLOOR)
+                                / math.log(bidwhist_book.PLAY_FLOOR))
+            jokers = full.may[seat] & bidwhist.JOKERS
+            if full.phase == bidwhist.PLAY and not full.trick and jokers:
+                full.apply(jokers.bit_length() - 1)
+            else:
+                full.apply(heuristic_bot(view, rng))
+        assert full.kind == bidwhist.NOTRUMP_BID
+        jokers_led += sum(bool(bidwhist.JOKERS >> cards[0] & 1) for _, cards in full.past)
+    assert read > 100 and misses == 0 and jokers_led > 1

@@ -12,8 +12,9 @@ the search has met that information often enough, and chooses as ``ismcts``
 until then.  A searching bot's name may carry its
 exploration constant, ``ismcts-own:c=0.5`` (the arena's tuning), and ``w=N`` to
 spread its budget over N processes, ``ismcts:w=2``; ``i=1`` samples its worlds
-by what the other players' bids say (:mod:`p2pcards.ai.inference`), ``i=0``
-does not (without ``i=``, as the game's playbook says) and ``e=N``
+by what the other players' bids say (:mod:`p2pcards.ai.inference`), ``i=2`` by
+their bids and plays (:mod:`p2pcards.bots.evidence`), ``i=0`` does not
+(without ``i=``, as the game's playbook says) and ``e=N``
 solves the last N moves of each world exactly (:mod:`p2pcards.ai.endgame`).
 Every bot
 decides from its own seat's view only.  The arena

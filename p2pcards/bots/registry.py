@@ -52,9 +52,10 @@ class Playbook:
     policy: Policy | None = None
     """The search's rollout and sampled moves (None: the engine's own)."""
     belief: Callable[[HandState, bool], Belief | None] = no_belief
-    """A model of the other players' past bids for ``view``, and with the flag set of
-    their plays too, which weighs the worlds of a bot that infers (``i=1``: bids,
-    ``i=2``: bids and plays; None: no model, worlds drawn uniformly)."""
+    """``belief(view, plays)``: a model of the other players' past bids for ``view``,
+    and with ``plays`` true of their plays too, which weighs the worlds of a bot
+    that infers (``i=1``: bids, ``i=2``: bids and plays; None: no model, worlds
+    drawn uniformly)."""
     infers: int = 0
     """How the game's searching bots infer unless told (``i=`` not given: 0 not at all,
     1 from bids, 2 from bids and plays): the default search of ``play`` and ``host``

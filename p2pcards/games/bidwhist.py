@@ -173,7 +173,8 @@ class BidWhistState(HandState):
     last_trick: tuple[int, tuple[int, ...]] | None
     past: tuple[tuple[int, tuple[int, ...]], ...]
     """The deal's finished tricks in order, each as (leader, cards): public, read by the
-    bots' beliefs (docs/bots.md); the fast playouts leave it as it was."""
+    bots' beliefs (docs/bots.md); the fast playout of a full-information world (the
+    search's rollouts) leaves it as it was."""
     penalty: tuple[int, str] | None
 
     def clone(self) -> BidWhistState:

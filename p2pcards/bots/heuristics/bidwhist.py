@@ -273,8 +273,9 @@ def play_evidence(view: BidWhistState) -> tuple[Play, ...]:
                     within = JOKERS
                 winners = sum(1 << c for c in range(len(keys))
                               if _beats(keys, suits, c, led, win_key))
-                out.append(Play(seat, later[t][i], within, everything & ~winners if beats
-                                else winners))
+                against = everything & ~winners if beats else winners
+                if against & within:  # else no world could have done it: no evidence
+                    out.append(Play(seat, later[t][i], within, against))
             suit, key = suits[card], keys[card]
             if led < 0 and suit != NO_SUIT:
                 led = suit

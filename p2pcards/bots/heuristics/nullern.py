@@ -64,8 +64,9 @@ class NullernBelief:
     ``belief``): a bid of ``b`` is likely as ``exp(-((b - count) / SPREAD)^2 / 2)`` among the bids
     from 0 to the round's cards, on the cards the world gives the bidder at the
     auction (those it holds and has played this round), mixed with a floor; and,
-    when it reads plays, the tricks other players let go while short of their bid or
-    won once it was made (:func:`play_evidence`)."""
+    when it reads plays, the cards other players played that did not beat the trick
+    so far while they were short of their bid, or beat it once the bid was made
+    (:func:`play_evidence`)."""
 
     bids: tuple[tuple[int, int], ...]
     """(seat, tricks bid)."""
@@ -108,7 +109,8 @@ def play_evidence(view: NullernState) -> tuple[Play, ...]:
                 winners = beating[win_key]
                 against = nullern.DECK_MASK & ~winners if key > win_key else winners
                 within = view.trump_mask if led_trump and key >= nullern.TRUMP_KEY else ALL
-                out.append(Play(seat, later[t][i], within, against))
+                if against & within:  # else no world could have done it: no evidence
+                    out.append(Play(seat, later[t][i], within, against))
             if not i:
                 led_trump = key >= nullern.TRUMP_KEY
             if key > win_key:
