@@ -61,6 +61,23 @@ def _journals_closed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.fixture
+def searched(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The views the searching bots searched in this test, in order: a spy on
+    ``p2pcards.bots.search.search`` that searches as before."""
+    from p2pcards.bots import search as searching  # noqa: PLC0415  (only the tests that ask)
+
+    seen: list[object] = []
+    real = searching.search
+
+    def spy(view: Any, rng: Any, **kwargs: Any) -> Any:
+        seen.append(view)
+        return real(view, rng, **kwargs)
+
+    monkeypatch.setattr(searching, "search", spy)
+    return seen
+
+
+@pytest.fixture
 def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every datagram sent and every connection made in this process goes to 127.0.0.0/8,
     ::1 or a Unix socket (Trio's sockets call these methods): a test that would reach a

@@ -14,7 +14,6 @@ from p2pcards.ai.inference import Inferred, effective_share, systematic
 from p2pcards.ai.protocol import SearchState
 from p2pcards.bench.infer import measure
 from p2pcards.bots import BotSpec, SearchBot, heuristic_bot, make_bot, parse_options, playbook
-from p2pcards.bots import search as searching
 from p2pcards.games import CHANCE, GAMES, HandState, bidwhist, nullern
 from tests.sim import choose, run_deal
 
@@ -181,15 +180,8 @@ def test_the_beliefs_read_the_bids_of_other_seats_only():
     assert playbook(full.view(seat)).belief(full.view(seat)).bids == ((0, bidwhist.PASS, (4, 4)),)
 
 
-def test_a_bot_that_infers_searches_the_inferred_view(monkeypatch):
-    seen: list[object] = []
-    real = searching.search
-
-    def spy(view, rng, **kwargs):  # type: ignore[no-untyped-def]
-        seen.append(view)
-        return real(view, rng, **kwargs)
-
-    monkeypatch.setattr(searching, "search", spy)
+def test_a_bot_that_infers_searches_the_inferred_view(searched):
+    seen = searched
     full = nullern_bid(random.Random(4), 5)
     seat = full.current_player()
     infers = make_bot("ismcts:i=1", iterations=30)

@@ -12,7 +12,6 @@ import pytest
 from p2pcards.ai.inference import Inferred
 from p2pcards.bench.infer import measure
 from p2pcards.bots import SearchBot, heuristic_bot, make_bot, parse_options, playbook
-from p2pcards.bots import search as searching
 from p2pcards.bots.evidence import ALL, Play, later_cards, play_log_weight
 from p2pcards.bots.heuristics import bidwhist as bidwhist_book
 from p2pcards.bots.heuristics import nullern as nullern_book
@@ -121,15 +120,8 @@ def test_reading_plays_makes_the_real_deal_likelier_than_reading_bids_alone(name
     assert statistics.fmean(tally.deal_plays) > statistics.fmean(tally.deal)
 
 
-def test_a_bot_reading_plays_searches_worlds_weighed_by_them(monkeypatch):
-    seen: list[object] = []
-    real = searching.search
-
-    def spy(view, rng, **kwargs):  # type: ignore[no-untyped-def]
-        seen.append(view)
-        return real(view, rng, **kwargs)
-
-    monkeypatch.setattr(searching, "search", spy)
+def test_a_bot_reading_plays_searches_worlds_weighed_by_them(searched):
+    seen = searched
     assert parse_options("ismcts:i=2").infer == 2
     bot = make_bot("ismcts:i=2", iterations=40)
     bids = make_bot("ismcts:i=1", iterations=40)
