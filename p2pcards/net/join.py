@@ -158,7 +158,6 @@ class Talking:
         return True
 
 
-
 @dataclass
 class Joiner(Talking):
     identity: Identity

@@ -310,7 +310,6 @@ def format_report(report: Report, *, named: bool = False) -> str:
         lines.extend(f"  dissent: {told(d)}" for d in deal.dissent)
     if report.problem:
         lines.append(f"REFUSED: {report.problem}")
-    seats = [s.name for s in roster.seats]
     winner, rules = report.winner, roster.rules
     result = ("shared win: " + ", ".join(rules.unit_name(u, seats) for u in winner)
               if isinstance(winner, list) else "the game is not over" if winner is None
