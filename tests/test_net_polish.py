@@ -110,10 +110,11 @@ def test_a_person_at_a_networked_table_sees_whose_turn_their_hand_and_the_pause(
             else:
                 break
         assert seen_wait and moves
-        # the pause: the next deal is not shown until a key is pressed
-        assert ana.expect([r"deal 2, dealer", pexpect.TIMEOUT], timeout=3) == 1
+        # the pause: the next deal is not shown until a key is pressed (the next is the
+        # third when the rules voided the first, for the jacks in its pool: no pause)
+        assert ana.expect([r"deal \d+, dealer", pexpect.TIMEOUT], timeout=3) == 1
         ana.send("s")  # any key goes on (and is typed: "score")
-        ana.expect(r"deal 2, dealer")
+        ana.expect(r"deal \d+, dealer")
         ana.expect("your hand: ")
         ana.sendline("core")
         ana.expect(r"deal +you +joe")
