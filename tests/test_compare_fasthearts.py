@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import random
 
+from p2pcards.ai.endgame import Exact, Solver
 from p2pcards.compare import policy
 from p2pcards.compare.fasthearts import HeartsWorld, cards_of
 from p2pcards.compare.rules import CLUBS, DIAMONDS, HEARTS, HEARTS_RULES, SPADES
 from p2pcards.compare.seen import seen_by
+from tests.test_endgame import brute
 
 H = HEARTS_RULES
 ACE, KING, QUEEN = 12, 11, 10
@@ -131,3 +133,45 @@ def test_the_native_rollouts_make_the_policy_modules_moves() -> None:
             for _ in range(4):
                 world.step(rng.choice(world.legal_actions()))
     assert cards_of(0b1010) == [1, 3]
+
+
+def played_to(world: HeartsWorld, left: int, rng: random.Random) -> HeartsWorld:
+    while world.moves_left() > left:
+        world.step(rng.choice(world.legal_actions()))
+    return world
+
+
+def test_hearts_endgames_solve_to_what_every_line_searched_finds() -> None:
+    """Max^n (each seat scores for itself) with the table of positions: the rewards of
+    every line searched, the world left as it was; a moon still to shoot included."""
+    rng = random.Random("hearts endgames")
+    worlds = [played_to(world_of(shuffled_deal(rng)), left, rng)
+              for left in (4, 5, 7, 8, 8, 8, 9, 11, 12, 12)]
+    top = [H.card(s, r) for r in (QUEEN, KING, ACE) for s in range(4)] + [H.card(HEARTS, 9)]
+    rest = [c for c in range(52) if c not in top]
+    moon = world_of([top, rest[:13], rest[13:26], rest[26:]])  # seat 0 takes every trick
+    while moon.moves_left() > 8:
+        legal = moon.legal_actions()
+        moon.step((max if moon.current_player() == 0 else min)(legal, key=H.rank))
+    assert moon.points[0] > 0 and sum(moon.points[1:]) == 0
+    for world in [*worlds, moon]:
+        key = world.solve_key()
+        solver = Solver()
+        found = solver.solve(world)
+        assert world.solve_key() == key and world.moves_left() <= 12
+        assert found is not None and tuple(found) == brute(world.clone())
+        assert Solver(entries=0).solve(world) == found  # (no table: the same)
+        assert solver.nodes > 0
+    assert brute(moon.clone()) == tuple(H.rewards([26.0, 0.0, 0.0, 0.0]))  # shot
+
+
+def test_the_exact_policy_solves_hearts_worlds_near_the_end_only() -> None:
+    rng = random.Random(5)
+    early = played_to(world_of(shuffled_deal(rng)), 20, rng)
+    late = played_to(world_of(shuffled_deal(rng)), 8, rng)
+    exact = Exact(8)
+    assert exact.rollout(late.clone(), rng) == list(brute(late.clone()))
+    assert exact.solver.solves == 1
+    played = early.clone()
+    assert exact.rollout(played, rng) is None  # rolled out in the world itself
+    assert played.is_terminal() and exact.solver.solves == 1

@@ -8,13 +8,14 @@ import pytest
 
 from p2pcards.ai.endgame import Exact, Solver, solvable_now
 from p2pcards.ai.ismcts import Known, search
+from p2pcards.ai.protocol import SearchState
 from p2pcards.bots import make_bot
 from p2pcards.games import CHANCE, GAMES, HandState
 from p2pcards.games.core import PAST
 from tests.sim import choose
 
 
-def brute(world: HandState) -> tuple[float, ...]:
+def brute(world: SearchState) -> tuple[float, ...]:
     """Every line searched: each player takes the move best for itself (first on ties)."""
     if world.is_terminal():
         return tuple(world.rewards())

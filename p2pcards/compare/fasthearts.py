@@ -209,6 +209,25 @@ class HeartsWorld:
         return key_of(self.rules, seat, prefix=(0,), holding=tuple(cards_of(self.hands[seat])),
                       passes=(), received=None, pass_counts=(0,) * PLAYERS, moves=moves)
 
+    # -- what the exact endgames ask (p2pcards.ai.endgame) ---------------------------
+
+    def moves_left(self) -> int:
+        """The cards still to play: every card of the world is known, and no chance
+        event is left in hearts' play."""
+        return CARDS - self.count
+
+    def solve_key(self) -> tuple[object, ...]:
+        """What decides the rest of the deal: the hands, the trick under way (its size,
+        the player to act, the suit led, the winning rank and seat, its points), whether
+        hearts are broken and the points taken (the moon: a player who has taken every
+        point so far may still take all 26)."""
+        return (tuple(self.hands), self.count & 3, self.player, self.led, self.top,
+                self.winner, self.trick_points, self.broken, tuple(self.points))
+
+    def unit_of(self, seat: int) -> int:
+        """Each seat scores for itself."""
+        return seat
+
     def rollout(self, rng: random.Random) -> None:
         """To the end: uniformly random legal moves, or the policy's (a tenth random).
         :meth:`legal_mask` and :meth:`step` inlined (this is the search's inner loop)."""

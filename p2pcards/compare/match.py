@@ -27,6 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from p2pcards.ai.endgame import Exact
 from p2pcards.ai.ismcts import EXPLORATION, VARIANTS
 
 from .rules import RULES
@@ -62,7 +63,8 @@ def parse(argv: Sequence[str] | None) -> Config:
     parser.add_argument("--ours", default="search",
                         help="our search function: search, pimc, or MODULE.FUNCTION of p2pcards.ai;"
                              " :VARIANT picks a variant (search:own, search:multiple), :c=X the"
-                             " exploration constant (search:own:c=0.3)")
+                             " exploration constant (search:own:c=0.3), :e=N exact endgames at N"
+                             " cards left (hearts' native worlds)")
     parser.add_argument("--rollouts", choices=("random", "policy"), default="random",
                         help="our rollouts: uniformly random moves (as OpenSpiel's bots) or a"
                              " player's card sense (p2pcards/compare/policy.py)")
@@ -111,11 +113,22 @@ def our_search(name: str) -> Callable[..., Any]:
     """Our search function by name: ``search`` and ``pimc`` of ``p2pcards.ai.ismcts``, or
     ``MODULE.FUNCTION`` of ``p2pcards.ai`` (called as ``f(view, rng, seconds=...)``); a
     suffix ``:VARIANT`` passes ``variant=VARIANT`` (``search:own``, ``search:multiple``)
-    and ``:c=X`` the exploration constant (``search:own:c=0.3``)."""
+    ``:c=X`` the exploration constant (``search:own:c=0.3``) and ``:e=N`` exact
+    endgames: each world solved once at most N cards are left to play, in the worlds
+    that can be (hearts' native worlds; :mod:`p2pcards.ai.endgame`)."""
     name, *options = name.split(":")
     settings: dict[str, Any] = {}
+    endgame = 0
     for option in options:
-        if option.startswith("c="):
+        if option.startswith("e="):
+            try:
+                endgame = int(option[2:])
+            except ValueError:
+                raise ValueError(f"--ours {name}:{option}: e must be a whole number of cards"
+                                 ) from None
+            if not 1 <= endgame <= 52:
+                raise ValueError(f"--ours {name}:{option}: e must be from 1 to 52")
+        elif option.startswith("c="):
             try:
                 settings["exploration"] = float(option[2:])
             except ValueError:
@@ -126,7 +139,10 @@ def our_search(name: str) -> Callable[..., Any]:
             settings["variant"] = option
         else:
             raise ValueError(f"--ours {name}:{option}: no search {option!r} (searches:"
-                             f" {', '.join(VARIANTS)}; or c=X)")
+                             f" {', '.join(VARIANTS)}; or c=X, e=N)")
+    if endgame:
+        rest = ":".join([name, *(o for o in options if not o.startswith("e="))])
+        return functools.partial(_solving, our_search(rest), endgame)
     if settings:
         return functools.partial(our_search(name), **settings)
     module, _, function = name.rpartition(".")
@@ -139,6 +155,13 @@ def our_search(name: str) -> Callable[..., Any]:
     if not callable(found):
         raise ValueError(f"--ours {name!r} is not a function")
     return found  # type: ignore[no-any-return]
+
+
+def _solving(search: Callable[..., Any], limit: int, view: Any, rng: random.Random,
+             **settings: Any) -> Any:
+    """``search`` with exact endgames at ``limit`` cards left (a solver, and its table of
+    positions, for each search)."""
+    return search(view, rng, policy=Exact(limit), **settings)
 
 
 class Ours:

@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 
 import pyspiel  # noqa: F401 (errors, rather than skips, without the extra)
+import pytest
 
+from p2pcards.ai.endgame import Solver
+from p2pcards.compare.adapters import CardTable, load
+from p2pcards.compare.fasthearts import HeartsWorld
 from p2pcards.compare.match import our_search
 
 
@@ -77,3 +82,39 @@ def test_our_side_can_carry_its_exploration_constant() -> None:
                "--ours", "search:c=0.2")
     assert done.returncode == 0, done.stderr
     assert "ours (search:c=0.2, random rollouts) vs OpenSpiel" in done.stdout
+
+
+def test_our_side_can_solve_hearts_endgames_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``:e=N``: each native world with at most N cards left is solved, not rolled out
+    (a fresh solver for each search), and the options around it still hold."""
+    rng = random.Random(7)
+    state = load("hearts", passing=False).new_initial_state()
+    while state.is_chance_node() or len(state.history()) < 1 + 52 + 40:  # 12 cards left
+        state.apply_action(rng.choice(state.legal_actions()))
+    view = CardTable.view(state, state.current_player(), "policy")
+    solved: list[tuple[Solver, int]] = []  # (the solver, the cards left in its world)
+    real = Solver.solve
+
+    def counted(self: Solver, world: HeartsWorld) -> list[float] | None:
+        solved.append((self, world.moves_left()))
+        return real(self, world)
+
+    monkeypatch.setattr(Solver, "solve", counted)
+    chosen = our_search("search:c=0.25:e=12")
+    assert chosen.args[1] == 12  # type: ignore[attr-defined]
+    for _ in range(2):
+        result = chosen(view, rng, iterations=60, early_stop=False)
+        assert result.action in state.legal_actions()
+    assert len(solved) == 120  # every world at its rollout, and a solver for each search
+    assert len({id(solver) for solver, _ in solved}) == 2
+    solved.clear()
+    our_search("search:c=0.25:e=9")(view, rng, iterations=60, early_stop=False)
+    assert 0 < len(solved) < 60 and max(left for _, left in solved) <= 9  # the rest: rolled out
+    for bad, reason in (("search:e=x", "e must be a whole number of cards"),
+                        ("search:e=0", "e must be from 1 to 52")):
+        with pytest.raises(ValueError, match=reason):
+            our_search(bad)
+    done = run("hearts", "--think", "0.01", "--deals", "1", "--no-pass", "--rollouts",
+               "policy", "--ours", "search:c=0.25:e=8")
+    assert done.returncode == 0, done.stderr
+    assert "ours (search:c=0.25:e=8, policy rollouts, native worlds) vs" in done.stdout
