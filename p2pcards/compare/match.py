@@ -112,7 +112,7 @@ def parse(argv: Sequence[str] | None) -> Config:
 def our_search(name: str) -> Callable[..., Any]:
     """Our search function by name: ``search`` and ``pimc`` of ``p2pcards.ai.ismcts``, or
     ``MODULE.FUNCTION`` of ``p2pcards.ai`` (called as ``f(view, rng, seconds=...)``); a
-    suffix ``:VARIANT`` passes ``variant=VARIANT`` (``search:own``, ``search:multiple``)
+    suffix ``:VARIANT`` passes ``variant=VARIANT`` (``search:own``, ``search:multiple``),
     ``:c=X`` the exploration constant (``search:own:c=0.3``) and ``:e=N`` exact
     endgames: each world solved once at most N cards are left to play, in the worlds
     that can be (hearts' native worlds; :mod:`p2pcards.ai.endgame`)."""
