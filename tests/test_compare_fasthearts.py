@@ -175,3 +175,41 @@ def test_the_exact_policy_solves_hearts_worlds_near_the_end_only() -> None:
     played = early.clone()
     assert exact.rollout(played, rng) is None  # rolled out in the world itself
     assert played.is_terminal() and exact.solver.solves == 1
+
+
+def variants(world: HeartsWorld) -> list[HeartsWorld]:
+    """``world`` (two cards of a trick down) with the same cards but, in turn, another
+    seat's points taken, more points in the trick, a lower winning rank, the trick's
+    other player winning it so far."""
+    taken = world.clone()
+    donor = max(range(4), key=lambda s: taken.points[s])
+    taken.points[(donor + 1) & 3] += taken.points[donor]
+    taken.points[donor] = 0
+    heavier = world.clone()
+    heavier.trick_points += 13
+    lower = world.clone()
+    lower.top = 0
+    other = world.clone()
+    leader, second = (world.player + 2) & 3, (world.player + 3) & 3
+    other.winner = second if world.winner == leader else leader
+    return [taken, heavier, lower, other]
+
+
+def test_the_solvers_table_keeps_apart_what_plays_out_differently() -> None:
+    """One solver (one search's table) for a position and for variants of it that hold
+    the same cards but differ in what the key must tell: the points taken, and mid-trick
+    the trick's points, its winning rank and its winner.  In a position where each
+    variant plays out to other rewards, the shared table still gives every line's own."""
+    rng = random.Random("keys")
+    for _ in range(200):  # a position where every variant matters
+        world = played_to(world_of(shuffled_deal(rng)), 10, rng)
+        truth = brute(world.clone())
+        others = variants(world)
+        if all(brute(v.clone()) != truth for v in others):
+            break
+    else:
+        raise AssertionError("no position where every variant plays out differently")
+    solver = Solver()
+    assert tuple(solver.solve(world) or ()) == truth
+    for variant in others:
+        assert tuple(solver.solve(variant) or ()) == brute(variant.clone())

@@ -99,6 +99,10 @@ def parse(argv: Sequence[str] | None) -> Config:
     if not rules.passing and args.no_pass:
         passing = " and ".join(r.name for r in RULES.values() if r.passing)
         parser.error(f"--no-pass is for {passing}")
+    if any(option.startswith("e=") for option in args.ours.split(":")[1:]) and not (
+            args.game == "hearts" and args.no_pass and args.worlds == "native"):
+        parser.error(f"--ours {args.ours}: exact endgames solve hearts' native worlds only"
+                     " (hearts --no-pass, --worlds native); OpenSpiel's states are not solved")
     uct_c = args.uct_c if args.uct_c is not None else EXPLORATION * rules.exploration_unit
     config = Config(args.game, args.think, args.deals, args.seed, args.opponent, args.sampler,
                     args.ours, uct_c, args.jobs, args.no_pass, args.rollouts, args.worlds)

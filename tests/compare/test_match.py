@@ -114,6 +114,10 @@ def test_our_side_can_solve_hearts_endgames_exactly(monkeypatch: pytest.MonkeyPa
                         ("search:e=0", "e must be from 1 to 52")):
         with pytest.raises(ValueError, match=reason):
             our_search(bad)
+    for where in (("spades",), ("hearts",), ("hearts", "--no-pass", "--worlds", "pyspiel")):
+        refused = run(*where, "--think", "0.01", "--deals", "1", "--ours", "search:e=8")
+        assert refused.returncode == 2, refused.stdout
+        assert "exact endgames solve hearts' native worlds only" in refused.stderr
     done = run("hearts", "--think", "0.01", "--deals", "1", "--no-pass", "--rollouts",
                "policy", "--ours", "search:c=0.25:e=8")
     assert done.returncode == 0, done.stderr
