@@ -272,22 +272,27 @@ def play_deal(config: Config, index: int) -> Any:
     return result
 
 
+def header(config: Config, deals: int) -> str:
+    """The report's first line: every setting of the run, and how many deals it played."""
+    opponent = f"OpenSpiel {config.opponent} ISMCTS ({config.sampler} sampler, " \
+        f"uct_c {config.uct_c:g})" + (", no passing" if config.no_pass else "")
+    worlds = f", {config.worlds} worlds" if RULES[config.game].native_worlds else ""
+    return (f"{config.game}: ours ({config.ours}, {config.rollouts} rollouts{worlds}) vs "
+            f"{opponent}, {config.think:g} s per move, {deals} deals x 2 seatings, "
+            f"seed {config.seed}")
+
+
 def report(config: Config, results: list[Any]) -> list[str]:
     from .tally import SideStats, mean_ci, wilson  # noqa: PLC0415
 
     rules = RULES[config.game]
-    opponent = f"OpenSpiel {config.opponent} ISMCTS ({config.sampler} sampler, " \
-        f"uct_c {config.uct_c:g})" + (", no passing" if config.no_pass else "")
     unit = "penalty points per seat per deal (lower is better)" if rules.penalties else \
         "team points per deal"
     ours_pts = mean_ci([r.points(rules, True) for r in results])
     theirs_pts = mean_ci([r.points(rules, False) for r in results])
     margin = mean_ci([r.margin(rules) for r in results])
-    worlds = f", {config.worlds} worlds" if rules.native_worlds else ""
     lines = [
-        f"{config.game}: ours ({config.ours}, {config.rollouts} rollouts{worlds}) vs {opponent}, "
-        f"{config.think:g} s per move, "
-        f"{len(results)} deals x 2 seatings, seed {config.seed}",
+        header(config, len(results)),
         f"  {unit}: ours {ours_pts[0]:.2f} [{ours_pts[1]:.2f}, {ours_pts[2]:.2f}], "
         f"theirs {theirs_pts[0]:.2f} [{theirs_pts[1]:.2f}, {theirs_pts[2]:.2f}]",
         f"  our margin per deal (paired): {margin[0]:+.2f} [{margin[1]:+.2f}, {margin[2]:+.2f}]",
