@@ -27,8 +27,8 @@ pytestmark = pytest.mark.slow  # real processes in a real pseudo-terminal
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 MOVE = "your move>"
 OVER = "type again for another game with the same players"
-FIRST_ROW = r"\n\s+1\s+[+-]\d+ =-?\d+"
-"""The score table's first row: one deal's points and the running total."""
+FIRST_ROW = r"\n\s+(\d+)\s+[+-]\d+ =-?\d+"
+"""The score table's first row: its deal's number, its points and the running total."""
 SCRIPT = str(Path(sys.executable).with_name("p2pcards"))
 
 
@@ -230,7 +230,12 @@ def test_a_person_at_a_networked_table(tmp_path: Path) -> None:
             # A whole deal scored, then the score table's first row (a deal the rules
             # void, for the jacks in its opening pool, is told and scores no row)
             play_until(child, FIRST_ROW)
-            assert re.search(FIRST_ROW, ANSI.sub("", seen.getvalue()))
+            screen = ANSI.sub("", seen.getvalue())
+            first = re.search(FIRST_ROW, screen)
+            assert first, screen[-2000:]
+            number = int(first.group(1))  # (numbered as "deal N, dealer" told it)
+            assert f"deal {number}, dealer" in screen
+            assert number == 1 or "jacks in the opening pool" in screen, screen[-2000:]
             child.expect(MOVE)
             move = first_legal(child)
             child.expect(MOVE)

@@ -24,10 +24,10 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import ColorDepth, DummyOutput
 
 from p2pcards.bots import SearchBot, heuristic_bot, make_bot
-from p2pcards.cli import moves, repl, screen
+from p2pcards.cli import localsave, moves, repl, screen
 from p2pcards.cli.main import main
 from p2pcards.games import bidwhist, controlnut, get_game
-from p2pcards.history import load, replay
+from p2pcards.history import load, loads, replay
 from p2pcards.local import LocalGame
 
 Answer = Callable[[repl.Repl, str], str | None]
@@ -360,11 +360,57 @@ def test_the_screen_shows_only_the_seats_view():
 
 
 def test_score_table_has_points_and_running_totals():
-    text = screen.score_table(get_game("pasur"), ["you", "ben"], [[5, 15], [20, 2]])
+    text = screen.score_table(get_game("pasur"), ["you", "ben"], [(1, [5, 15]), (3, [20, 2])])
     lines = text.splitlines()
     assert "you" in lines[0] and "ben" in lines[0]
-    assert "+5 =5" in lines[1] and "+15 =15" in lines[1]
-    assert "+20 =25" in lines[2] and "+2 =17" in lines[2]
+    assert re.fullmatch(r"\s+1\s+\+5 =5\s+\+15 =15", lines[1])
+    assert re.fullmatch(r"\s+3\s+\+20 =25\s+\+2 =17", lines[2])  # (deal 2 void)
+
+
+def told_deals(transcript: list[str]) -> tuple[list[int], list[int]]:
+    """The deals "deal N, dealer ..." told, and those the rules voided at once."""
+    told, void = [], []
+    for k, line in enumerate(transcript):
+        if m := re.match(r"deal (\d+), dealer ", line):
+            told.append(int(m.group(1)))
+            if "the same dealer deals again" in transcript[k + 1]:
+                void.append(told[-1])
+    return told, void
+
+
+def test_a_deal_the_rules_void_is_numbered_but_scores_no_row():
+    """A Pasur game whose first deal the rules void (jacks in the opening pool): each row
+    of the score table is numbered as its deal was told, the first one 2, and so in the
+    same game restored from its history part way through a later deal (as ``play``
+    resumes a kept game)."""
+    game = get_game("pasur")
+
+    def void_first(seed: int) -> bool:
+        table = LocalGame(game, 2, {"target": 20}, seed)
+        table.start_deal()
+        return table.record is not None and table.record.void
+
+    seed = next(s for s in range(1, 500) if void_first(s))
+    with seated("pasur", player(random.Random("void")), players=2, options={"target": 20},
+                seed=seed) as r:
+        assert repl.play(r) == 0
+    told, void = told_deals(r.transcript)
+    assert told == list(range(1, len(told) + 1)) and void[0] == 1
+    assert [k for k, _ in r.rows] == [k for k in told if k not in void]
+    first = screen.score_table(game, r.names, r.rows).splitlines()[1]
+    assert re.match(r"\s+2\s+[+-]\d+ =", first), first
+
+    history = loads(r.table.history.dumps())
+    last = max(told)  # cut part way through the last deal: rows for the deals before it
+    del history.hands[last:]
+    del history.hands[-1].actions[len(history.hands[-1].actions) // 2:]
+    restored = localsave.restore(history, seed)
+    assert restored.state is not None and not restored.state.is_terminal()
+    with create_pipe_input() as pipe:
+        again = repl.Repl(restored, 0, [None, make_bot("heuristic")], input=pipe,
+                          hint_bot=SearchBot("ismcts", 30), output=DummyOutput())
+    assert again.rows == [row for row in r.rows if row[0] < last]
+    assert again.rows[0][0] == 2
 
 
 def test_play_refuses_a_seat_outside_the_table(capsys):

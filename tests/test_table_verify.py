@@ -98,7 +98,7 @@ def test_a_seat_that_signs_another_result_is_named() -> None:
     for session in table.sessions:
         if session is not liar:
             texts = told(session, Disagreed)
-            assert texts and texts[0].startswith("seat 2 signed another result")
+            assert texts and texts[0].startswith("seat 2 signed another result of deal 1: ")
     report = verify(table.sessions[0].export())
     deal = report.deals[0]
     assert deal.signed == [0, 1, 3]

@@ -185,7 +185,7 @@ class ShowingPrompt(Prompt):
         last = events[starts[-1]]
         current = last.deal if isinstance(last, DealBegun) else len(table.finished)
         before = [run for run in table.finished if run.index < current]
-        self.rows = [list(run.points) for run in before
+        self.rows = [(run.index + 1, list(run.points)) for run in before
                      if not (run.outcome and run.outcome.void)]
         self.totals = [sum(points) for points in zip(*(run.points for run in before),
                                                       strict=True)] or self.totals
@@ -243,7 +243,7 @@ class ShowingPrompt(Prompt):
             self.echo(f"  result: {summary}")
             if run.verdict != "ok":
                 self.echo(f"  verdict: {self._named(run.verdict)}")
-            self.rows.append(list(run.points))
+            self.rows.append((run.index + 1, list(run.points)))
         self.totals = list(event.totals)  # (the table may be further on: paced)
         self.echo("  totals: " + ", ".join(
             f"{self.game.unit_name(u, self.names)} {t}" for u, t in enumerate(self.totals)))

@@ -117,8 +117,8 @@ class Prompt:
         """The moves a text may have meant, numbered for the person to pick one."""
         self.log: list[str] = []
         """This deal as the person saw it (``history``)."""
-        self.rows: list[list[int]] = []
-        """Points of each scored deal (``score``)."""
+        self.rows: list[tuple[int, list[int]]] = []
+        """Each scored deal's number and points (``score``; a void deal scores none)."""
         self.totals: list[int] = []
         self.deal = 0
         self._last_print = 0.0

@@ -150,13 +150,17 @@ def scores_text(game: Game, names: Sequence[str], totals: Sequence[int]) -> str:
     return ", ".join(f"{game.unit_name(u, names)} {t}" for u, t in enumerate(totals))
 
 
-def score_table(game: Game, names: Sequence[str], rows: Sequence[Sequence[int]]) -> str:
-    """Points per deal and the running totals, one row per deal."""
+def score_table(game: Game, names: Sequence[str],
+                rows: Sequence[tuple[int, Sequence[int]]]) -> str:
+    """Points per deal and the running totals, one row per scored deal: ``rows`` are
+    (the deal's number as "deal N, dealer ..." told it, its points).  A void deal (the
+    rules' or, at a networked table, every seat's consent) scores no row, so the numbers
+    may skip some."""
     units = [game.unit_name(u, names) for u in range(game.unit_count(len(names)))]
     width = max(8, *(len(u) for u in units))
     lines = ["deal  " + "".join(f"{u:>{width + 2}}" for u in units)]
     running = [0] * len(units)
-    for k, row in enumerate(rows, 1):
+    for k, row in rows:
         running = [a + b for a, b in zip(running, row, strict=True)]
         cells = "".join(f"{f'{p:+d} ={t}':>{width + 2}}" for p, t in zip(row, running,
                                                                            strict=True))

@@ -219,7 +219,7 @@ def tell(event: TableEvent, game: Game, names: Sequence[str] | None = None,
             return f"{who(seat)} signed two different messages with sequence number {seq}"
         case Disagreed(seat, deal, transcript, points, verdict, (my_points, my_verdict)):
             what = "transcript" if transcript else "result"
-            return (f"{who(seat)} signed another {what} of deal {deal}: {points}"
+            return (f"{who(seat)} signed another {what} of deal {deal + 1}: {points}"
                     f" {quote(repr(verdict))} (this seat: {list(my_points)}"
                     f" {quote(repr(my_verdict))})")
         case Forfeited(_, _, verdict):
