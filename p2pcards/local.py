@@ -45,6 +45,8 @@ class LocalGame:
         self.history = History(game.name, self.names, game.non_default(self.options), [])
         self.finished: list[HandState] = []
         """The deals played out, in order (the arena reads them)."""
+        self.numbers: list[int] = []
+        """Each finished deal's number as ``start_deal`` told it (a void deal has one)."""
         self.state: HandState | None = None
         """The deal in progress (full information), once dealt."""
         self.record: HandRecord | None = None
@@ -176,6 +178,7 @@ class LocalGame:
             return []
         game, names = self.game, self.names
         self.finished.append(state)
+        self.numbers.append(len(self.history.hands))
         points = state.points()
         for unit, pts in enumerate(points):
             self.totals[unit] += pts

@@ -134,7 +134,10 @@ def restore(history: History, seed: int) -> LocalGame:
     result = replay(history)
     table = LocalGame(game, len(history.players), history.options, seed, names=history.players)
     table.history = history
-    table.finished = [h.state for h in result.hands if h.points is not None and h.state]
+    scored = [(k, h.state) for k, h in enumerate(result.hands, 1)
+              if h.points is not None and h.state]
+    table.numbers = [k for k, _ in scored]
+    table.finished = [state for _, state in scored]
     table.totals[:] = result.totals
     table.deals = sum(h.points is not None for h in result.hands)
     table.winner = result.winner

@@ -88,12 +88,8 @@ class Repl(Prompt):
         """Where the game is kept as it goes, for the same command to resume it."""
         self.resume_hint = ""
         """The command that resumes this game (said when the person leaves)."""
-        # (a game resumed: the deals the rules voided are numbered but score no row, and
-        # the deal in progress is not scored yet)
-        scored = [k for k, hand in enumerate(table.history.hands, 1) if not hand.void]
-        if table.state is not None and not table.state.is_terminal():
-            scored = scored[:-1]
-        self.rows = [(k, state.points()) for k, state in zip(scored, table.finished,
+        # (a game resumed: a void deal has a number but no row)
+        self.rows = [(k, state.points()) for k, state in zip(table.numbers, table.finished,
                                                              strict=True)]
 
     def current(self) -> HandState | None:
@@ -236,7 +232,7 @@ class Repl(Prompt):
         self.undo_stack = []
         record = table.record
         if record is not None and not record.void:
-            self.rows.append((len(table.history.hands), table.finished[-1].points()))
+            self.rows.append((table.numbers[-1], table.finished[-1].points()))
             self.show_scores()
 
     async def person_moves(self, state: HandState) -> None:
