@@ -122,7 +122,11 @@ def table_factory(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize(("game", "deck"), [
-    ("bidwhist", None), ("controlnut", None), ("nullern", None), ("pasur", None),
+    ("bidwhist", None), ("controlnut", None),
+    # Nullern's twenty deals (36 s of the suite) in real processes: -m long; the same
+    # processes and commands play the other games here, Nullern over memory channels
+    # in tests/test_net_away.py and tests/test_table.py
+    pytest.param("nullern", None, marks=pytest.mark.long), ("pasur", None),
     ("bidwhist", "lock")])
 def test_four_processes_play_a_whole_game(table_factory, game: str, deck: str | None) -> None:  # type: ignore[no-untyped-def]
     """Every game with the default deck (the proved one), and a game with today's: each
