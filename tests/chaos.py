@@ -585,8 +585,15 @@ def check(game: Game, report: Report) -> None:
         report.winner = json.loads(replayed.stdout).get("winner")
         if report.winner is None:
             report.problems.append("the game is not over")
+    verified_bytes: set[bytes] = set()  # (a transcript the same bytes as one verified: once)
     for name in live:
-        verified = run_p2pcards("verify", str(d / f"{name}.tx"))
+        path = d / f"{name}.tx"
+        data = path.read_bytes() if path.is_file() else None
+        if data is not None and data in verified_bytes:
+            continue
+        if data is not None:
+            verified_bytes.add(data)
+        verified = run_p2pcards("verify", str(path))
         if verified.returncode != 0:
             report.problems.append(f"verify refused {name}'s transcript:"
                                    f" {verified.stdout[-400:]}")

@@ -84,8 +84,10 @@ def test_a_write_that_fails_at_the_end_is_one_line(tmp_path: Path,
 
 
 class Peers:
-    """Headless peers of one Nullern table of four on loopback: the host (its seat and
-    two bots) and one joiner, each with its own data directory."""
+    """Headless peers of one Bid Whist table of four on loopback: the host (its seat and
+    two bots) and one joiner, each with its own data directory.  The game goes to 15
+    points: a deal scores at most 14 (all thirteen books in notrump), so a second deal
+    always comes, and the game is a few deals long."""
 
     def __init__(self, tmp: Path):
         self.tmp = tmp
@@ -98,9 +100,9 @@ class Peers:
         common = ["--bot", "heuristic", "--name", name, "--seed", "3",
                   "--save", str(self.tmp / f"{name}.json")]
         if name == "host":
-            return [*P2PCARDS, "host", "nullern", "--bind", "127.0.0.1", "--port",
-                    str(self.port), "--players", "4", "--bots", "2", "--bots-kind",
-                    "heuristic", "--invite-file", str(self.invite_file),
+            return [*P2PCARDS, "host", "bidwhist", "-o", "target=15", "--bind",
+                    "127.0.0.1", "--port", str(self.port), "--players", "4", "--bots", "2",
+                    "--bots-kind", "heuristic", "--invite-file", str(self.invite_file),
                     "--transcript", str(self.tmp / "out" / "host.transcript"), *common]
         return [*P2PCARDS, "join", self.invite_file.read_text().strip(), *common]
 
@@ -160,7 +162,7 @@ def test_headless_peers_leave_on_signals_and_come_back(tmp_path: Path) -> None:
         peers.start("j")
         peers.wait_for("j", "deal 2,")
         assert peers.stop("host", signal.SIGTERM) == 143
-        journal = tmp_path / "host" / "tables" / f"host-nullern-{peers.port}.journal"
+        journal = tmp_path / "host" / "tables" / f"host-bidwhist-{peers.port}.journal"
         assert peers.err("host") == "p2pcards: stopped by SIGTERM: left the table; the same" \
             f" command resumes the game (journal {journal})\n"
         peers.wait_for("j", "lost the host (")
