@@ -86,8 +86,9 @@ def test_a_write_that_fails_at_the_end_is_one_line(tmp_path: Path,
 class Peers:
     """Headless peers of one Bid Whist table of four on loopback: the host (its seat and
     two bots) and one joiner, each with its own data directory.  The game goes to 15
-    points: a deal scores at most 14 (all thirteen books in notrump), so a second deal
-    always comes, and the game is a few deals long."""
+    points: a deal scores at most 14 (all thirteen books made in notrump, a set or a
+    renege at seven in notrump), so a second deal always comes, and the game is a few
+    deals long."""
 
     def __init__(self, tmp: Path):
         self.tmp = tmp
